@@ -1,0 +1,217 @@
+"""Every default of adat, and the only module that reads the environment.
+
+A run is described by a :class:`RunConfig`, usually loaded from a YAML file the user writes
+(``adat config check FILE`` validates one). Library code receives the config; it never reads
+environment variables itself.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from adat.errors import UserError
+
+OFFLINE_MODEL = "offline/heuristic"
+ROLES = ("planner", "driver", "extractor", "grounder", "generator", "judge", "auditor", "selector")
+
+
+def project_root() -> Path:
+    """The checkout adat runs from (holds catalogs/, sql/, flows/). ``ADAT_HOME`` overrides."""
+    env = os.environ.get("ADAT_HOME")
+    if env:
+        return Path(env).resolve()
+    return Path(__file__).resolve().parents[2]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RoleModels(_Section):
+    """Which ``provider/model`` plays each tester role."""
+
+    planner: str = OFFLINE_MODEL
+    driver: str = OFFLINE_MODEL
+    extractor: str = OFFLINE_MODEL
+    grounder: str = OFFLINE_MODEL
+    generator: str = OFFLINE_MODEL
+    judge: str = OFFLINE_MODEL
+    auditor: str = OFFLINE_MODEL
+    selector: str = OFFLINE_MODEL
+
+    def for_role(self, role: str) -> str:
+        if role not in ROLES:
+            raise UserError(f"unknown LLM role {role!r}", field="models", fix=f"use one of {', '.join(ROLES)}")
+        return str(getattr(self, role))
+
+
+class LLMSettings(_Section):
+    """How the LLM client talks to an OpenAI-compatible endpoint."""
+
+    base_url: str | None = Field(None, description="OpenAI-compatible base URL; None = api.openai.com")
+    api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the key")
+    timeout_s: float = 120.0
+    max_retries: int = 5
+    backoff_base_s: float = 1.0
+    backoff_max_s: float = 60.0
+    temperature: float = 0.0
+    max_output_tokens: int = 2048
+    cache: bool = True
+    prices_usd_per_mtok: dict[str, tuple[float, float]] = Field(
+        default_factory=dict, description="model -> (input, output) USD per million tokens; overrides built-ins")
+
+
+class ReferenceTarget(_Section):
+    type: Literal["reference"] = "reference"
+    database: str | None = Field(None, description="τ²-bench-format retail db.json; None = the shipped one")
+    fault: str | None = Field(None, description="fault id from catalogs/faults/retail")
+
+
+class HttpTarget(_Section):
+    type: Literal["http"] = "http"
+    base_url: str
+    reset_path: str = "/sessions"
+    invoke_path: str = "/sessions/{session_id}/messages"
+    session_id_path: str = "session_id"
+    message_field: str = "message"
+    reply_path: str = "reply"
+    headers: dict[str, str] = Field(default_factory=dict)
+    timeout_s: float = 60.0
+
+
+class PythonTarget(_Section):
+    type: Literal["python"] = "python"
+    factory: str = Field(description="'pkg.module:factory' returning an object with reset() and invoke()")
+    kwargs: dict[str, Any] = Field(default_factory=dict)
+
+
+class LLMAgentTarget(_Section):
+    type: Literal["llm-agent"] = "llm-agent"
+    model: str = Field(description="provider/model of the agent under test")
+    policy: str | None = Field(None, description="policy document; None = the shipped retail policy")
+    database: str | None = None
+    fault: str | None = None
+    max_steps: int = 12
+
+
+TargetConfig = Annotated[ReferenceTarget | HttpTarget | PythonTarget | LLMAgentTarget, Field(discriminator="type")]
+
+
+class DiscoveryConfig(_Section):
+    sessions: int = Field(24, ge=1)
+    turn_limit: int = Field(12, ge=1)
+
+
+class GenerationConfig(_Section):
+    n: int = Field(150, ge=1, description="top-n statements for plain tests; target transformed tests")
+    turn_limit: int = Field(10, ge=1, description="turn limit written into generated tests")
+    recent_tests: int = Field(5, ge=0, description="most recent tests shown to the generator")
+
+
+class SelectorConfig(_Section):
+    """Adaptive pair selection (DESIGN §5); every parameter of the algorithm lives here."""
+
+    name: Literal["adat2", "cold-start", "uniform", "static", "thompson", "ucb1", "epsilon-greedy",
+                  "exp3", "gp-bo", "llm"] = "adat2"
+    block_size: int = Field(10, ge=1)
+    max_not_applicable: int = Field(3, ge=1, description="m: set a statement aside after m n/a in a pass")
+    gamma: float = Field(0.5, gt=0.0, le=1.0, description="reuse penalty")
+    c: float = Field(0.0, ge=0.0, description="Bayes-UCB horizon exponent")
+    prior_weight: float = Field(2.0, ge=0.0, description="pseudo-count weight of the applicability prior")
+    max_attempts_cap: int = Field(400, ge=1)
+    attempts_per_test: int = Field(6, ge=1, description="attempt budget is min(cap, this * n)")
+    max_passes: int = Field(2, ge=1)
+    epsilon: float = Field(0.1, ge=0.0, le=1.0)
+    exp3_gamma: float = Field(0.1, gt=0.0, le=1.0)
+
+
+class ExecutionConfig(_Section):
+    workers: int = Field(4, ge=1, description="concurrent executions")
+
+
+class EvaluationConfig(_Section):
+    faults: list[str] | Literal["all"] = "all"
+    groupings: int = Field(3, ge=1)
+
+
+class RunConfig(_Section):
+    """Everything a run needs. Written by users as YAML; every default is here."""
+
+    run_id: str | None = Field(None, description="None = generated at start")
+    seed: int = 0
+    data_dir: str = Field("data", description="warehouse root (runs/ Parquet, adat.duckdb)")
+    target: TargetConfig = Field(default_factory=ReferenceTarget)
+    models: RoleModels = Field(default_factory=RoleModels)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    tester_facts: list[str] = Field(default_factory=list, description="facts a QA tester is given (test accounts, ids)")
+    discovery: DiscoveryConfig = Field(default_factory=DiscoveryConfig)
+    generation: GenerationConfig = Field(default_factory=GenerationConfig)
+    selector: SelectorConfig = Field(default_factory=SelectorConfig)
+    execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
+    evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
+
+    def data_path(self) -> Path:
+        p = Path(self.data_dir)
+        return p if p.is_absolute() else (Path.cwd() / p).resolve()
+
+
+def load_run_config(path: str | Path) -> RunConfig:
+    """Load and validate a run-config YAML file; any problem is a one-line :class:`UserError`."""
+    p = Path(path)
+    if not p.is_file():
+        raise UserError("file not found", file=str(p), fix="pass the path of an existing YAML run config")
+    try:
+        raw = yaml.safe_load(p.read_text()) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else None
+        raise UserError("not valid YAML", file=str(p), field=where, fix="correct the YAML syntax") from None
+    if not isinstance(raw, dict):
+        raise UserError("top level must be a mapping", file=str(p), fix="write 'key: value' lines")
+    try:
+        return RunConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise validation_user_error(exc, str(p)) from None
+
+
+def validation_user_error(exc: ValidationError, file: str) -> UserError:
+    """Turn the first pydantic error into a one-line UserError naming the dotted field."""
+    err = exc.errors()[0]
+    loc = ".".join(str(part) for part in err["loc"])
+    msg = err["msg"]
+    if err["type"] == "extra_forbidden":
+        fix = "remove it or check its spelling against `adat config show-defaults`"
+        msg = "unknown field"
+    elif err["type"] == "missing":
+        fix = "add this field"
+    else:
+        fix = f"got {err.get('input')!r}"
+    more = len(exc.errors()) - 1
+    if more:
+        msg += f" (+{more} more error{'s' if more > 1 else ''})"
+    return UserError(msg, file=file, field=loc, fix=fix)
+
+
+def api_key(settings: LLMSettings) -> str | None:
+    """The endpoint's API key from the environment or a ``.env`` file; never logged or stored."""
+    key = os.environ.get(settings.api_key_env)
+    if key:
+        return key
+    env_file = Path.cwd() / ".env"
+    if env_file.is_file():
+        from dotenv import dotenv_values
+
+        value = dotenv_values(env_file).get(settings.api_key_env)
+        return value or None
+    return None
+
+
+def cache_dir(cfg: RunConfig) -> Path:
+    """Where the LLM response cache and the embedding cache live."""
+    env = os.environ.get("ADAT_CACHE_DIR")
+    return Path(env).resolve() if env else cfg.data_path() / "cache"

@@ -1,0 +1,33 @@
+"""Errors a user can cause, rendered as one line naming the file, the field and the fix."""
+
+from __future__ import annotations
+
+
+class UserError(Exception):
+    """A mistake in the user's input (config, catalog, spec, endpoint), not a bug in adat.
+
+    The CLI prints ``str(err)`` on one line and exits with code 2; it never shows a traceback.
+    """
+
+    def __init__(self, message: str, *, file: str | None = None, field: str | None = None,
+                 fix: str | None = None) -> None:
+        self.message = message
+        self.file = file
+        self.field = field
+        self.fix = fix
+        super().__init__(self.one_line())
+
+    def one_line(self) -> str:
+        where = ": ".join(part for part in (self.file, self.field) if part)
+        text = f"{where}: {self.message}" if where else self.message
+        if self.fix:
+            text += f" (fix: {self.fix})"
+        return " ".join(text.split())
+
+
+class TargetError(Exception):
+    """The target failed to answer (HTTP error, timeout, crash); recorded on the execution."""
+
+
+class ToolError(Exception):
+    """A domain tool refused a call (precondition not met, unknown id); shown to the agent."""

@@ -1,0 +1,265 @@
+"""Typed records: one per thing that crosses a stage, a file or the LLM boundary.
+
+Every Parquet table in the warehouse is derived from one of these models (see
+``adat.warehouse``), so SQL and Python cannot drift. Field types are restricted to what maps
+cleanly onto Arrow: ``str``, ``int``, ``float``, ``bool``, ``datetime``, ``Literal[...]`` of
+strings, ``Optional`` of those, ``list[str]`` and lists of nested records built from the same.
+Free-form mappings are stored as JSON text (fields ending in ``_json``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+TraceKind = Literal["discovery", "execution"]
+TestKind = Literal["plain", "transformed", "direct", "agenteval", "spec"]
+VerdictValue = Literal["pass", "fail", "inconclusive"]
+Validity = Literal["explicit", "valid", "invalid"]
+ExecLabel = Literal["TP", "FP", "FN", "TN", "INC"]
+Side = Literal["allowed", "denied"]
+
+
+class Record(BaseModel):
+    """Base of every record: strict fields, no extras."""
+
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class Produced(Record):
+    """Provenance of a row an LLM role (or the offline stand-in) produced."""
+
+    produced_by: str = Field("", description="provider/model that produced the row, e.g. offline/heuristic")
+    prompt_id: str = Field("", description="id of the prompt template used")
+    prompt_version: str = Field("", description="version of the prompt template used")
+
+
+class Turn(Record):
+    """One message of a conversation, as the tester sees it."""
+
+    role: Literal["user", "agent"] = Field(description="who spoke: the tester (user) or the agent")
+    text: str = Field(description="the message text")
+    ts: float = Field(0.0, description="seconds since the session started")
+
+
+class Trace(Produced):
+    """A whole conversation with the target: a discovery session or a test execution."""
+
+    trace_id: str
+    run_id: str
+    kind: TraceKind
+    objective: str = Field("", description="what the planner wanted this session to find out")
+    strategy: str = Field("", description="how the driver was told to go about it")
+    turns: list[Turn] = Field(default_factory=list)
+    ended_by: Literal["met", "cannot", "turn_limit", "hints_done", "error"] = "turn_limit"
+    session_id: str = Field("", description="the target's session id (joins the rule side log)")
+
+
+class Statement(Produced):
+    """A condition and the behaviour expected under it, stated in an agent reply."""
+
+    statement_id: str
+    run_id: str
+    text: str = Field(description="the statement in one sentence")
+    condition: str = Field(description="the condition under which the behaviour is expected")
+    behavior: str = Field(description="the observable behaviour the agent shows under the condition")
+    supporting_trace_id: str
+    supporting_turn: int = Field(description="index of the supporting agent reply in the trace's turns")
+    supporting_reply: str
+    extraction_order: int = Field(0, description="global order of extraction (grounding tie-break)")
+    grounded: bool = True
+    confidence: float = Field(0.0, ge=0.0, le=1.0, description="grounder's confidence an agent must behave so")
+    rank: int | None = Field(None, description="1-based rank among grounded statements")
+
+
+class Instruction(Record):
+    """A test-transformation instruction from catalogs/instructions."""
+
+    instruction_id: str
+    run_id: str = Field("", description="set when a run snapshots the catalog into the warehouse")
+    title: str
+    text: str = Field(description="what the generator must change in the test")
+    factor: str = Field(description="wording | value | state | sequence | identity | confirmation | multiplicity | ...")
+    applicability: str = Field(description="when the instruction applies to a statement's test")
+    prior_applicability: float = Field(ge=0.0, le=1.0, description="prior probability that a pair is applicable")
+
+
+class TestCase(Produced):
+    """A test: a goal, the user messages to send, and how to judge the outcome."""
+
+    __test__ = False  # not a pytest class
+
+    test_id: str
+    run_id: str
+    kind: TestKind
+    statement_id: str | None = None
+    instruction_id: str | None = None
+    goal: str
+    step_hints: list[str] = Field(description="user messages the runner sends in order")
+    success_criteria: list[str] = Field(default_factory=list)
+    failure_criteria: list[str] = Field(default_factory=list)
+    turn_limit: int = 10
+    expected_side: Side | None = Field(None, description="side of the boundary the test expects the agent on")
+    assumed_facts: list[str] = Field(default_factory=list, description="facts about the initial state the test relies on")
+    provenance: str = Field("", description="free text: what the test was made from")
+    visibility: Literal["visible", "hidden", ""] = Field("", description="TDAD split; empty for AdaT2 tests")
+
+
+class Attempt(Record):
+    """One transformation attempt: a statement-instruction pair and what came of it."""
+
+    run_id: str
+    attempt_no: int = Field(description="1-based attempt number t")
+    statement_id: str
+    instruction_id: str
+    applicable: bool
+    reason: str = ""
+    test_id: str | None = None
+    verdict: VerdictValue | None = None
+    reward: float | None = None
+    selector: str
+    block: int = 0
+    pass_no: int = 1
+    scores_json: str = Field("{}", description="selector scores at the time of the choice, as JSON")
+
+
+class Execution(Record):
+    """One run of a test against a target (original agent or a faulty variant)."""
+
+    execution_id: str
+    run_id: str
+    test_id: str
+    agent_id: str
+    agent_variant: str = Field("original", description="'original' or a fault id")
+    session_id: str = ""
+    turns: list[Turn] = Field(default_factory=list)
+    ended_by: Literal["hints_done", "turn_limit", "error"] = "hints_done"
+    error: str | None = None
+    duration_s: float = 0.0
+
+
+class CriterionResult(Record):
+    criterion: str
+    kind: Literal["success", "failure"]
+    holds: bool | None = Field(None, description="None when the trace does not show it")
+    rationale: str = ""
+
+
+class Verdict(Produced):
+    """The judge's verdict on one execution."""
+
+    run_id: str
+    execution_id: str
+    test_id: str
+    verdict: VerdictValue
+    rationale: str = ""
+    criteria: list[CriterionResult] = Field(default_factory=list)
+
+
+class BoundaryMapping(Record):
+    boundary: str = Field(description="boundary id (rule id for the reference agent)")
+    side: Side
+    explicit: bool = True
+    passages: list[str] = Field(default_factory=list)
+
+
+class AuditLabel(Produced):
+    """The auditor's validity label for a test (evaluation only)."""
+
+    run_id: str
+    test_id: str
+    validity: Validity
+    reasons: list[str] = Field(default_factory=list)
+    mappings: list[BoundaryMapping] = Field(default_factory=list)
+
+
+class ExecutionLabel(Produced):
+    """The auditor's label of an execution of a valid boundary test (evaluation only)."""
+
+    run_id: str
+    execution_id: str
+    test_id: str
+    agent_variant: str = "original"
+    label: ExecLabel
+    complied: bool | None = None
+    attributed_fault: str | None = Field(None, description="fault id the failure is attributed to, if any")
+    rationale: str = ""
+
+
+class Grouping(Record):
+    """One of the auditor's three groupings of boundary-side mappings."""
+
+    run_id: str
+    grouping_no: int
+    test_id: str
+    boundary: str
+    side: Side
+    group_boundary: str = Field(description="canonical boundary this mapping was grouped into")
+    group_side: str = Field(description="canonical boundary+side this mapping was grouped into")
+
+
+class RuleEvent(Record):
+    """Evaluation-only side log of the reference agent: a rule evaluated in a session."""
+
+    run_id: str
+    session_id: str
+    agent_variant: str = "original"
+    rule_id: str
+    side: Side
+    turn: int = Field(description="0-based index of the user turn that triggered the evaluation")
+
+
+class LLMCall(Record):
+    """Every call through the LLM client is one row."""
+
+    call_id: str
+    run_id: str
+    role: str
+    provider: str
+    model: str
+    prompt_id: str = ""
+    prompt_version: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+    cache_hit: bool = False
+    retries: int = 0
+    error: str | None = None
+    ts: datetime
+
+
+class Run(Record):
+    """One pipeline run."""
+
+    run_id: str
+    flow: str
+    started_at: datetime
+    finished_at: datetime | None = None
+    status: Literal["running", "completed", "failed"] = "running"
+    target: str = ""
+    agent_variant: str = "original"
+    models_json: str = Field("{}", description="role -> provider/model, as JSON")
+    config_json: str = Field("{}", description="the whole RunConfig, as JSON (secrets never included)")
+    selector: str = ""
+    adat_version: str = ""
+
+
+#: table name -> record model; the warehouse writes exactly these tables.
+TABLES: dict[str, type[Record]] = {
+    "runs": Run,
+    "traces": Trace,
+    "statements": Statement,
+    "instructions": Instruction,
+    "tests": TestCase,
+    "attempts": Attempt,
+    "executions": Execution,
+    "verdicts": Verdict,
+    "audit_labels": AuditLabel,
+    "execution_labels": ExecutionLabel,
+    "groupings": Grouping,
+    "rule_events": RuleEvent,
+    "llm_calls": LLMCall,
+}
