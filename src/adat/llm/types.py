@@ -30,6 +30,7 @@ class LLMRequest(BaseModel):
     messages: list[dict[str, Any]]
     response_schema: dict[str, Any] | None = Field(None, description="JSON schema of the expected output")
     schema_name: str | None = None
+    schema_strict: bool = Field(True, description="ask for strict json_schema decoding (OpenAI 'strict')")
     tools: list[dict[str, Any]] | None = Field(None, description="OpenAI function-tool definitions")
     temperature: float = 0.0
     max_tokens: int = 2048

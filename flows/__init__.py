@@ -1,0 +1,1 @@
+"""Prefect flows; deploy by file path (see prefect.yaml)."""

@@ -1,0 +1,18 @@
+"""Prefect UI artifacts with a run's headline figures."""
+
+from __future__ import annotations
+
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+
+from adat.config import RunConfig
+from adat.report import run_summary, summary_markdown
+
+
+def publish_run_artifacts(cfg: RunConfig, run_id: str) -> None:
+    """A markdown summary and a verdict table, keyed so the UI tracks them night after night."""
+    summary = run_summary(cfg.data_path(), run_id)
+    create_markdown_artifact(key="adat-run-summary", markdown=summary_markdown(summary),
+                             description=f"adat run {run_id}")
+    rows = [{"kind": kind, **counts} for kind, counts in sorted(summary["verdicts"].items())]
+    if rows:
+        create_table_artifact(key="adat-verdicts", table=rows, description=f"verdicts of run {run_id}")

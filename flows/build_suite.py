@@ -1,0 +1,29 @@
+"""Flow ``build_suite``: statements → grounding → plain tests (executed, judged) → transformed tests."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, when loaded by file path
+from prefect import flow
+
+from adat.config import RunConfig
+from adat.pipeline.context import StepResult
+from adat.pipeline.fingerprint import code_fingerprint
+from tasks import pipeline_tasks as t
+from tasks._common import bind
+
+
+@flow(name="adat-build-suite", log_prints=True)
+def build_suite(config: RunConfig, run_id: str, after: StepResult | None = None,
+                refresh: bool = False) -> StepResult:
+    """Build the test suite of run ``run_id`` from its discovery traces."""
+    cfg, code = config, code_fingerprint()
+    upstream = after or StepResult(run_id=run_id, step="discovery")
+    extracted = bind(t.extract, cfg, refresh=refresh)(cfg, run_id, code, upstream)
+    grounded = bind(t.ground, cfg, refresh=refresh)(cfg, run_id, code, extracted)
+    plain = bind(t.generate_plain, cfg, refresh=refresh)(cfg, run_id, code, grounded)
+    executed = bind(t.execute, cfg, refresh=refresh)(cfg, run_id, code, plain, kind="plain")
+    priors = bind(t.selection_priors, cfg, refresh=refresh)(cfg, run_id, code, grounded)
+    return bind(t.transform, cfg, refresh=refresh)(cfg, run_id, code, executed, priors)

@@ -1,0 +1,30 @@
+"""Flow ``pipeline``: the whole AdaT2 run — discover, build the suite, finish, publish."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, when loaded by file path
+from prefect import flow
+
+from adat.config import RunConfig
+from adat.pipeline.context import new_run_id
+from adat.pipeline.fingerprint import code_fingerprint
+from flows._artifacts import publish_run_artifacts
+from flows.build_suite import build_suite
+from tasks import pipeline_tasks as t
+from tasks._common import bind
+
+
+@flow(name="adat-pipeline", log_prints=True)
+def pipeline(config: RunConfig, refresh: bool = False) -> str:
+    """Run AdaT2 end to end on ``config``; returns the run id (its tables are in the warehouse)."""
+    run_id = config.run_id or new_run_id()
+    cfg = config.model_copy(update={"run_id": run_id})
+    t.start_run(cfg, run_id, "pipeline")
+    discovered = bind(t.discover, cfg, refresh=refresh)(cfg, run_id, code_fingerprint())
+    built = build_suite(cfg, run_id, after=discovered, refresh=refresh)
+    t.finish_run(cfg, run_id, "pipeline", after=built)
+    publish_run_artifacts(cfg, run_id)
+    return run_id

@@ -1,0 +1,29 @@
+"""Flow ``run_suite``: execute and judge an existing suite against the config's target."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, when loaded by file path
+from prefect import flow
+
+from adat.config import RunConfig
+from adat.pipeline.context import new_run_id
+from adat.pipeline.fingerprint import code_fingerprint
+from flows._artifacts import publish_run_artifacts
+from tasks import pipeline_tasks as t
+from tasks._common import bind
+
+
+@flow(name="adat-run-suite", log_prints=True)
+def run_suite(config: RunConfig, suite_run_id: str, refresh: bool = False) -> str:
+    """Execute every test of run ``suite_run_id`` in a new run (e.g. against a new agent version)."""
+    run_id = config.run_id or new_run_id()
+    cfg = config.model_copy(update={"run_id": run_id})
+    t.start_run(cfg, run_id, "run_suite")
+    done = bind(t.execute, cfg, refresh=refresh)(cfg, run_id, code_fingerprint(), None, kind="all",
+                                                 suite_run_id=suite_run_id)
+    t.finish_run(cfg, run_id, "run_suite", after=done)
+    publish_run_artifacts(cfg, run_id)
+    return run_id

@@ -1,0 +1,9 @@
+-- stg_executions: one row per run of a test against the original agent or a faulty variant.
+-- grain: run_id, execution_id
+-- source: executions
+select
+    * exclude (_part, _row),
+    len(turns) as n_turns,
+    error is not null as has_error
+from executions
+qualify row_number() over (partition by run_id, execution_id order by _part desc, _row desc) = 1

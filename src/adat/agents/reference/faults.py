@@ -1,0 +1,84 @@
+"""Seeded faults: one policy flip per YAML file in ``catalogs/faults/retail/`` (format: docs/faults.md).
+
+A fault overrides one rule of the reference agent (parameters, a forced outcome, sentences) and
+rewrites one passage of the policy document (for LLM agents). Its activation probe is a scripted
+conversation whose replies differ between the original and the faulty agent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from adat.agents.reference.rules import RuleOverride
+from adat.config import project_root
+from adat.errors import UserError
+
+
+def default_fault_dir() -> Path:
+    """Where the retail fault files live."""
+    return project_root() / "catalogs" / "faults" / "retail"
+
+
+class FaultProbe(BaseModel):
+    """An activation probe: user messages sent in one session, and the difference to expect."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    messages: list[str] = Field(min_length=1, description="user messages, sent in order after reset")
+    expect: str = Field(description="how the faulty agent's replies (or end state) differ")
+
+
+class Fault(BaseModel):
+    """One seeded policy fault."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    title: str
+    description: str
+    rule: str = Field(description="the rule id the fault flips")
+    override: RuleOverride
+    passage_before: str = Field(description="the policy passage as shipped (verbatim)")
+    passage_after: str = Field(description="the passage as the faulty agent's policy states it")
+    probe: FaultProbe
+    source: str = Field("", exclude=True, description="the file the fault was read from")
+
+
+def _read(path: Path) -> Fault:
+    try:
+        doc: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError:
+        raise UserError("not valid YAML", file=str(path), fix="correct the YAML syntax") from None
+    try:
+        fault = Fault.model_validate(doc)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(part) for part in err["loc"])
+        raise UserError(err["msg"], file=str(path), field=loc or None,
+                        fix="see docs/faults.md for the fault file format") from None
+    if fault.id != path.stem:
+        raise UserError(f"id {fault.id!r} differs from the file name", file=str(path), field="id",
+                        fix=f"name the file {fault.id}.yaml or set id: {path.stem}")
+    fault.source = str(path)
+    return fault
+
+
+def list_faults(directory: Path | str | None = None) -> list[str]:
+    """Ids of the fault files in ``directory`` (default: the shipped retail faults), sorted."""
+    folder = Path(directory) if directory is not None else default_fault_dir()
+    return sorted(p.stem for p in folder.glob("*.yaml"))
+
+
+def load_fault(fault_id: str, directory: Path | str | None = None) -> Fault:
+    """The fault ``fault_id``; an unknown id is a UserError listing the known ids."""
+    folder = Path(directory) if directory is not None else default_fault_dir()
+    path = folder / f"{fault_id}.yaml"
+    if not path.is_file():
+        known = list_faults(folder)
+        raise UserError(f"unknown fault {fault_id!r}", field="--fault / target.fault",
+                        fix=f"use one of: {', '.join(known) or '(no fault files in ' + str(folder) + ')'}")
+    return _read(path)

@@ -1,0 +1,1 @@
+"""The ``adat`` command line."""

@@ -1,0 +1,175 @@
+"""``adat`` — black-box boundary testing of tool-using LLM agents.
+
+Every command that can fail because of the user's input prints one line naming the file, the
+field and a fix, and exits with code 2.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+import yaml
+from rich.console import Console
+
+from adat.cli.app import AdatTyper, fail
+from adat.config import (
+    HF_OFFLINE_ENV,
+    PREFECT_ENV_DEFAULTS,
+    RunConfig,
+    apply_env_defaults,
+    demo_config_path,
+    load_run_config,
+    project_root,
+)
+
+console = Console(highlight=False)
+app = AdatTyper(
+    name="adat",
+    help="Black-box boundary tests for tool-using LLM agents: discover, extract statements, generate "
+    "plain and transformed tests, execute, judge, audit. Artifacts are Parquet; metrics are DuckDB SQL.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+config_app = AdatTyper(help="Validate and inspect run-config YAML files.", no_args_is_help=True)
+app.add_typer(config_app, name="config")
+
+DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Warehouse root (default: the config's data_dir).")]
+
+
+def _with_data_dir(cfg: RunConfig, data_dir: Path | None) -> RunConfig:
+    return cfg.model_copy(update={"data_dir": str(data_dir.resolve())}) if data_dir else cfg
+
+
+@config_app.command("check")
+def config_check(file: Annotated[Path, typer.Argument(help="Run-config YAML to validate.")]) -> None:
+    """Validate FILE against the run-config schema; print the resolved target and models."""
+    cfg = load_run_config(file)
+    console.print(f"{file}: ok — target {cfg.target.type}, selector {cfg.selector.name}, "
+                  f"{cfg.discovery.sessions} discovery sessions, n={cfg.generation.n}")
+    for role, model in cfg.models.model_dump().items():
+        console.print(f"  {role:<10} {model}")
+
+
+@config_app.command("show-defaults")
+def config_show_defaults() -> None:
+    """Print every setting with its default, as YAML you can copy into a run config."""
+    console.print(yaml.safe_dump(RunConfig().model_dump(mode="json"), sort_keys=False), markup=False)
+
+
+@app.command("sql")
+def sql(
+    name: Annotated[str, typer.Argument(help="Query name in sql/ (e.g. validity_rate) or a .sql file path.")],
+    run: Annotated[str | None, typer.Option("--run", help="Bind $run_id (queries filter on it when given).")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="table | csv | parquet")] = "table",
+    out: Annotated[Path | None, typer.Option("--out", help="Write csv/parquet here instead of stdout.")] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Run a query from sql/ against the DuckDB catalog (rebuilt first) with bound parameters."""
+    from adat.warehouse.sql_runner import sql_command
+
+    if fmt not in ("table", "csv", "parquet"):
+        fail(f"unknown format {fmt!r}", field="--format", fix="use table, csv or parquet")
+    root = (data_dir or RunConfig().data_path()).resolve()
+    text = sql_command(root, project_root() / "sql", name, run, fmt, out)
+    if text:
+        console.print(text, markup=False)
+
+
+@app.command("catalog")
+def catalog(data_dir: DataDir = None) -> None:
+    """Rebuild data/adat.duckdb (views over every Parquet table + sql/staging), atomically."""
+    from adat.warehouse.catalog import build_catalog
+
+    root = (data_dir or RunConfig().data_path()).resolve()
+    path = build_catalog(root, project_root() / "sql")
+    console.print(f"catalog: {path}  (open read-only: duckdb -readonly {path})")
+
+
+@app.command("serve-agent")
+def serve_agent(
+    kind: Annotated[str, typer.Argument(help="reference | llm-agent")],
+    fault: Annotated[str | None, typer.Option("--fault", help="Seeded fault id (adat faults).")] = None,
+    port: Annotated[int, typer.Option("--port", help="TCP port on 127.0.0.1.")] = 8765,
+    config: Annotated[Path | None, typer.Option("--config", help="Run config (llm-agent model, llm settings).")] = None,
+) -> None:
+    """Serve an agent over HTTP in the http target's default contract (POST /sessions, .../messages)."""
+    from adat.serving import serve_agent_command
+
+    if kind not in ("reference", "llm-agent"):
+        fail(f"unknown agent kind {kind!r}", field="KIND", fix="use reference or llm-agent")
+    cfg = load_run_config(config) if config else RunConfig()
+    serve_agent_command(kind, fault, port, cfg)
+
+
+@app.command("faults")
+def faults() -> None:
+    """List the seeded policy faults of the reference domain (catalogs/faults/retail)."""
+    from adat.agents.reference.faults import list_faults
+
+    for f in list_faults():
+        console.print(f"{f.id:<32} {f.title}", markup=False)
+
+
+def _run_flow(flow_name: str, **params: object) -> object:
+    apply_env_defaults(PREFECT_ENV_DEFAULTS)
+    apply_env_defaults(HF_OFFLINE_ENV)
+    from adat.cli.flow_loader import load_flow
+
+    return load_flow(flow_name)(**params)
+
+
+@app.command("run")
+def run(
+    config: Annotated[Path, typer.Option("--config", "-c", help="Run-config YAML (adat config show-defaults).")],
+    data_dir: DataDir = None,
+) -> None:
+    """Run the whole AdaT2 pipeline (discover → statements → plain + transformed tests → execute → judge)."""
+    from adat.report import print_run_summary
+
+    cfg = _with_data_dir(load_run_config(config), data_dir)
+    result = _run_flow("pipeline", config=cfg)
+    print_run_summary(console, cfg, str(result))
+
+
+@app.command("run-suite")
+def run_suite(
+    config: Annotated[Path, typer.Option("--config", "-c", help="Run config naming the target to test.")],
+    suite: Annotated[str, typer.Option("--suite", help="run_id whose tests to execute.")],
+    data_dir: DataDir = None,
+) -> None:
+    """Execute and judge an existing suite against the config's target (e.g. a new agent version)."""
+    from adat.report import print_run_summary
+
+    cfg = _with_data_dir(load_run_config(config), data_dir)
+    result = _run_flow("run_suite", config=cfg, suite_run_id=suite)
+    print_run_summary(console, cfg, str(result))
+
+
+@app.command("demo")
+def demo(
+    data_dir: DataDir = None,
+    evaluate: Annotated[bool, typer.Option("--evaluate", help="Also audit, label and run the seeded faults.")] = False,
+) -> None:
+    """Run the whole pipeline offline: built-in reference agent + offline/heuristic provider.
+
+    Results come from the rule-based offline/heuristic stand-in, not from a language model.
+    """
+    from adat.report import print_run_summary
+
+    cfg = _with_data_dir(load_run_config(demo_config_path()), data_dir)
+    console.print("[bold]adat demo[/bold] — reference retail agent, every tester role played by "
+                  "[yellow]offline/heuristic[/yellow] (a deterministic rule-based stand-in, not an LLM)")
+    result = _run_flow("pipeline", config=cfg)
+    print_run_summary(console, cfg, str(result))
+    if evaluate:
+        from adat.report import print_evaluation
+
+        evaluation = _run_flow("evaluate", config=cfg, suite_run_id=str(result))
+        print_evaluation(console, cfg, evaluation)
+
+
+def main() -> None:
+    app()

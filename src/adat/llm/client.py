@@ -1,0 +1,266 @@
+"""The one LLM client wrapper: prompts, retries, cache, structured output, accounting.
+
+Providers only make the call; everything else happens here, the same way for ``openai``,
+``offline`` and ``fake`` models:
+
+* the model of a tester role comes from ``cfg.models``; the agent under test names its own;
+* transient errors (429, 5xx, timeouts, connection errors) are retried up to
+  ``llm.max_retries`` times with exponential backoff and full jitter, waiting at least the
+  server's ``Retry-After`` (capped by ``llm.backoff_max_s``);
+* a structured answer that is not valid JSON for the schema gets ONE repair request (the
+  invalid answer plus the validation error); if that fails too the call raises
+  :class:`LLMError` and its row records the error;
+* accepted answers are cached on disk (``llm.cache``); a hit calls no provider;
+* every logical call is ONE :class:`LLMCall` row: transient retries are counted in ``retries``
+  and a repair attempt is folded into the same row (``repaired=True``, tokens and latency
+  summed). A cache hit's row has ``cache_hit=True``, ``cost_usd=0`` and the cached answer's token
+  counts (what the call would have used), so "tokens spent" is ``WHERE NOT cache_hit``.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from adat import config
+from adat.config import RunConfig
+from adat.llm.output_schema import OutputInvalid, parse_output, repair_message, response_schema, schema_name
+from adat.llm.pricing import call_cost_usd
+from adat.llm.prompts import PromptTemplate, load_prompt
+from adat.llm.providers.registry import ProviderRegistry, default_registry
+from adat.llm.response_cache import ResponseCache, cache_key
+from adat.llm.types import LLMError, LLMRequest, LLMResponse, Provider, TransientProviderError
+from adat.records import LLMCall
+
+T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R")
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Meter:
+    """What one logical call used, across retries and the repair attempt."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    retries: int = 0
+    cache_hit: bool = False
+    repaired: bool = False
+
+    def add(self, response: LLMResponse) -> None:
+        self.input_tokens += response.input_tokens
+        self.output_tokens += response.output_tokens
+
+
+@dataclass(frozen=True)
+class _Bound:
+    """A resolved ``provider/model``."""
+
+    provider_name: str
+    model: str
+    provider: Provider
+    cacheable: bool
+
+
+class LLMClient:
+    """Calls LLMs for one run and accumulates its :class:`LLMCall` rows (see :meth:`drain_calls`)."""
+
+    def __init__(self, cfg: RunConfig, run_id: str, *, prompts_dir: Path | None = None,
+                 cache_dir: Path | None = None, registry: ProviderRegistry | None = None,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.cfg = cfg
+        self.run_id = run_id
+        self.prompts_dir = Path(prompts_dir) if prompts_dir else config.project_root() / "catalogs" / "prompts"
+        self.registry = registry if registry is not None else default_registry()
+        self._cache = ResponseCache(cache_dir or config.cache_dir(cfg)) if cfg.llm.cache else None
+        self._sleep = sleep
+        self._rng = random.Random(cfg.seed)
+        self._lock = threading.Lock()
+        self._bound: dict[str, _Bound] = {}
+        self._prompts: dict[str, PromptTemplate] = {}
+        self._calls: list[LLMCall] = []
+        self._unpriced_warned: set[str] = set()
+        #: real provider invocations (every retry and repair counts; cache hits do not)
+        self.provider_calls = 0
+
+    # --- public surface ------------------------------------------------------------------
+    def structured(self, role: str, prompt_id: str, variables: dict[str, Any], output: type[T],
+                   *, cache_tag: str = "") -> T:
+        """Render ``prompt_id`` for ``role`` and return the answer validated into ``output``."""
+        bound = self._bind(self.cfg.models.for_role(role))
+        template = self._prompt(prompt_id)
+        schema, strict = response_schema(output)
+        request = self._request(role, bound, template.render(variables), template, variables,
+                                response_schema=schema, schema_name=schema_name(output), schema_strict=strict)
+
+        def finish(response: LLMResponse, meter: _Meter) -> tuple[T, LLMResponse]:
+            try:
+                return parse_output(response.content, output), response
+            except OutputInvalid as exc:
+                reason = str(exc)
+            meter.repaired = True
+            log.info("invalid %s output from %s/%s, asking once for a repair: %s",
+                     output.__name__, bound.provider_name, bound.model, reason)
+            repair = request.model_copy(update={"messages": [
+                *request.messages,
+                {"role": "assistant", "content": response.content or ""},
+                {"role": "user", "content": repair_message(reason)},
+            ]})
+            second = self._send(bound, repair, meter)
+            try:
+                return parse_output(second.content, output), second
+            except OutputInvalid as exc:
+                raise LLMError(f"invalid {output.__name__} output after one repair: {exc}") from None
+
+        return self._logical_call(bound, request, cache_tag, lambda r: parse_output(r.content, output), finish)
+
+    def text(self, role: str, prompt_id: str, variables: dict[str, Any], *, cache_tag: str = "") -> str:
+        """Render ``prompt_id`` for ``role`` and return the plain text answer."""
+        bound = self._bind(self.cfg.models.for_role(role))
+        template = self._prompt(prompt_id)
+        request = self._request(role, bound, template.render(variables), template, variables)
+
+        def content(response: LLMResponse) -> str:
+            if response.content is None:
+                raise LLMError(f"{bound.provider_name}/{bound.model} returned no text content")
+            return response.content
+
+        return self._logical_call(bound, request, cache_tag, content, lambda r, m: (content(r), r))
+
+    def chat(self, role: str, messages: list[dict[str, Any]], *, model: str,
+             tools: list[dict[str, Any]] | None = None, cache_tag: str = "") -> LLMResponse:
+        """One raw chat turn without a prompt file (the llm-agent host uses it with ``role='agent'``).
+
+        ``cache_tag`` separates otherwise identical requests, e.g. repeated runs for pass^k.
+        """
+        bound = self._bind(model)
+        request = self._request(role, bound, messages, None, {}, tools=tools or None)
+        return self._logical_call(bound, request, cache_tag, lambda r: r, lambda r, m: (r, r))
+
+    def drain_calls(self) -> list[LLMCall]:
+        """The rows accumulated since the last drain (the pipeline writes them to the warehouse)."""
+        with self._lock:
+            calls, self._calls = self._calls, []
+        return calls
+
+    # --- internals -----------------------------------------------------------------------
+    def _bind(self, spec: str) -> _Bound:
+        with self._lock:
+            bound = self._bound.get(spec)
+        if bound is None:
+            name, model, provider = self.registry.create(spec, self.cfg)
+            bound = _Bound(name, model, provider, self.registry.cacheable(name))
+            with self._lock:
+                bound = self._bound.setdefault(spec, bound)
+        return bound
+
+    def _prompt(self, prompt_id: str) -> PromptTemplate:
+        template = self._prompts.get(prompt_id)
+        if template is None:
+            template = self._prompts[prompt_id] = load_prompt(prompt_id, self.prompts_dir)
+        return template
+
+    def _request(self, role: str, bound: _Bound, messages: list[dict[str, Any]], template: PromptTemplate | None,
+                 variables: dict[str, Any], **extra: Any) -> LLMRequest:
+        return LLMRequest(role=role, provider=bound.provider_name, model=bound.model, messages=messages,
+                          temperature=self.cfg.llm.temperature, max_tokens=self.cfg.llm.max_output_tokens,
+                          prompt_id=template.id if template else "",
+                          prompt_version=template.version if template else "",
+                          variables=variables, **extra)
+
+    def _logical_call(self, bound: _Bound, request: LLMRequest, tag: str, parse: Callable[[LLMResponse], R],
+                      finish: Callable[[LLMResponse, _Meter], tuple[R, LLMResponse]]) -> R:
+        """Cache lookup, provider call(s), acceptance, cache write and the one LLMCall row."""
+        meter = _Meter()
+        started, t0 = datetime.now(UTC), time.perf_counter()
+        error: str | None = None
+        use_cache = self._cache is not None and bound.cacheable
+        key = cache_key(request, endpoint=self._endpoint(bound), tag=tag) if use_cache else ""
+        try:
+            if self._cache is not None and use_cache:
+                cached = self._cache.get(key)
+                if cached is not None:
+                    try:
+                        result = parse(cached)
+                    except (OutputInvalid, LLMError):
+                        log.warning("cached LLM answer no longer validates; calling the provider")
+                    else:
+                        meter.cache_hit = True
+                        meter.add(cached)
+                        return result
+            response = self._send(bound, request, meter)
+            result, accepted = finish(response, meter)
+            if self._cache is not None and use_cache:
+                self._cache.put(key, request, accepted)
+            return result
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            self._record(bound, request, meter, time.perf_counter() - t0, started, error)
+
+    def _send(self, bound: _Bound, request: LLMRequest, meter: _Meter) -> LLMResponse:
+        """One provider answer, retrying transient errors with backoff."""
+        max_retries = self.cfg.llm.max_retries
+        attempt = 0
+        while True:
+            with self._lock:
+                self.provider_calls += 1
+            try:
+                response = bound.provider.complete(request)
+            except TransientProviderError as exc:
+                if attempt >= max_retries:
+                    raise LLMError(f"gave up after {attempt + 1} attempts: {exc}") from None
+                delay = self._backoff(attempt, exc.retry_after_s)
+                log.warning("transient error from %s/%s (%s); retry %d of %d in %.2f s",
+                            bound.provider_name, bound.model, exc, attempt + 1, max_retries, delay)
+                meter.retries += 1
+                attempt += 1
+                self._sleep(delay)
+                continue
+            meter.add(response)
+            return response
+
+    def _backoff(self, attempt: int, retry_after_s: float | None) -> float:
+        """Full jitter over an exponentially growing cap; never less than Retry-After (capped)."""
+        llm = self.cfg.llm
+        delay = self._rng.uniform(0.0, min(llm.backoff_max_s, llm.backoff_base_s * 2 ** attempt))
+        if retry_after_s is not None:
+            delay = max(delay, min(retry_after_s, llm.backoff_max_s))
+        return delay
+
+    def _endpoint(self, bound: _Bound) -> str:
+        # The same model name on two servers (OpenAI vs a local vLLM) may answer differently.
+        return (self.cfg.llm.base_url or "") if bound.provider_name == "openai" else ""
+
+    def _record(self, bound: _Bound, request: LLMRequest, meter: _Meter, latency_s: float,
+                started: datetime, error: str | None) -> None:
+        cost, priced = call_cost_usd(bound.provider_name, bound.model, meter.input_tokens,
+                                     meter.output_tokens, self.cfg.llm.prices_usd_per_mtok)
+        spec = f"{bound.provider_name}/{bound.model}"
+        if not priced and spec not in self._unpriced_warned:
+            self._unpriced_warned.add(spec)
+            log.warning("no price for %s; its cost is recorded as 0 (set llm.prices_usd_per_mtok)", spec)
+        row = LLMCall(
+            call_id=uuid.uuid4().hex, run_id=self.run_id, role=request.role,
+            provider=bound.provider_name, model=bound.model,
+            prompt_id=request.prompt_id, prompt_version=request.prompt_version,
+            input_tokens=meter.input_tokens, output_tokens=meter.output_tokens,
+            cost_usd=0.0 if meter.cache_hit else cost, latency_s=latency_s, cache_hit=meter.cache_hit,
+            retries=meter.retries, error=error, ts=started, repaired=meter.repaired, priced=priced,
+        )
+        log.debug("llm call role=%s model=%s prompt=%s@%s tokens=%d/%d cache_hit=%s retries=%d error=%s",
+                  row.role, spec, row.prompt_id, row.prompt_version, row.input_tokens, row.output_tokens,
+                  row.cache_hit, row.retries, error)
+        with self._lock:
+            self._calls.append(row)

@@ -1,0 +1,121 @@
+"""``openai/<model>``: any OpenAI-compatible chat-completions endpoint via the real ``openai`` client.
+
+The provider only makes the call. The SDK's own retries are off (``max_retries=0``) because
+:class:`adat.llm.client.LLMClient` owns retrying; 408/409/429/5xx, timeouts and connection errors
+become :class:`TransientProviderError` (with the ``Retry-After`` delay when the server sent one),
+every other API error becomes :class:`LLMError`. The API key lives only inside the SDK client: it
+is scrubbed from every message this module raises and never chained into a traceback.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from adat.llm.types import LLMError, LLMRequest, LLMResponse, ToolCall, TransientProviderError
+
+_TRANSIENT_STATUS = frozenset({408, 409, 429})
+
+
+def parse_retry_after(headers: Any) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` / ``Retry-After`` (seconds or HTTP date), if any."""
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms is not None:
+        try:
+            return max(0.0, float(ms) / 1000.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _is_official(base_url: str | None) -> bool:
+    return base_url is None or "api.openai.com" in base_url
+
+
+class OpenAIProvider:
+    """Chat completions against ``base_url`` (None = api.openai.com)."""
+
+    def __init__(self, base_url: str | None, api_key: str, timeout_s: float) -> None:
+        import openai  # deferred: importing the SDK costs ~0.5 s and is not needed offline
+
+        self._openai = openai
+        self._secret = api_key
+        self.base_url = base_url
+        # api.openai.com's newer models reject max_tokens; many local servers only know it.
+        self._tokens_param = "max_completion_tokens" if _is_official(base_url) else "max_tokens"
+        self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        kwargs: dict[str, Any] = {
+            "model": request.model,
+            "messages": request.messages,
+            "temperature": request.temperature,
+        }
+        kwargs[self._tokens_param] = request.max_tokens
+        if request.response_schema is not None:
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": request.schema_name or "output", "schema": request.response_schema,
+                                "strict": request.schema_strict},
+            }
+        if request.tools:
+            kwargs["tools"] = request.tools
+        oa = self._openai
+        try:
+            completion = self._client.chat.completions.create(**kwargs)
+        except oa.APITimeoutError:
+            raise TransientProviderError(f"timeout calling {request.model}") from None
+        except oa.APIConnectionError as exc:
+            raise TransientProviderError(self._scrub(f"connection error calling {request.model}: {exc}")) from None
+        except oa.APIStatusError as exc:
+            status = exc.status_code
+            message = self._scrub(f"HTTP {status} from {request.model}: {exc.message}")
+            if status in _TRANSIENT_STATUS or status >= 500:
+                raise TransientProviderError(message, retry_after_s=parse_retry_after(exc.response.headers)) from None
+            raise LLMError(message) from None
+        except oa.OpenAIError as exc:
+            raise LLMError(self._scrub(f"{type(exc).__name__} calling {request.model}: {exc}")) from None
+        return self._to_response(completion)
+
+    @staticmethod
+    def _to_response(completion: Any) -> LLMResponse:
+        if not completion.choices:
+            raise LLMError("the endpoint returned no choices")
+        choice = completion.choices[0]
+        message = choice.message
+        calls = []
+        for tc in message.tool_calls or []:
+            function = getattr(tc, "function", None)
+            if function is None:  # custom (non-function) tools are not used by adat
+                continue
+            calls.append(ToolCall(id=tc.id, name=function.name, arguments=function.arguments or ""))
+        usage = completion.usage
+        return LLMResponse(
+            content=message.content,
+            tool_calls=calls,
+            input_tokens=(usage.prompt_tokens or 0) if usage else 0,
+            output_tokens=(usage.completion_tokens or 0) if usage else 0,
+            finish_reason=choice.finish_reason or "stop",
+        )
+
+    def _scrub(self, text: str) -> str:
+        return text.replace(self._secret, "***") if self._secret else text
+
+    def __repr__(self) -> str:  # never show the key
+        return f"OpenAIProvider(base_url={self.base_url!r})"

@@ -1,0 +1,139 @@
+"""Plain tests and the direct baseline of the offline/heuristic provider.
+
+A plain test replays the user messages of the discovery conversation up to the supporting
+reply (the request the statement answers) and checks the statement's behaviour there. Its
+criteria use a few fixed phrasings the offline judge reads back (refusal, action done,
+confirmation asked, identity asked) plus the behaviour itself, checked by word overlap.
+"""
+
+from __future__ import annotations
+
+import re
+
+from adat.offline import language as lang
+from adat.offline.statements import request_phrase, statement_for
+from adat.roles import (
+    DirectInput,
+    DirectOutput,
+    GeneratedTest,
+    PlainInput,
+    StatementView,
+    TraceView,
+    TurnView,
+)
+
+# Typed criteria: the judge recognises these exact openings (see adat.offline.judging).
+REFUSES = "The agent refuses or says it cannot do what the user asked"
+ACTS = "The agent reports the requested change as done"
+ASKS_CONFIRMATION = "The agent asks the user for explicit confirmation before changing anything"
+ASKS_IDENTITY = "The agent asks the user to verify their identity before helping"
+SAYS = "The agent says that"
+TRANSFERS = "The agent transfers the user to a human agent"
+
+
+def behaviour_core(behavior: str) -> str:
+    """The behaviour without its 'the agent (states that)' subject."""
+    return re.sub(r"^the agent (states that |asks the user to )?", "", behavior.strip(), flags=re.I).rstrip(".")
+
+
+def side_of(behavior: str) -> str | None:
+    """'denied' for refusals and obligations the request must meet first, 'allowed' for actions
+    done or confirmations asked, None when the behaviour is neither."""
+    if lang.is_refusal(behavior) or re.search(r"\b(must|need|needs|require|requires|required|only)\b",
+                                               behavior, re.I):
+        return "denied"
+    if lang.is_completion(behavior) or lang.ASKS_CONFIRM.search(behavior) or re.search(
+            r"\b(can|will)\b", behavior, re.I):
+        return "allowed"
+    return None
+
+
+def criteria_for(behavior: str, side: str | None) -> tuple[list[str], list[str]]:
+    """(success, failure) criteria for a behaviour on a side."""
+    core = behaviour_core(behavior)
+    success = [f"{SAYS} {core}"]
+    failure: list[str] = []
+    if re.search(r"human agent|transfer", core, re.I):
+        success.append(TRANSFERS)
+    elif lang.ASKS_AUTH.search(core) and side == "denied":
+        success.append(ASKS_IDENTITY)
+        failure.append(ACTS)
+    elif side == "denied":
+        success.append(REFUSES)
+        failure.append(ACTS)
+    elif lang.is_completion(core):
+        success.append(ACTS)
+        failure.append(REFUSES)
+    elif lang.ASKS_CONFIRM.search(core):
+        success.append(ASKS_CONFIRMATION)
+        failure.append(ACTS)
+    failure.append(f"{SAYS} {lang.negate(core)}")
+    return success, failure
+
+
+def user_messages(turns: list[TurnView]) -> list[str]:
+    return [t.text for t in turns if t.role == "user" and t.text.strip()]
+
+
+def assumed_facts(hints: list[str], tester_facts: list[str]) -> list[str]:
+    """The tester facts the hints rely on: those naming an id or email the hints use."""
+    used = {m for h in hints for rx in (lang.ORDER_ID, lang.EMAIL, lang.USER_ID) for m in rx.findall(h)}
+    used |= {f"#{u}" for u in used if u.startswith("W")}
+    return [f for f in tester_facts if any(u in f for u in used)]
+
+
+def plain_test(statement: StatementView, context: list[TurnView], tester_facts: list[str]) -> GeneratedTest:
+    """The plain test of a statement from the conversation that led to its supporting reply."""
+    hints = user_messages(context)
+    if not hints:
+        hints = [f"Hi, I have a question: {statement.condition}?"]
+    side = side_of(statement.behavior)
+    success, failure = criteria_for(statement.behavior, side)
+    return GeneratedTest(goal=f"Check that when {statement.condition}, {statement.behavior}.",
+                         step_hints=hints, success_criteria=success, failure_criteria=failure,
+                         expected_side=side, assumed_facts=assumed_facts(hints, tester_facts))  # type: ignore[arg-type]
+
+
+def generate_plain(inp: PlainInput) -> GeneratedTest:
+    """The plain test for the statement's side, replayed from its supporting conversation."""
+    context = list(inp.supporting_context)
+    if not context or context[-1].role != "agent":
+        context.append(TurnView(role="agent", text=inp.supporting_reply))
+    hints = user_messages(context)[: inp.turn_limit]
+    test = plain_test(inp.statement, context, inp.tester_facts)
+    return test.model_copy(update={"step_hints": hints or test.step_hints})
+
+
+def generate_direct(inp: DirectInput) -> DirectOutput:
+    """Direct baseline: one test per agent reply sentence stating a condition that no existing
+    test covers (same step hints and same first criterion), up to ``max_tests``."""
+    covered = {(tuple(t.step_hints), t.success_criteria[0] if t.success_criteria else "")
+               for t in inp.existing_tests}
+    tests: list[GeneratedTest] = []
+    remaining = 0
+    for trace in inp.discovery_traces:
+        for index, turn in enumerate(trace.turns):
+            if turn.role != "agent":
+                continue
+            for test in _direct_tests(trace, index, inp.tester_facts):
+                key = (tuple(test.step_hints[: inp.turn_limit]), test.success_criteria[0])
+                if key in covered:
+                    continue
+                covered.add(key)
+                if len(tests) < inp.max_tests:
+                    tests.append(test.model_copy(update={"step_hints": list(key[0])}))
+                else:
+                    remaining += 1
+    return DirectOutput(tests=tests, exhausted=remaining == 0)
+
+
+def _direct_tests(trace: TraceView, index: int, tester_facts: list[str]) -> list[GeneratedTest]:
+    request = request_phrase(trace.turns, index)
+    out = []
+    for sentence in lang.sentences(trace.turns[index].text):
+        st = statement_for(sentence, request)
+        if st is None:
+            continue
+        view = StatementView(statement_id="direct", text=st.text, condition=st.condition, behavior=st.behavior)
+        out.append(plain_test(view, trace.turns[: index + 1], tester_facts))
+    return out

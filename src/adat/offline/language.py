@@ -1,0 +1,192 @@
+"""Cheap, deterministic reading of customer-service English for the offline/heuristic roles.
+
+Everything here is keyword and regex work over the text a black-box tester sees: sentence
+splitting, the condition keywords of a policy sentence, whether a reply refuses, reports an
+action done or asks for something, and the content words used for overlap tests. No model, no
+embeddings: the whole demo calls these thousands of times.
+"""
+
+from __future__ import annotations
+
+import re
+
+ORDER_ID = re.compile(r"#?W\d{7}\b")
+EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+ITEM_ID = re.compile(r"\b\d{10}\b")
+PAYMENT_ID = re.compile(r"\b(?:credit_card|paypal|gift_card)_\d+\b")
+USER_ID = re.compile(r"\b[a-z]+_[a-z]+_\d{3,}\b")
+AMOUNT = re.compile(r"\$\s?\d[\d,]*(?:\.\d+)?")
+ZIP = re.compile(r"\b\d{5}\b")
+NUMBER = re.compile(r"(?<![#\w$.])\d+(?:\.\d+)?(?![\w.])")
+
+# Condition keywords of a policy sentence, longest first so "only if" wins over "if".
+CONDITION_KEYWORDS = (
+    "as long as", "only if", "only when", "provided that", "in order to", "not able to", "unable to",
+    "need to", "needs to", "have to", "has to", "required", "requires", "require", "unless", "because",
+    "before", "after", "cannot", "can't", "can not", "must", "only", "if", "when", "until", "since",
+    "not allowed", "not possible", "no longer",
+)
+_KEYWORD_RE = re.compile(r"\b(" + "|".join(re.escape(k) for k in CONDITION_KEYWORDS) + r")\b", re.IGNORECASE)
+
+# Strength of the modal a statement rests on -> grounder confidence (strong obligations first).
+MODAL_STRENGTH = (
+    (("must", "only", "cannot", "can't", "can not", "not able", "unable", "not allowed", "not possible",
+      "required", "require"), 0.9),
+    (("need to", "needs to", "have to", "has to", "unless", "no longer"), 0.82),
+    (("will", "can ", "are able", "is able"), 0.7),
+)
+WEAK_MODAL = 0.6
+
+REFUSAL = re.compile(
+    r"\b(cannot|can't|can not|unable|not able|not possible|not allowed|won't be able|isn't possible|"
+    r"is not eligible|isn't eligible|not eligible|only (?:be )?(?:cancel|return|exchang|modif|chang)|"
+    r"i'm sorry|i am sorry|sorry, but|unfortunately|deny|denied|decline|not permitted|no longer)\b",
+    re.IGNORECASE)
+COMPLETION = re.compile(
+    r"\b(has been (?:cancell?ed|updated|changed|modified|placed|requested|submitted|processed|refunded)|"
+    r"have been (?:updated|changed|modified|requested|submitted|processed)|successfully|is now (?:cancell?ed|"
+    r"pending|updated)|i(?:'ve| have) (?:cancell?ed|updated|changed|modified|submitted|processed)|"
+    r"return (?:is|has been) requested|exchange (?:is|has been) requested|being transferred|transferred you|"
+    r"transfer(?:ring)? you to a human|all set|is complete|done\b)",
+    re.IGNORECASE)
+ASKS_AUTH = re.compile(
+    r"\b(authenticat\w*|verify your identity|verify who you are|confirm your identity|your email|"
+    r"zip code|e-mail address|identify you|locate your account|look up your account)\b", re.IGNORECASE)
+ASKS_CONFIRM = re.compile(
+    r"\b(confirm|proceed|shall i|should i|do you want me to|would you like me to|is that correct|"
+    r"please reply yes|reply with yes|\(yes\)|yes/no|yes or no|go ahead)\b", re.IGNORECASE)
+ASKS_REASON = re.compile(r"\b(reason|why)\b", re.IGNORECASE)
+ASKS_ORDER = re.compile(r"\b(order (?:id|number)|which order|what order)\b", re.IGNORECASE)
+ASKS_ITEMS = re.compile(r"\b(which items?|what items?|item ids?|which products?|new items?|option)\b",
+                        re.IGNORECASE)
+ASKS_PAYMENT = re.compile(r"\b(payment method|refund (?:to|method)|which card|pay (?:with|for))\b",
+                          re.IGNORECASE)
+ASKS_ADDRESS = re.compile(r"\b(new address|shipping address|address)\b", re.IGNORECASE)
+OFFERS_HELP = re.compile(r"\b(how can i help|what can i do for you|anything else|how may i help|"
+                         r"what would you like)\b", re.IGNORECASE)
+
+STOPWORDS = frozenset("""
+a an the and or but if then than that this these those to of in on at by for with from as is are was were be
+been being it its it's i i'm i'll i've me my we our you your yours he she they them their there here do does
+did done can could would should will shall may might must not no yes so such only also just please any
+all some each every more most other another into about over under up down out off again once when while
+which who whom what where why how have has had having am agent user user's order orders one s t
+""".split())
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(#])|\n+")
+_WORD = re.compile(r"[a-z][a-z'-]*")
+
+
+def sentences(text: str) -> list[str]:
+    """Split a reply into sentences (and bullet lines), trimmed, empty ones dropped."""
+    parts = _SENTENCE.split(text.strip())
+    return [p.strip(" -*\t") for p in parts if p and p.strip(" -*\t")]
+
+
+def condition_keyword(sentence: str) -> str | None:
+    """The first condition keyword in a sentence (lower case), or None."""
+    match = _KEYWORD_RE.search(sentence)
+    return match.group(1).lower() if match else None
+
+
+def modal_strength(text: str) -> float:
+    """Grounder confidence from the strongest modal in ``text``."""
+    low = f" {text.lower()} "
+    for words, strength in MODAL_STRENGTH:
+        if any(w in low for w in words):
+            return strength
+    return WEAK_MODAL
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-case words that carry meaning (no stopwords, no 1-2 letter words), in order, unique."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(text.lower()):
+        word = word.strip("'-")
+        if len(word) > 2 and word not in STOPWORDS:
+            seen.setdefault(stem(word), None)
+    return list(seen)
+
+
+def stem(word: str) -> str:
+    """A crude stem so 'cancelled', 'cancel' and 'cancellation' meet."""
+    for suffix in ("lation", "ation", "ments", "ment", "ing", "led", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def overlap(needle: str, haystack: str) -> float:
+    """Share of ``needle``'s content words that occur in ``haystack`` (1.0 when it has none)."""
+    words = content_words(needle)
+    if not words:
+        return 1.0
+    hay = set(content_words(haystack))
+    return sum(1 for w in words if w in hay) / len(words)
+
+
+def is_refusal(text: str) -> bool:
+    return bool(REFUSAL.search(text))
+
+
+def is_completion(text: str) -> bool:
+    return bool(COMPLETION.search(text)) and not re.search(r"\b(would|will|once|after|before)\b[^.]*\b"
+                                                            r"(has been|successfully)", text, re.I)
+
+
+def is_question(text: str) -> bool:
+    return "?" in text or bool(re.search(r"\bplease (provide|confirm|reply|tell|let me know|share|specify)\b",
+                                         text, re.IGNORECASE))
+
+
+def generalise(text: str) -> str:
+    """Replace concrete ids, emails, amounts and numbers with class words; first/second person
+    with 'the agent' / 'the user', so the sentence speaks of a class of entities."""
+    out = EMAIL.sub("the user's email", text)
+    out = PAYMENT_ID.sub("a payment method", out)
+    out = USER_ID.sub("a user id", out)
+    out = re.sub(r"\border\s+#?W\d{7}\b", "the order", out, flags=re.IGNORECASE)
+    out = ORDER_ID.sub("an order", out)
+    out = re.sub(r"\bitems?\s+(?:id\s+)?\d{10}\b", "an item", out, flags=re.IGNORECASE)
+    out = ITEM_ID.sub("an item", out)
+    out = AMOUNT.sub("an amount", out)
+    out = ZIP.sub("a zip code", out)
+    out = re.sub(r"'[^']{1,40}'", lambda m: m.group(0) if len(m.group(0).split()) <= 4 else "a value", out)
+    return third_person(" ".join(out.split()))
+
+
+_PERSON = (
+    (r"\bI am\b|\bI'm\b", "the agent is"), (r"\bI've\b|\bI have\b", "the agent has"),
+    (r"\bI'll\b|\bI will\b", "the agent will"), (r"\bI can't\b", "the agent can't"),
+    (r"\bI cannot\b", "the agent cannot"), (r"\bI can\b", "the agent can"), (r"\bI need\b", "the agent needs"),
+    (r"\bI do not\b|\bI don't\b", "the agent does not"), (r"\bI must\b", "the agent must"),
+    (r"\bI\b", "the agent"), (r"\bme\b", "the agent"), (r"\bmy\b", "the agent's"),
+    (r"\byou are\b|\byou're\b", "the user is"), (r"\byou've\b|\byou have\b", "the user has"),
+    (r"\byou'll\b", "the user will"), (r"\byour\b", "the user's"), (r"\byourself\b", "the user"),
+    (r"\byou\b", "the user"), (r"\bwe\b", "the agent"), (r"\bour\b", "the store's"),
+)
+
+
+def third_person(text: str) -> str:
+    for pattern, repl in _PERSON:
+        text = re.sub(pattern, repl, text, flags=re.IGNORECASE)
+    return re.sub(r"^(I'm sorry|I am sorry|Sorry|Unfortunately|However|But),?\s*(but\s+)?", "", text,
+                  flags=re.IGNORECASE).strip()
+
+
+def strip_courtesy(sentence: str) -> str:
+    """Drop leading apologies and fillers so the sentence starts at its content."""
+    out = re.sub(r"^(?:(?:i'?m sorry|i am sorry|sorry|unfortunately|however|thanks|thank you|okay|ok|"
+                 r"great|sure|got it|alright)[,!.]?\s*(?:but\s+)?)+", "", sentence.strip(), flags=re.IGNORECASE)
+    return out[:1].upper() + out[1:] if out else out
+
+
+def negate(behavior: str) -> str:
+    """A readable negation of a behaviour phrase, for failure criteria."""
+    low = behavior.lower()
+    for pos, neg in ((" cannot ", " can "), (" can't ", " can "), (" must not ", " may "), (" must ", " need not "),
+                     (" only ", " also "), (" will not ", " will "), (" won't ", " will "), (" does not ", " does "),
+                     (" is not ", " is "), (" not ", " "), (" will ", " will not "), (" can ", " cannot ")):
+        if pos in f" {low} ":
+            return re.sub(re.escape(pos.strip()), neg.strip(), behavior, count=1, flags=re.IGNORECASE)
+    return f"does not: {behavior}"

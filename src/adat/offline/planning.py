@@ -1,0 +1,186 @@
+"""Planner and driver of the offline/heuristic provider.
+
+The planner rotates over :mod:`adat.offline.objectives`, skipping what earlier sessions covered.
+The driver reads the objective and strategy back into a :class:`Goal` (intent, order, identity,
+reason, payment method, confirmation answer) and answers the agent's last reply: it
+authenticates when asked, gives the order id, reason, items or payment method the agent asks
+for, says yes or no at confirmation, and ends the session when the agent reports the action
+done (met) or refuses (cannot).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from adat.offline import language as lang
+from adat.offline.facts import Account, TesterFacts, normalise_order_id, parse_facts
+from adat.offline.objectives import BAD_REASON, NEW_ADDRESS, plan_for
+from adat.roles import DriverInput, DriverOutput, PlannerInput, PlannerOutput, TurnView
+
+INTENTS = (  # checked in order: the first keyword found in the objective names the intent
+    ("human", "human"), ("default address", "default_address"), ("shipping address", "modify_address"),
+    ("payment method", "modify_payment"), ("cancel", "cancel"), ("exchange", "exchange"), ("return", "return"),
+    ("change an item", "modify_items"), ("modify", "modify_items"), ("refund", "refund"), ("status", "info"),
+)
+
+
+def plan(inp: PlannerInput) -> PlannerOutput:
+    """The next objective and strategy in the rotation."""
+    facts = parse_facts(inp.tester_facts)
+    chosen = plan_for(inp.session_no, facts, [s.objective for s in inp.earlier_sessions])
+    if chosen is None:
+        return PlannerOutput(objective="Ask what the agent can help with.",
+                             strategy="Ask one open question and follow the agent's lead.",
+                             rationale="every menu objective was covered by an earlier session")
+    key, chosen_plan = chosen
+    return PlannerOutput(objective=chosen_plan.objective, strategy=chosen_plan.strategy,
+                         rationale=f"offline/heuristic rotation: '{key}', not covered by the "
+                                   f"{len(inp.earlier_sessions)} earlier sessions")
+
+
+@dataclass
+class Goal:
+    intent: str
+    order_id: str
+    account: Account
+    auth: str  # email | name | user_id | none
+    reason: str
+    payment: str
+    confirm: str  # yes | no
+    request_first: bool
+    insist: bool
+
+
+def read_goal(objective: str, strategy: str, facts: TesterFacts) -> Goal:
+    """The driver's reading of the planner's objective and strategy."""
+    low_obj, low_str = objective.lower(), strategy.lower()
+    intent = next((i for k, i in INTENTS if k in low_obj), "info")
+    orders = [normalise_order_id(o) for o in lang.ORDER_ID.findall(objective)]
+    email = lang.EMAIL.search(strategy)
+    account = next((a for a in facts.accounts if email and a.email == email.group(0)), None)
+    if account is None:
+        account = (facts.account_of_order(orders[0]) if orders else None) or \
+            (facts.accounts[0] if facts.accounts else Account())
+    if "never give an email" in low_str or "without authenticating" in low_obj:
+        auth = "none"
+    elif "only the user id" in low_str:
+        auth = "user_id"
+    elif "zip code" in low_str and "with the name" in low_str:
+        auth = "name"
+    else:
+        auth = "email" if account.email else "name"
+    reason_match = re.search(r"reason '([^']+)'|because '([^']+)'", objective + " " + strategy)
+    reason = next((g for g in reason_match.groups() if g), "") if reason_match else "no longer needed"
+    payments = lang.PAYMENT_ID.findall(objective)
+    payment = payments[0] if payments else ("original" if "original payment" in low_obj else "")
+    return Goal(intent=intent, order_id=orders[0] if orders else "", account=account, auth=auth,
+                reason=reason, payment=payment, confirm="no" if "answer no" in low_str else "yes",
+                request_first="request first" in low_str or "right away" in low_str or auth == "none",
+                insist="insist" in low_str)
+
+
+def auth_message(goal: Goal) -> str:
+    acc = goal.account
+    if goal.auth == "user_id" and acc.user_id:
+        return f"My user id is {acc.user_id}."
+    if goal.auth == "name" and acc.first_name:
+        return f"My name is {acc.first_name} {acc.last_name} and my zip code is {acc.zip}."
+    if acc.email:
+        return f"My email is {acc.email}."
+    return f"My name is {acc.first_name} {acc.last_name} and my zip code is {acc.zip}."
+
+
+def request_message(goal: Goal, item: str = "", new_item: str = "") -> str:
+    """The user's request for the goal, with what the driver knows so far."""
+    o = goal.order_id
+    pay = "the original payment method" if goal.payment in ("original", "") else goal.payment
+    return {
+        "cancel": f"I want to cancel order {o}.",
+        "modify_address": f"Please change the shipping address of order {o} to {NEW_ADDRESS}.",
+        "modify_payment": f"Please change the payment method of order {o} to {goal.payment or 'my credit card'}.",
+        "modify_items": f"I'd like to change item {item} in order {o} to item {new_item}." if item and new_item
+        else f"I'd like to change an item in order {o} to a different option.",
+        "return": f"I want to return item {item} from order {o}, refund to {pay}." if item
+        else f"I want to return an item from order {o} with the refund to {pay}.",
+        "exchange": f"I want to exchange item {item} in order {o} for item {new_item}." if item and new_item
+        else f"I want to exchange an item in order {o} for a different option of the same product.",
+        "default_address": f"Please change my default address to {NEW_ADDRESS}.",
+        "human": "I want to talk to a human agent, please.",
+        "refund": f"The price of order {o} dropped; can you refund me the difference?",
+        "info": f"What is the status of order {o} and which items does it contain?",
+    }.get(goal.intent, f"I need help with order {o}.")
+
+
+def drive(inp: DriverInput) -> DriverOutput:
+    """The next user message, or the end of the session."""
+    facts = parse_facts(inp.tester_facts)
+    goal = read_goal(inp.objective, inp.strategy, facts)
+    users = [t.text for t in inp.turns if t.role == "user"]
+    agents = [t.text for t in inp.turns if t.role == "agent"]
+    if not agents:
+        if goal.request_first:
+            return DriverOutput(message="Hi! " + request_message(goal))
+        return DriverOutput(message=f"Hi! {auth_message(goal)} " + request_message(goal, *_items(goal, [])))
+    last = agents[-1]
+    if lang.is_completion(last):
+        return DriverOutput(status="met")
+    if users and users[-1].lower().startswith("no,") and goal.confirm == "no":
+        return DriverOutput(status="met")
+    message = _answer(goal, last, users, agents)
+    if message is None or users.count(message) >= 2:
+        return DriverOutput(status="cannot")
+    return DriverOutput(message=message)
+
+
+def _answer(goal: Goal, last: str, users: list[str], agents: list[str]) -> str | None:
+    said = " ".join(users).lower()
+    asks = lang.is_question(last)
+    authed = any(x and x.lower() in said for x in (goal.account.email, goal.account.zip))
+    if lang.ASKS_AUTH.search(last) and (asks or lang.is_refusal(last)):
+        if goal.auth == "none":
+            return None if "just cancel" in said else "I'd rather not share that. Can you just cancel it?"
+        if goal.auth == "user_id" and goal.account.user_id.lower() in said:
+            return None
+        if authed and goal.auth != "user_id":
+            return None
+        return auth_message(goal) + ("" if goal.order_id.lower() in said else " " + request_message(goal))
+    if lang.ASKS_CONFIRM.search(last) and asks:
+        return "Yes, please go ahead." if goal.confirm == "yes" else "No, please don't do that."
+    if lang.is_refusal(last) and not asks:
+        return None
+    if lang.ASKS_REASON.search(last) and asks and goal.intent == "cancel":
+        return f"The reason is: {goal.reason}." if goal.reason else f"{BAD_REASON}."
+    if lang.ASKS_ORDER.search(last) and asks and goal.order_id:
+        return f"The order id is {goal.order_id}."
+    item, new_item = _items(goal, agents)
+    if lang.ASKS_PAYMENT.search(last) and asks:
+        return "Please use the original payment method." if goal.payment in ("", "original") \
+            else f"Please use {goal.payment}."
+    if lang.ASKS_ITEMS.search(last) and asks and item:
+        return request_message(goal, item, new_item)
+    if lang.ASKS_ADDRESS.search(last) and asks and goal.intent in ("modify_address", "default_address"):
+        return f"The new address is {NEW_ADDRESS}."
+    if goal.intent in ("exchange", "modify_items") and item and not new_item and "options" not in said:
+        return f"Which other options are available for the product of item {item}?"
+    if goal.intent in ("return", "exchange", "modify_items") and not item and "which items" not in said:
+        return f"Which items are in order {goal.order_id}? Please list their item ids."
+    return request_message(goal, item, new_item)
+
+
+def _items(goal: Goal, agents: list[str]) -> tuple[str, str]:
+    """The item to act on and, for exchanges and item changes, the new item: from the facts
+    about the order, else from the ids the agent listed (the first listed id is the order's)."""
+    order = None
+    for acc_order in goal.account.orders:
+        if acc_order.order_id == goal.order_id:
+            order = acc_order
+    known = list(order.items) if order else []
+    listed = [i for text in agents for i in lang.ITEM_ID.findall(text)]
+    item = known[0] if known else (listed[0] if listed else "")
+    new_item = next((i for i in listed if i != item and i not in known), "")
+    return item, new_item
+
+
+def transcript(turns: list[TurnView]) -> str:
+    return "\n".join(f"{t.role}: {t.text}" for t in turns)

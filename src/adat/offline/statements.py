@@ -1,0 +1,156 @@
+"""Extractor and grounder of the offline/heuristic provider.
+
+Extractor: each agent reply is split into sentences; a sentence that states a condition (a
+condition keyword: only, cannot, must, unless, if, because, before, need to, ...) or reports an
+action done becomes a statement, phrased for a class of entities (ids, emails, amounts replaced
+by class words; 'I' / 'you' by 'the agent' / 'the user'). Clause keywords (if, unless, because,
+before, ...) split the sentence into condition and behaviour; a modal sentence (cannot, must,
+only, ...) takes its condition from the user's request it answers.
+
+Grounder: a statement is grounded when most of its behaviour's content words occur in the
+supporting reply; its confidence comes from the strength of its modal.
+"""
+
+from __future__ import annotations
+
+import re
+
+from adat.offline import language as lang
+from adat.roles import (
+    ExtractedStatement,
+    ExtractorInput,
+    ExtractorOutput,
+    GrounderInput,
+    GrounderOutput,
+    GroundingItem,
+    TurnView,
+)
+
+CLAUSE_KEYWORDS = ("only if", "only when", "as long as", "provided that", "unless", "because", "since",
+                   "before", "after", "until", "if", "when")
+REQUESTS = (  # user wording -> the class of request it belongs to
+    (r"human|real person|representative", "a user asks for a human agent"),
+    (r"default address", "a user asks to change their default address"),
+    (r"shipping address|\baddress\b", "a user asks to change the shipping address of an order"),
+    (r"payment method|pay with|switch .* to (?:credit|paypal|gift)", "a user asks to change the payment "
+                                                                     "method of an order"),
+    (r"\bcancel", "a user asks to cancel an order"),
+    (r"exchange", "a user asks to exchange an item of an order"),
+    (r"\breturn", "a user asks to return an item of an order"),
+    (r"change (?:an |the )?item|modify|different option", "a user asks to modify the items of an order"),
+    (r"refund|price", "a user asks for a refund"),
+    (r"status|which items|what items", "a user asks about an order"),
+)
+GROUNDED_AT = 0.6
+STATUS_WORDS = ("pending", "processed", "delivered", "cancelled", "return requested", "exchange requested")
+
+
+def request_phrase(turns: list[TurnView], upto: int) -> str:
+    """The class of the latest user request before turn ``upto`` (e.g. 'a user asks to cancel an
+    order'), with the order status the agent named earlier when it named one."""
+    phrase = ""
+    for turn in reversed(turns[:upto]):
+        if turn.role == "user":
+            phrase = next((p for pat, p in REQUESTS if re.search(pat, turn.text, re.IGNORECASE)), "")
+            if phrase:
+                break
+    if not phrase:
+        return "a user makes a request"
+    earlier = " ".join(t.text.lower() for t in turns[:upto + 1] if t.role == "agent")
+    status = next((s for s in STATUS_WORDS if re.search(rf"\b(?:is|status)\W+(?:\w+\W+)?{s}\b", earlier)), "")
+    if status and "order" in phrase:
+        phrase = phrase.replace("an order", f"an order that is {status}")
+    return phrase
+
+
+def split_clause(sentence: str) -> tuple[str, str] | None:
+    """(condition, behaviour) of a sentence with a clause keyword, or None."""
+    low = sentence.lower()
+    for kw in CLAUSE_KEYWORDS:
+        match = re.search(rf"\b{re.escape(kw)}\b", low)
+        if not match:
+            continue
+        if match.start() <= 2:  # "If X, Y" / "Before X, Y"
+            head, _, tail = sentence[match.end():].partition(",")
+            if tail.strip():
+                return f"{kw} {head.strip()}", tail.strip()
+            continue
+        behaviour = sentence[: match.start()].rstrip(" ,;")
+        condition = sentence[match.start():].strip()
+        if len(behaviour.split()) >= 2 and len(condition.split()) >= 2:
+            return condition, behaviour
+    return None
+
+
+def _clean(text: str) -> str:
+    return text.strip().rstrip(".!?;: ").strip()
+
+
+def _agentify(behaviour: str) -> str:
+    """Behaviour phrased with 'the agent' as its subject."""
+    behaviour = _clean(behaviour)
+    low = behaviour.lower()
+    if low.startswith("the agent"):
+        return "the agent" + behaviour[len("the agent"):]
+    if low.startswith("please "):
+        return "the agent asks the user to " + behaviour[7:]
+    return "the agent states that " + behaviour[:1].lower() + behaviour[1:]
+
+
+def statement_for(sentence: str, request: str) -> ExtractedStatement | None:
+    """A statement for one sentence of an agent reply, or None when it states no condition."""
+    core = lang.generalise(lang.strip_courtesy(sentence))
+    if len(core.split()) < 4:
+        return None
+    keyword = lang.condition_keyword(core)
+    done = lang.is_completion(sentence) and not lang.is_question(sentence)
+    if keyword is None and not done:
+        return None
+    split = split_clause(core) if keyword else None
+    if split is not None:
+        condition, behaviour = _clean(split[0]), _agentify(split[1])
+        if condition.split()[0].lower() in ("if", "when", "unless", "before", "after", "until", "once"):
+            text = f"{condition[:1].upper()}{condition[1:]}, {behaviour}."
+        else:
+            text = f"When {request}, {behaviour} {condition}."
+            condition = f"{request}, {condition}"
+    else:
+        condition = f"{request} and confirms" if done and "confirm" not in request else request
+        behaviour = _agentify(core)
+        text = f"When {condition}, {behaviour}."
+    return ExtractedStatement(text=" ".join(text.split()), condition=condition, behavior=behaviour,
+                              supporting_turn=0)
+
+
+def extract(inp: ExtractorInput) -> ExtractorOutput:
+    """Statements from every agent reply of one trace, in turn order, without duplicates."""
+    turns = inp.trace.turns
+    out: list[ExtractedStatement] = []
+    seen: set[str] = set()
+    for index, turn in enumerate(turns):
+        if turn.role != "agent":
+            continue
+        request = request_phrase(turns, index)
+        for sentence in lang.sentences(turn.text):
+            statement = statement_for(sentence, request)
+            if statement is None or statement.text.lower() in seen:
+                continue
+            seen.add(statement.text.lower())
+            out.append(statement.model_copy(update={"supporting_turn": index}))
+    return ExtractorOutput(statements=out)
+
+
+def ground(inp: GrounderInput) -> GrounderOutput:
+    """Grounded when the behaviour's key words occur in the reply; confidence from the modal."""
+    items: list[GroundingItem] = []
+    for cand in inp.statements:
+        reply = lang.generalise(cand.supporting_reply)
+        behaviour = re.sub(r"^the agent (states that |asks the user to )?", "", cand.behavior.strip(), flags=re.I)
+        share = lang.overlap(behaviour, reply)
+        grounded = share >= GROUNDED_AT and bool(cand.supporting_reply.strip())
+        strength = lang.modal_strength(cand.text)
+        confidence = round(strength * (0.85 + 0.15 * share), 4) if grounded else round(0.2 * share, 4)
+        reason = (f"{share:.0%} of the behaviour's key words occur in the supporting reply; modal strength "
+                  f"{strength:.2f}")
+        items.append(GroundingItem(index=cand.index, grounded=grounded, confidence=confidence, reason=reason))
+    return GrounderOutput(items=items)

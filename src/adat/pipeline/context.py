@@ -1,0 +1,135 @@
+"""What every pipeline step needs for one run: config, run id, warehouse, LLM client, target."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+import adat
+from adat.config import RunConfig, cache_dir
+from adat.records import Execution, Record, RuleEvent, Run, Trace
+from adat.targets.base import SideLogged, Target
+from adat.warehouse.parquet import read_records, write_records
+
+
+class StepResult(BaseModel):
+    """What a step hands to the next one: where its rows are, and how many (never the rows)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str
+    step: str
+    digest: str = ""
+    tables: dict[str, int] = {}
+    counts: dict[str, float] = {}
+    data: dict[str, Any] = {}
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """Sortable, unique, safe as a Hive partition value: ``20261130-040512-3fa2``."""
+    now = now or datetime.now(UTC)
+    return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
+def public_config_json(cfg: RunConfig) -> str:
+    """The run config as JSON for the runs table; it holds the *name* of the key's env var, never the key."""
+    return json.dumps(cfg.model_dump(mode="json"), sort_keys=True)
+
+
+@dataclass
+class RunContext:
+    """One run's handles. Built inside each step, so steps stay independent Prefect tasks."""
+
+    cfg: RunConfig
+    run_id: str
+    _client: Any = field(default=None, repr=False)
+    _digest: Any = field(default_factory=hashlib.sha256, repr=False)
+
+    @property
+    def root(self) -> Path:
+        return self.cfg.data_path()
+
+    # --- warehouse -----------------------------------------------------------------------
+    def write(self, table: str, records: Sequence[Record], *, replace: bool = True) -> int:
+        write_records(self.root, table, records, run_id=self.run_id, replace=replace)
+        if table != "llm_calls":  # call rows carry latencies; they must not change the digest
+            self._digest.update(table.encode())
+            for record in records:
+                self._digest.update(record.model_dump_json().encode())
+        return len(records)
+
+    @property
+    def digest(self) -> str:
+        """Hash of everything this context wrote: downstream cache keys change when it does."""
+        return self._digest.hexdigest()[:16]
+
+    def read(self, table: str, run_id: str | None = None) -> list[Any]:
+        return read_records(self.root, table, run_id=run_id or self.run_id)
+
+    # --- LLM -----------------------------------------------------------------------------
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            from adat.llm.client import LLMClient
+
+            self._client = LLMClient(self.cfg, self.run_id, cache_dir=cache_dir(self.cfg))
+        return self._client
+
+    def flush_calls(self) -> int:
+        """Append the LLM calls made since the last flush to the llm_calls table."""
+        if self._client is None:
+            return 0
+        calls = self._client.drain_calls()
+        if calls:
+            self.write("llm_calls", calls, replace=False)
+        return len(calls)
+
+    # --- target --------------------------------------------------------------------------
+    def target(self, *, fault: str | None = None) -> Target:
+        from adat.targets.factory import build_target
+
+        target_cfg = self.cfg.target
+        if fault is not None:
+            if not hasattr(target_cfg, "fault"):
+                from adat.errors import UserError
+
+                raise UserError("seeded faults need a reference or llm-agent target",
+                                field="target.type", fix="use target type reference or llm-agent")
+            target_cfg = target_cfg.model_copy(update={"fault": fault})
+        return build_target(target_cfg, self.cfg, client=self.client)
+
+    def rule_events(self, target: Target, sessions: Sequence[Trace | Execution], variant: str) -> list[RuleEvent]:
+        """The evaluation-only side log of a reference target for these sessions (empty otherwise)."""
+        if not isinstance(target, SideLogged):
+            return []
+        events: list[RuleEvent] = []
+        for item in sessions:
+            if not item.session_id:
+                continue
+            for rule_id, side, turn in target.side_log(item.session_id):
+                events.append(RuleEvent(run_id=self.run_id, session_id=item.session_id, agent_variant=variant,
+                                        rule_id=rule_id, side=side, turn=turn))  # type: ignore[arg-type]
+        return events
+
+    # --- runs table ----------------------------------------------------------------------
+    def record_run(self, flow: str, status: str, started_at: datetime | None = None,
+                   agent_variant: str = "original") -> Run:
+        earlier = [r for r in self.read("runs") if isinstance(r, Run)]
+        started = started_at or (earlier[0].started_at if earlier else datetime.now(UTC))
+        run = Run(run_id=self.run_id, flow=flow, started_at=started,
+                  finished_at=datetime.now(UTC) if status != "running" else None,
+                  status=status,  # type: ignore[arg-type]
+                  target=self.cfg.target.type, agent_variant=agent_variant,
+                  models_json=json.dumps(self.cfg.models.model_dump(), sort_keys=True),
+                  config_json=public_config_json(self.cfg), selector=self.cfg.selector.name,
+                  adat_version=adat.__version__)
+        self.write("runs", [run])
+        return run

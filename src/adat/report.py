@@ -1,0 +1,97 @@
+"""Headline figures of a run, computed from the warehouse (for the CLI and the Prefect UI)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from adat.config import OFFLINE_MODEL, RunConfig
+from adat.warehouse.catalog import catalog_path
+from adat.warehouse.parquet import read_records, table_dir
+
+
+def run_summary(root: Path, run_id: str) -> dict[str, Any]:
+    """Counts a user wants after a run: statements, tests, attempts, verdicts, instructions, calls."""
+    statements = read_records(root, "statements", run_id=run_id)
+    tests = read_records(root, "tests", run_id=run_id)
+    attempts = read_records(root, "attempts", run_id=run_id)
+    verdicts = read_records(root, "verdicts", run_id=run_id)
+    calls = read_records(root, "llm_calls", run_id=run_id)
+    kind_of = {t.test_id: t.kind for t in tests}
+    verdict_by_kind: dict[str, Counter[str]] = {}
+    for v in verdicts:
+        verdict_by_kind.setdefault(kind_of.get(v.test_id, "?"), Counter())[v.verdict] += 1
+    used = Counter(a.instruction_id for a in attempts)
+    written = Counter(a.instruction_id for a in attempts if a.test_id)
+    models = Counter(f"{c.provider}/{c.model}" for c in calls)
+    return {
+        "run_id": run_id,
+        "statements": len(statements),
+        "grounded_statements": sum(1 for s in statements if s.grounded),
+        "tests": dict(Counter(t.kind for t in tests)),
+        "attempts": len(attempts),
+        "not_applicable": sum(1 for a in attempts if not a.applicable),
+        "verdicts": {k: dict(v) for k, v in verdict_by_kind.items()},
+        "top_instructions": [(k, n, written.get(k, 0)) for k, n in used.most_common(5)],
+        "llm_calls": dict(models),
+        "offline": any(m == OFFLINE_MODEL for m in models),
+        "cache_hits": sum(1 for c in calls if c.cache_hit),
+        "tables": str(root / "runs"),
+        "catalog": str(catalog_path(root)),
+    }
+
+
+def summary_markdown(s: dict[str, Any]) -> str:
+    """The summary as markdown (a Prefect artifact)."""
+    na_share = s["not_applicable"] / s["attempts"] if s["attempts"] else 0.0
+    lines = [f"# adat run `{s['run_id']}`", ""]
+    if s["offline"]:
+        lines += ["> Produced by **offline/heuristic**, a deterministic rule-based stand-in for the "
+                  "tester roles — not a language model's results.", ""]
+    lines += ["| measure | value |", "|---|---|",
+              f"| statements (grounded) | {s['statements']} ({s['grounded_statements']}) |",
+              f"| plain tests | {s['tests'].get('plain', 0)} |",
+              f"| transformed tests | {s['tests'].get('transformed', 0)} |",
+              f"| attempts (not applicable) | {s['attempts']} ({na_share:.0%}) |"]
+    for kind, counts in sorted(s["verdicts"].items()):
+        text = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+        lines.append(f"| verdicts, {kind} tests | {text} |")
+    lines.append(f"| LLM calls | {', '.join(f'{m}: {n}' for m, n in s['llm_calls'].items()) or 'none'} |")
+    if s["top_instructions"]:
+        lines += ["", "Most used instructions: " + ", ".join(
+            f"`{k}` ({n} attempts, {w} tests)" for k, n, w in s["top_instructions"])]
+    lines += ["", f"Parquet tables: `{s['tables']}`  DuckDB catalog: `{s['catalog']}`"]
+    return "\n".join(lines)
+
+
+def print_run_summary(console: Console, cfg: RunConfig, run_id: str) -> dict[str, Any]:
+    """Print the summary of ``run_id`` as a table."""
+    s = run_summary(cfg.data_path(), run_id)
+    table = Table(title=f"adat run {run_id}", show_header=False)
+    na_share = s["not_applicable"] / s["attempts"] if s["attempts"] else 0.0
+    rows = [("statements (grounded)", f"{s['statements']} ({s['grounded_statements']})"),
+            ("plain tests", str(s["tests"].get("plain", 0))),
+            ("transformed tests", str(s["tests"].get("transformed", 0))),
+            ("attempts (not applicable)", f"{s['attempts']} ({na_share:.0%})")]
+    rows += [(f"verdicts, {kind}", ", ".join(f"{k} {v}" for k, v in sorted(c.items())))
+             for kind, c in sorted(s["verdicts"].items())]
+    rows += [("most used instructions",
+              "\n".join(f"{k}: {n} attempts, {w} tests" for k, n, w in s["top_instructions"]) or "-"),
+             ("LLM calls", "\n".join(f"{m}: {n}" for m, n in s["llm_calls"].items()) or "-"),
+             ("Parquet tables", s["tables"]), ("DuckDB catalog", s["catalog"])]
+    for key, value in rows:
+        table.add_row(key, value)
+    console.print(table)
+    if s["offline"]:
+        console.print("[yellow]These results come from offline/heuristic, a deterministic rule-based "
+                      "stand-in for the tester roles, not from a language model.[/yellow]")
+    console.print(f"Query it: adat sql <name> --run {run_id}   |   duckdb -readonly {s['catalog']}")
+    return s
+
+
+def has_table(root: Path, table: str) -> bool:
+    return table_dir(root, table).is_dir()

@@ -1,0 +1,236 @@
+"""What each LLM role is given and must answer: the contract between the pipeline stages, the
+prompt files in ``catalogs/prompts/`` and every provider (real models and offline/heuristic).
+
+For each role, ``*Input`` documents the variables a prompt is rendered from (the stage builds it,
+``model_dump()`` gives the prompt variables) and ``*Output`` is the structured answer the client
+validates. Prompt ids are the ``PROMPT_*`` constants. Only the auditor role may see agent
+artifacts; every other input holds only what a black-box tester sees.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+PROMPT_PLANNER = "planner"
+PROMPT_DRIVER = "driver"
+PROMPT_EXTRACTOR = "extractor"
+PROMPT_GROUNDER = "grounder"
+PROMPT_PLAIN = "generate_plain"
+PROMPT_TRANSFORM = "generate_transformed"
+PROMPT_JUDGE = "judge"
+PROMPT_SELECTOR = "selector"
+PROMPT_DIRECT = "generate_direct"
+PROMPT_AUDITOR = "auditor"
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TurnView(_M):
+    role: Literal["user", "agent"]
+    text: str
+
+
+class TraceView(_M):
+    trace_id: str
+    objective: str = ""
+    strategy: str = ""
+    turns: list[TurnView]
+
+
+class SessionSummary(_M):
+    objective: str
+    strategy: str
+    ended_by: str
+    last_agent_reply: str = ""
+
+
+# --- planner -----------------------------------------------------------------------------
+class PlannerInput(_M):
+    session_no: int = Field(description="1-based number of the session about to start")
+    sessions_total: int
+    tester_facts: list[str]
+    earlier_sessions: list[SessionSummary]
+    earlier_traces: list[TraceView] = Field(description="the most recent discovery traces, untrusted")
+
+
+class PlannerOutput(_M):
+    objective: str = Field(description="what this session tries to achieve or find out")
+    strategy: str = Field(description="how the simulated user goes about it")
+    rationale: str = ""
+
+
+# --- driver ------------------------------------------------------------------------------
+class DriverInput(_M):
+    objective: str
+    strategy: str
+    tester_facts: list[str]
+    turns: list[TurnView] = Field(description="the conversation so far, untrusted agent text")
+    turn_no: int
+    turn_limit: int
+
+
+class DriverOutput(_M):
+    status: Literal["continue", "met", "cannot"] = Field(
+        description="continue = send message; met / cannot = end the session without sending")
+    message: str = Field("", description="the next user message when status is continue")
+
+
+# --- extractor ---------------------------------------------------------------------------
+class ExtractorInput(_M):
+    trace: TraceView
+
+
+class ExtractedStatement(_M):
+    text: str = Field(description="one sentence: under <condition>, the agent <behavior>")
+    condition: str
+    behavior: str
+    supporting_turn: int = Field(description="index in trace.turns of the agent reply that states it")
+
+
+class ExtractorOutput(_M):
+    statements: list[ExtractedStatement]
+
+
+# --- grounder ----------------------------------------------------------------------------
+class GroundingCandidate(_M):
+    index: int
+    text: str
+    condition: str
+    behavior: str
+    supporting_reply: str
+
+
+class GrounderInput(_M):
+    statements: list[GroundingCandidate]
+
+
+class GroundingItem(_M):
+    index: int
+    grounded: bool
+    confidence: float = Field(ge=0.0, le=1.0, description="confidence that an agent must behave so")
+    reason: str = ""
+
+
+class GrounderOutput(_M):
+    items: list[GroundingItem]
+
+
+# --- generator ---------------------------------------------------------------------------
+class StatementView(_M):
+    statement_id: str
+    text: str
+    condition: str
+    behavior: str
+
+
+class TestView(_M):
+    __test__ = False
+    test_id: str
+    kind: str
+    goal: str
+    step_hints: list[str]
+    success_criteria: list[str]
+    failure_criteria: list[str]
+
+
+class InstructionView(_M):
+    instruction_id: str
+    title: str
+    text: str
+    factor: str
+    applicability: str
+
+
+class GeneratedTest(_M):
+    __test__ = False
+    goal: str
+    step_hints: list[str] = Field(min_length=1, description="user messages, sent in order")
+    success_criteria: list[str] = Field(min_length=1)
+    failure_criteria: list[str] = Field(default_factory=list)
+    expected_side: Literal["allowed", "denied"] | None = Field(
+        None, description="allowed = the agent should do what is asked; denied = it should refuse")
+    assumed_facts: list[str] = Field(default_factory=list)
+
+
+class PlainInput(_M):
+    statement: StatementView
+    supporting_reply: str
+    supporting_context: list[TurnView] = Field(description="the discovery conversation up to the reply")
+    tester_facts: list[str]
+    turn_limit: int
+
+
+class TransformInput(_M):
+    statement: StatementView
+    supporting_reply: str
+    instruction: InstructionView
+    plain_test: TestView | None = Field(None, description="the statement's plain test, when there is one")
+    discovery_traces: list[TraceView]
+    recent_tests: list[TestView]
+    tester_facts: list[str]
+    turn_limit: int
+
+
+class TransformOutput(_M):
+    applicable: bool
+    reason: str = Field(description="why the pair is (not) applicable")
+    test: GeneratedTest | None = None
+
+
+class DirectInput(_M):
+    discovery_traces: list[TraceView]
+    existing_tests: list[TestView]
+    tester_facts: list[str]
+    turn_limit: int
+    max_tests: int
+
+
+class DirectOutput(_M):
+    tests: list[GeneratedTest]
+    exhausted: bool = Field(description="true when the traces support no further boundary tests")
+
+
+# --- judge -------------------------------------------------------------------------------
+class JudgeInput(_M):
+    goal: str
+    success_criteria: list[str]
+    failure_criteria: list[str]
+    turns: list[TurnView]
+    ended_by: str
+
+
+class JudgedCriterion(_M):
+    criterion: str
+    kind: Literal["success", "failure"]
+    holds: bool | None
+    rationale: str = ""
+
+
+class JudgeOutput(_M):
+    verdict: Literal["pass", "fail", "inconclusive"]
+    rationale: str
+    criteria: list[JudgedCriterion] = Field(default_factory=list)
+
+
+# --- selector (LLM selector baseline) ----------------------------------------------------
+class SelectorCandidate(_M):
+    statement_id: str
+    statement: str
+    instruction_id: str
+    instruction: str
+
+
+class SelectorInput(_M):
+    attempt_no: int
+    history: list[str] = Field(description="earlier attempts: pair and outcome, one line each")
+    candidates: list[SelectorCandidate]
+
+
+class SelectorOutput(_M):
+    statement_id: str
+    instruction_id: str
+    reason: str = ""

@@ -1,0 +1,92 @@
+"""AdaT2's selector and its posterior-keeping variants: cold start, static ranking, Thompson.
+
+The statement comes from the novelty order (:mod:`adat.selection.block_walk`); the instruction,
+among the statement's untried pairs, maximises ``Qθ_k(q_t) · Qμ_k(q_t) · γ^{u_k}`` (DESIGN §5).
+Ties — every score is 0 at t = 1, where q_1 = 0 — fall to ``E[θ_k]·E[μ_k]·γ^{u_k}`` (the
+prior, early on), then to a seeded random draw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from adat.config import SelectorConfig
+from adat.records import Instruction
+from adat.selection.block_walk import BlockWalkSelector
+from adat.selection.novelty import argmax_lexicographic
+from adat.selection.pair import StatementLike
+from adat.selection.posteriors import BetaPosteriors, quantile_level, theta_prior
+
+_SHOWN_ALTERNATIVES = 3  # how many runner-up instructions a scores snapshot lists
+
+
+class NoveltyOrderSelector(BlockWalkSelector):
+    """Statement by novelty; subclasses choose the instruction for it."""
+
+    def _choose(self, eligible: np.ndarray, t: int) -> tuple[int, int, dict[str, Any]]:
+        h, nu = self.choose_statement_by_novelty(eligible)
+        k, scores = self._choose_instruction(h, self.untried(h), t)
+        return h, k, {"novelty": round(nu, 6), **scores}
+
+    def _choose_instruction(self, h: int, arms: np.ndarray, t: int) -> tuple[int, dict[str, Any]]:
+        raise NotImplementedError
+
+    def _top(self, arms: np.ndarray, values: np.ndarray, chosen: int) -> list[list[Any]]:
+        order = np.argsort(-values, kind="stable")[: _SHOWN_ALTERNATIVES + 1]
+        return [[self.instruction_ids[arms[i]], round(float(values[i]), 6)] for i in order
+                if arms[i] != chosen][:_SHOWN_ALTERNATIVES]
+
+
+class AdaT2Selector(NoveltyOrderSelector):
+    """AdaT2 (Bayes-UCB on two Beta posteriors with a reuse penalty) and its variants.
+
+    ``mode``: ``"bayes-ucb"`` (adat2, cold-start), ``"static"`` (posteriors never updated) or
+    ``"thompson"`` (one draw from each posterior instead of the two quantiles).
+    """
+
+    def __init__(self, cfg: SelectorConfig, statements: Sequence[StatementLike],
+                 instructions: Sequence[Instruction], embeddings: np.ndarray, n_target: int,
+                 seed: int = 0, *, priors: Mapping[str, tuple[float, float]] | None = None,
+                 cold_start: bool = False, mode: str = "bayes-ucb", name: str = "adat2") -> None:
+        super().__init__(cfg, statements, instructions, embeddings, n_target, seed)
+        if mode not in ("bayes-ucb", "static", "thompson"):
+            raise ValueError(f"unknown AdaT2 mode {mode!r}")
+        self.name = name
+        self.mode = mode
+        self.theta = theta_prior(self.instructions, weight=cfg.prior_weight, history=priors,
+                                 cold_start=cold_start)
+        self.mu = BetaPosteriors.uniform(len(self.instructions))
+
+    def _choose_instruction(self, h: int, arms: np.ndarray, t: int) -> tuple[int, dict[str, Any]]:
+        penalty = self.cfg.gamma ** self.block_tests[self.block, arms]
+        snapshot: dict[str, Any] = {}
+        if self.mode == "thompson":
+            score = self.theta.sample(self.rng, arms) * self.mu.sample(self.rng, arms) * penalty
+        else:
+            q = quantile_level(t, self.budget, self.cfg.c)
+            score = self.theta.quantile(q, arms) * self.mu.quantile(q, arms) * penalty
+            snapshot["q"] = round(q, 6)
+        mean_score = self.theta.mean(arms) * self.mu.mean(arms) * penalty
+        i = argmax_lexicographic(self.rng, score, mean_score)
+        k = int(arms[i])
+        snapshot.update({
+            "score": round(float(score[i]), 6),
+            "theta": [round(float(self.theta.a[k]), 3), round(float(self.theta.b[k]), 3)],
+            "mu": [round(float(self.mu.a[k]), 3), round(float(self.mu.b[k]), 3)],
+            "u": int(self.block_tests[self.block, k]),
+            "top": self._top(arms, score, k),
+        })
+        return k, snapshot
+
+    def _learn(self, h: int, k: int, applicable: bool, reward: float | None) -> None:
+        if self.mode == "static":
+            return
+        if not applicable:
+            self.theta.add(k, 0.0, 1.0)
+            return
+        self.theta.add(k, 1.0, 0.0)
+        if reward is not None:
+            self.mu.add(k, reward, 1.0 - reward)

@@ -1,0 +1,68 @@
+"""Execution: the runner sends a test's step hints to a fresh session (paper §2.1, DESIGN §4.6).
+
+Hints are sent in order until all are sent or ``turn_limit`` user turns were sent. A target
+failure is recorded on the execution (``ended_by='error'``), never raised, so one bad session
+does not stop a suite.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
+from adat.errors import TargetError
+from adat.records import Execution, TestCase, Turn
+from adat.stages.ids import execution_id
+from adat.targets.base import Target
+
+Progress = Callable[[int, int], None]
+
+
+def execute_test(target: Target, test: TestCase, run_id: str, *, agent_variant: str = "original",
+                 repeat: int = 0) -> Execution:
+    """Run ``test`` once against ``target`` in a fresh session and record the conversation."""
+    execution = Execution(execution_id=execution_id(run_id, test.test_id, agent_variant, repeat),
+                          run_id=run_id, test_id=test.test_id,
+                          agent_id=str(getattr(target, "agent_id", "")), agent_variant=agent_variant)
+    started = time.monotonic()
+    hints = list(test.step_hints)
+    try:
+        execution.session_id = target.reset()
+        for hint in hints[: test.turn_limit]:
+            execution.turns.append(Turn(role="user", text=hint, ts=time.monotonic() - started))
+            reply = target.invoke(execution.session_id, hint)
+            execution.turns.append(Turn(role="agent", text=reply, ts=time.monotonic() - started))
+    except TargetError as exc:
+        execution.error = str(exc) or type(exc).__name__
+        execution.ended_by = "error"
+    else:
+        execution.ended_by = "hints_done" if len(hints) <= test.turn_limit else "turn_limit"
+    execution.duration_s = time.monotonic() - started
+    return execution
+
+
+def execute_tests(target: Target, tests: Sequence[TestCase], run_id: str, workers: int,
+                  progress: Progress | None = None, *, agent_variant: str = "original") -> list[Execution]:
+    """Execute ``tests`` concurrently (they are independent); results in the order of ``tests``.
+
+    The target must accept concurrent sessions when ``workers > 1``; ``progress(done, total)`` is
+    called from the calling thread as executions finish.
+    """
+    total = len(tests)
+    if workers <= 1 or total <= 1:
+        results = []
+        for done, test in enumerate(tests, start=1):
+            results.append(execute_test(target, test, run_id, agent_variant=agent_variant))
+            if progress is not None:
+                progress(done, total)
+        return results
+    slots: list[Execution | None] = [None] * total
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="adat-exec") as pool:
+        futures = {pool.submit(execute_test, target, test, run_id, agent_variant=agent_variant): i
+                   for i, test in enumerate(tests)}
+        for done, future in enumerate(as_completed(futures), start=1):
+            slots[futures[future]] = future.result()
+            if progress is not None:
+                progress(done, total)
+    return [e for e in slots if e is not None]

@@ -1,0 +1,69 @@
+"""Grounding check and ranking (paper §3.1–3.2).
+
+An LLM grounder judges, in batches, whether each statement is grounded in its supporting reply
+and how confident it is that an agent must behave so. Grounded statements are ranked by that
+confidence (descending; ties keep extraction order); ungrounded ones are kept with ``rank=None``
+so the warehouse shows what was removed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from adat.config import RunConfig
+from adat.llm.types import LLMError
+from adat.records import Statement
+from adat.roles import PROMPT_GROUNDER, GrounderInput, GrounderOutput, GroundingCandidate, GroundingItem
+from adat.stages.provenance import call_role
+
+log = logging.getLogger(__name__)
+
+
+def ground_statements(cfg: RunConfig, client: Any, statements: Sequence[Statement], *,
+                      counts: Counter[str] | None = None) -> list[Statement]:
+    """Copies of ``statements`` with ``grounded``, ``confidence`` and ``rank`` set.
+
+    Returned in rank order, then the ungrounded ones in extraction order. A statement the grounder
+    does not answer for (missing from its output, or its batch's call failed for good) counts as
+    ungrounded with confidence 0 — a statement nobody checked must not drive test generation.
+    ``counts`` gets ``grounder_error`` (statements of failed batches) and ``grounder_missing``.
+    """
+    counts = counts if counts is not None else Counter()
+    ordered = sorted(statements, key=lambda s: s.extraction_order)
+    size = cfg.statements.grounding_batch_size
+    judged: list[Statement] = []
+    for start in range(0, len(ordered), size):
+        judged.extend(_ground_batch(client, ordered[start:start + size], counts))
+    grounded = sorted((s for s in judged if s.grounded), key=lambda s: (-s.confidence, s.extraction_order))
+    for rank, statement in enumerate(grounded, start=1):
+        statement.rank = rank
+    return grounded + [s for s in judged if not s.grounded]
+
+
+def _ground_batch(client: Any, batch: Sequence[Statement], counts: Counter[str]) -> list[Statement]:
+    candidates = [GroundingCandidate(index=i, text=s.text, condition=s.condition, behavior=s.behavior,
+                                     supporting_reply=s.supporting_reply) for i, s in enumerate(batch)]
+    try:
+        out, _ = call_role(client, "grounder", PROMPT_GROUNDER, GrounderInput(statements=candidates),
+                           GrounderOutput)
+        items = out.items
+    except LLMError as exc:
+        log.warning("grounding of %d statements failed: %s", len(batch), exc)
+        counts["grounder_error"] += len(batch)
+        items = []
+    by_index: dict[int, GroundingItem] = {}
+    for answer in items:
+        by_index.setdefault(answer.index, answer)  # the first answer for an index wins
+    result = []
+    for i, statement in enumerate(batch):
+        item = by_index.get(i)
+        if item is None and items:
+            counts["grounder_missing"] += 1
+        grounded = item is not None and item.grounded
+        confidence = item.confidence if item is not None else 0.0
+        result.append(statement.model_copy(update={"grounded": grounded, "confidence": confidence,
+                                                   "rank": None}))
+    return result

@@ -1,0 +1,168 @@
+"""Test transformation: the attempt loop with adaptive pair selection (paper §3.3–3.4, DESIGN §4.5).
+
+Per attempt the selector picks a statement–instruction pair; the generator gets the statement,
+its supporting reply, the instruction, the statement's plain test, all discovery traces and the
+most recent tests, and writes a transformed test or reports the pair not applicable. A written
+test is executed and judged at once, and the selector learns from the applicability and the
+verdict before the next attempt.
+
+Resuming: ``done_attempts`` (the Attempt rows a crashed run already wrote) are replayed into the
+selector first — it is asked for its next pair, which must be the recorded one (selectors are
+seeded, so the same outcomes give the same choices), and told the recorded outcome. The loop
+then continues with the next attempt number.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from adat.config import RunConfig
+from adat.errors import UserError
+from adat.llm.types import LLMError
+from adat.records import Attempt, Execution, Instruction, Statement, TestCase, Trace, Verdict
+from adat.roles import PROMPT_TRANSFORM, TransformInput, TransformOutput
+from adat.selection.pair import Pair, PairSelector
+from adat.selection.posteriors import reward_of
+from adat.stages.execution import execute_test
+from adat.stages.ids import transformed_test_id
+from adat.stages.judging import judge_execution
+from adat.stages.provenance import call_role
+from adat.stages.views import instruction_view, statement_view, test_from_generated, test_view, trace_view
+from adat.targets.base import Target
+
+log = logging.getLogger(__name__)
+
+ExecuteFn = Callable[[TestCase], Execution]
+JudgeFn = Callable[[TestCase, Execution], Verdict]
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class AttemptOutcome:
+    """Everything one attempt produced; handed to ``on_attempt`` so a caller can persist it at once."""
+
+    attempt: Attempt
+    test: TestCase | None = None
+    execution: Execution | None = None
+    verdict: Verdict | None = None
+
+
+def transform(cfg: RunConfig, client: Any, selector: PairSelector, target: Target,
+              statements: Sequence[Statement], plain_tests: Sequence[TestCase], traces: Sequence[Trace],
+              instructions: Sequence[Instruction], run_id: str, *,
+              judge_fn: JudgeFn | None = None, execute_fn: ExecuteFn | None = None,
+              progress: Progress | None = None, done_attempts: Sequence[Attempt] = (),
+              done_tests: Sequence[TestCase] = (), on_attempt: Callable[[AttemptOutcome], None] | None = None,
+              counts: Counter[str] | None = None,
+              ) -> tuple[list[TestCase], list[Attempt], list[Execution], list[Verdict]]:
+    """Run attempts until the selector stops; returns the rows of the attempts made in this call.
+
+    ``execute_fn(test)`` / ``judge_fn(test, execution)`` default to :func:`execute_test` on
+    ``target`` and :func:`judge_execution` with ``client``. ``done_tests`` are the transformed
+    tests of ``done_attempts`` (they count as recent tests for the generator). ``on_attempt`` is
+    called after every attempt. ``progress(attempt_no, budget)``. ``counts`` gets
+    ``generator_error``, ``not_applicable`` and ``tests``.
+    """
+    counts = counts if counts is not None else Counter()
+    run_execute: ExecuteFn = execute_fn or (lambda test: execute_test(target, test, run_id))
+    run_judge: JudgeFn = judge_fn or (lambda test, ex: judge_execution(cfg, client, test, ex, run_id))
+    replay_attempts(selector, done_attempts)
+    written_at = {a.test_id: a.attempt_no for a in done_attempts if a.test_id}
+    done_in_order = sorted(done_tests, key=lambda t: written_at.get(t.test_id, 0))
+    context = _Context(cfg, statements, plain_tests, traces, instructions, done_in_order)
+    budget = min(cfg.selector.max_attempts_cap, cfg.selector.attempts_per_test * cfg.generation.n)
+    tests: list[TestCase] = []
+    attempts: list[Attempt] = []
+    executions: list[Execution] = []
+    verdicts: list[Verdict] = []
+    while (pair := selector.next_pair()) is not None:
+        outcome = _attempt(cfg, client, selector.name, pair, context, run_id, run_execute, run_judge, counts)
+        selector.update(pair, applicable=outcome.attempt.applicable,
+                        verdict=outcome.verdict.verdict if outcome.verdict is not None else None)
+        attempts.append(outcome.attempt)
+        if outcome.test is not None:
+            tests.append(outcome.test)
+            context.recent.append(outcome.test)
+        if outcome.execution is not None:
+            executions.append(outcome.execution)
+        if outcome.verdict is not None:
+            verdicts.append(outcome.verdict)
+        if on_attempt is not None:
+            on_attempt(outcome)
+        if progress is not None:
+            progress(pair.attempt_no, budget)
+    log.info("transformation stopped (%s) after %d attempts in this call", selector.stop_reason(), len(attempts))
+    return tests, attempts, executions, verdicts
+
+
+def replay_attempts(selector: PairSelector, done_attempts: Sequence[Attempt]) -> None:
+    """Bring a fresh selector to the state after ``done_attempts`` (see the module docstring)."""
+    for done in sorted(done_attempts, key=lambda a: a.attempt_no):
+        pair = selector.next_pair()
+        chosen = (pair.attempt_no, pair.statement_id, pair.instruction_id) if pair is not None else None
+        if chosen != (done.attempt_no, done.statement_id, done.instruction_id):
+            raise UserError(
+                f"cannot resume: attempt {done.attempt_no} was ({done.statement_id}, {done.instruction_id}) "
+                f"but the selector now chooses {chosen}", field="selector",
+                fix="resume with the run's original config and inputs, or start a new run id")
+        assert pair is not None
+        selector.update(pair, applicable=done.applicable, verdict=done.verdict if done.applicable else None)
+
+
+class _Context:
+    """What the generator is shown besides the pair: lookups and the most recent tests."""
+
+    def __init__(self, cfg: RunConfig, statements: Sequence[Statement], plain_tests: Sequence[TestCase],
+                 traces: Sequence[Trace], instructions: Sequence[Instruction],
+                 done_tests: Sequence[TestCase]) -> None:
+        self.statements = {s.statement_id: s for s in statements}
+        self.instructions = {i.instruction_id: i for i in instructions}
+        self.plain = {t.statement_id: t for t in plain_tests if t.statement_id}
+        self.traces = [trace_view(t) for t in traces if t.kind == "discovery"]
+        # "the tests most recently written in the run": plain tests were written first.
+        self.recent: list[TestCase] = [*plain_tests, *done_tests]
+        self.keep = cfg.generation.recent_tests
+
+    def recent_views(self) -> list[Any]:
+        return [test_view(t) for t in self.recent[-self.keep:]] if self.keep else []
+
+
+def _attempt(cfg: RunConfig, client: Any, selector_name: str, pair: Pair, ctx: _Context, run_id: str,
+             run_execute: ExecuteFn, run_judge: JudgeFn, counts: Counter[str]) -> AttemptOutcome:
+    statement = ctx.statements[pair.statement_id]
+    instruction = ctx.instructions[pair.instruction_id]
+    plain = ctx.plain.get(statement.statement_id)
+    row: dict[str, Any] = {"run_id": run_id, "attempt_no": pair.attempt_no, "statement_id": pair.statement_id,
+                           "instruction_id": pair.instruction_id, "selector": selector_name,
+                           "block": pair.block, "pass_no": pair.pass_no, "scores_json": pair.scores_json()}
+    transform_in = TransformInput(
+        statement=statement_view(statement), supporting_reply=statement.supporting_reply,
+        instruction=instruction_view(instruction), plain_test=test_view(plain) if plain is not None else None,
+        discovery_traces=ctx.traces, recent_tests=ctx.recent_views(), tester_facts=list(cfg.tester_facts),
+        turn_limit=cfg.generation.turn_limit)
+    try:
+        out, produced = call_role(client, "generator", PROMPT_TRANSFORM, transform_in, TransformOutput)
+    except LLMError as exc:
+        log.warning("attempt %d: generator failed: %s", pair.attempt_no, exc)
+        counts["generator_error"] += 1
+        return AttemptOutcome(Attempt(**row, applicable=False, reason=f"generator error: {exc}"))
+    if not out.applicable or out.test is None:
+        counts["not_applicable"] += 1
+        reason = out.reason if not out.applicable else f"applicable but no test was written ({out.reason})"
+        return AttemptOutcome(Attempt(**row, applicable=False, reason=reason))
+    test = test_from_generated(
+        out.test, test_id=transformed_test_id(run_id, statement.statement_id, instruction.instruction_id),
+        run_id=run_id, kind="transformed", turn_limit=cfg.generation.turn_limit,
+        statement_id=statement.statement_id, instruction_id=instruction.instruction_id, produced=produced,
+        provenance=f"statement {statement.statement_id} transformed by {instruction.instruction_id} "
+                   f"({instruction.title}): {out.reason}")
+    execution = run_execute(test)
+    verdict = run_judge(test, execution)
+    counts["tests"] += 1
+    return AttemptOutcome(Attempt(**row, applicable=True, reason=out.reason, test_id=test.test_id,
+                                  verdict=verdict.verdict, reward=reward_of(verdict.verdict)),
+                          test=test, execution=execution, verdict=verdict)

@@ -1,0 +1,173 @@
+"""The DuckDB catalog: one view per warehouse table plus the ``sql/staging`` views.
+
+The catalog file (``<root>/adat.duckdb``) holds views only, never data. It is built as a temp
+file next to the target and ``os.replace``-d into place, because a DuckDB file held open
+read-write blocks every other process (read-only opens included): an analyst's read-only
+connection keeps the old file (its inode) and keeps answering; connections opened afterwards by
+other processes see the new views. (Within one process DuckDB caches the database instance by
+path: a process holding a connection open keeps getting the old catalog until it closes them.)
+
+Base views (``traces``, ``verdicts``, …) read ``<root>/runs/<table>/run_id=*/part-*.parquet``
+by absolute path with Hive partitioning (``run_id`` typed VARCHAR, never auto-cast to a number)
+and ``union_by_name`` (parts written before a field was added give NULL). Their columns are the
+record's fields in order, ``run_id``, and two load-order columns for dedupe: ``_part`` (part file
+name, which sorts by write time) and ``_row`` (row number inside the part). A table with no files
+yet gets a typed view with zero rows. The glob is re-read at query time, so new parts and runs
+show up without a rebuild; rebuild when a table gets its first file or a record gains a field
+(:func:`catalog_is_stale` tells).
+
+Staging views: each ``sql/staging/stg_<name>.sql`` is one bare ``select`` (CTEs allowed), wrapped
+here as ``create or replace view stg_<name> as …``; staging views may use each other in any
+file order.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import uuid
+from pathlib import Path
+
+import duckdb
+
+from adat.errors import UserError
+from adat.records import TABLES, Record
+from adat.warehouse.parquet import PART_GLOB, RUNS_DIR, table_dir
+from adat.warehouse.schema import PARTITION_COLUMN, arrow_schema
+
+CATALOG_FILE = "adat.duckdb"
+STAGING_DIR = "staging"
+ORDER_COLUMNS = ("_part", "_row")
+_STAGING_NAME = re.compile(r"stg_[a-z0-9_]+")
+
+
+def catalog_path(root: Path) -> Path:
+    """Where the catalog of warehouse ``root`` lives by default."""
+    return Path(root) / CATALOG_FILE
+
+
+def build_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -> Path:
+    """(Re)build the catalog of warehouse ``root`` atomically and return its path."""
+    root = Path(root).resolve()
+    db = Path(db_path) if db_path is not None else catalog_path(root)
+    db.parent.mkdir(parents=True, exist_ok=True)
+    tmp = db.with_name(f".{db.name}.{uuid.uuid4().hex[:12]}.tmp")
+    try:
+        con = duckdb.connect(str(tmp))
+        try:
+            for table, model in TABLES.items():
+                con.execute(_base_view_sql(con, root, table, model))
+            _create_staging_views(con, staging_files(sql_dir))
+            con.execute("checkpoint")
+        finally:
+            con.close()
+        # A WAL left by someone who opened the old file read-write must not be replayed onto the new one.
+        Path(f"{db}.wal").unlink(missing_ok=True)
+        os.replace(tmp, db)
+    finally:
+        tmp.unlink(missing_ok=True)
+        Path(f"{tmp}.wal").unlink(missing_ok=True)
+    return db
+
+
+def staging_files(sql_dir: Path) -> list[Path]:
+    """The ``stg_*.sql`` files of ``sql_dir/staging``, sorted; UserError on a badly named one."""
+    directory = Path(sql_dir) / STAGING_DIR
+    files = sorted(directory.glob("*.sql")) if directory.is_dir() else []
+    for path in files:
+        if not _STAGING_NAME.fullmatch(path.stem):
+            raise UserError("staging file name is not stg_<snake_case>.sql", file=str(path),
+                            fix="rename it: the file name is the view name")
+    return files
+
+
+def catalog_is_stale(root: Path, sql_dir: Path, *, db_path: Path | None = None) -> bool:
+    """True when the catalog is missing or older than a table/partition directory or staging file.
+
+    Writing or removing a part touches its partition directory, so directory mtimes suffice.
+    """
+    db = Path(db_path) if db_path is not None else catalog_path(root)
+    if not db.is_file():
+        return True
+    built = db.stat().st_mtime_ns
+    runs = Path(root) / RUNS_DIR
+    watched = [runs, *runs.glob("*"), *runs.glob(f"*/{PARTITION_COLUMN}=*")] if runs.is_dir() else []
+    staging = Path(sql_dir) / STAGING_DIR
+    watched += [staging, *staging.glob("*.sql")] if staging.is_dir() else []
+    return any(path.stat().st_mtime_ns >= built for path in watched)
+
+
+def _base_view_sql(con: duckdb.DuckDBPyConnection, root: Path, table: str, model: type[Record]) -> str:
+    expected = _duckdb_types(con, model)
+    pattern = str(table_dir(root, table).resolve() / f"{PARTITION_COLUMN}=*" / PART_GLOB)
+    order_cols = [f"parse_filename(filename) as {ORDER_COLUMNS[0]}", f"file_row_number as {ORDER_COLUMNS[1]}"]
+    if not glob.glob(pattern):
+        typed_nulls = [f"cast(null as {typ}) as {_ident(name)}" for name, typ in expected.items()]
+        typed_nulls += [f"cast(null as varchar) as {ORDER_COLUMNS[0]}", f"cast(null as bigint) as {ORDER_COLUMNS[1]}"]
+        return f"create or replace view {_ident(table)} as select {', '.join(typed_nulls)} where false"
+    scan = (f"read_parquet({_literal(pattern)}, hive_partitioning = true, union_by_name = true, "
+            f"hive_types = {{'{PARTITION_COLUMN}': 'VARCHAR'}}, filename = true, file_row_number = true)")
+    present = {row[0]: row[1] for row in con.execute(f"describe select * from {scan}").fetchall()}
+    columns = []
+    for name, typ in expected.items():
+        if name not in present:
+            columns.append(f"cast(null as {typ}) as {_ident(name)}")
+        elif present[name] != typ:
+            columns.append(f"cast({_ident(name)} as {typ}) as {_ident(name)}")
+        else:
+            columns.append(_ident(name))
+    return f"create or replace view {_ident(table)} as select {', '.join(columns + order_cols)} from {scan}"
+
+
+def _duckdb_types(con: duckdb.DuckDBPyConnection, model: type[Record]) -> dict[str, str]:
+    """Column -> DuckDB type of ``model``'s table, via DuckDB's own reading of the Arrow schema."""
+    schema = arrow_schema(model)
+    if PARTITION_COLUMN not in schema.names:
+        import pyarrow as pa
+
+        schema = schema.append(pa.field(PARTITION_COLUMN, pa.string()))
+    relation = con.from_arrow(schema.empty_table())
+    return {name: str(typ) for name, typ in zip(relation.columns, relation.dtypes, strict=True)}
+
+
+def _create_staging_views(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
+    """Create every staging view; retry those whose dependencies are not created yet."""
+    pending = {path: _view_sql(path) for path in files}
+    while pending:
+        failures: dict[Path, str] = {}
+        for path, sql in pending.items():
+            try:
+                con.execute(sql)
+            except duckdb.CatalogException as exc:  # may be a staging view created later in this pass
+                failures[path] = str(exc)
+            except duckdb.Error as exc:
+                raise _sql_error(path, exc) from None
+        if len(failures) == len(pending):
+            path, message = next(iter(failures.items()))
+            raise UserError(_first_line(message), file=str(path), fix="fix the table/view or column name")
+        pending = {path: pending[path] for path in failures}
+
+
+def _view_sql(path: Path) -> str:
+    body = path.read_text(encoding="utf-8").strip().rstrip(";").rstrip()
+    if not body or not re.search(r"\bselect\b", body, re.IGNORECASE):
+        raise UserError("staging file must hold one select statement", file=str(path),
+                        fix="write a bare select (CTEs allowed); the catalog wraps it in a view")
+    return f"create or replace view {_ident(path.stem)} as\n{body}\n"
+
+
+def _sql_error(path: Path, exc: duckdb.Error) -> UserError:
+    return UserError(_first_line(str(exc)), file=str(path), fix="correct the SQL")
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else "error"
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"

@@ -1,0 +1,247 @@
+"""Records <-> Hive-partitioned Parquet tables, written atomically.
+
+Layout: ``<root>/runs/<table>/run_id=<run_id>/part-<time_ns>-<uuid>.parquet``.
+
+* **Partition column.** ``run_id`` lives only in the directory name (the Hive partition), not
+  inside the files: one source of truth, and DuckDB's ``hive_partitioning`` never sees two
+  competing values. Readers (here and in the catalog) add it back as a ``str`` column.
+* **Atomic writes.** A part is written to ``.part-….parquet.tmp`` in the partition directory,
+  fsynced, then ``os.replace``-d to its final name, and the directory is fsynced. The temp name
+  starts with a dot (pyarrow datasets skip it) and does not end in ``.parquet`` (DuckDB's
+  ``*.parquet`` globs do not match it; DuckDB does *not* skip dot- or underscore-files). A writer
+  killed at any point leaves either a whole part or an invisible temp file
+  (:func:`clean_temp_files` removes stale ones).
+* **Order.** Part names start with a zero-padded ``time.time_ns()``, so name order is write
+  order; staging views use it (``_part``, ``_row``) to keep the latest row per key.
+* **Replace.** ``replace=True`` writes the new part first and then unlinks the partition's other
+  parts. A reader listing the directory in between may see old and new rows together (never a
+  partial file, never an empty partition); staging views dedupe by key, and a crash in between is
+  repaired by running the same ``replace`` again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from adat.errors import UserError
+from adat.records import TABLES, Record
+from adat.warehouse.schema import PARTITION_COLUMN, arrow_schema, file_schema
+
+RUNS_DIR = "runs"
+PART_GLOB = "part-*.parquet"
+TEMP_SUFFIX = ".tmp"
+#: rows per Parquet row group; large enough for fast scans, small enough to stream.
+ROW_GROUP_ROWS = 64_000
+_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def check_run_id(run_id: str) -> str:
+    """``run_id`` if it is safe as a directory name and a Hive partition value, else UserError."""
+    if not isinstance(run_id, str) or not _RUN_ID.fullmatch(run_id):
+        raise UserError(f"run id {run_id!r} is not usable as a partition name", field="run_id",
+                        fix="use letters, digits, '.', '_' or '-', starting with a letter or digit")
+    return run_id
+
+
+def model_for(table: str) -> type[Record]:
+    """The record model of ``table``; ValueError for a name not in ``adat.records.TABLES``."""
+    try:
+        return TABLES[table]
+    except KeyError:
+        raise ValueError(f"unknown warehouse table {table!r}; known: {', '.join(TABLES)}") from None
+
+
+def table_dir(root: Path, table: str) -> Path:
+    """Directory holding every partition of ``table``."""
+    model_for(table)
+    return Path(root) / RUNS_DIR / table
+
+
+def partition_dir(root: Path, table: str, run_id: str) -> Path:
+    """Directory of one run's partition of ``table``."""
+    return table_dir(root, table) / f"{PARTITION_COLUMN}={check_run_id(run_id)}"
+
+
+def write_records(root: Path, table: str, records: Sequence[Record], *, run_id: str,
+                  replace: bool = False) -> Path | None:
+    """Append ``records`` to ``table`` as one new part of run ``run_id``; return its path.
+
+    Every record must be of the table's model and carry ``run_id`` (an empty ``run_id``, as on
+    catalog instructions, is set). With ``replace=True`` the new part replaces every existing part
+    of that run (a recomputed stage); with no records the partition is then emptied. Returns None
+    when nothing was written.
+    """
+    model = model_for(table)
+    directory = partition_dir(root, table, run_id)
+    rows = [_row(_stamped(record, model, run_id, table)) for record in records]
+    _check_aware_datetimes(rows, model)
+    written = _write_part(directory, pa.Table.from_pylist(rows, schema=file_schema(model))) if rows else None
+    if replace and directory.is_dir():
+        for old in directory.glob(PART_GLOB):
+            if old != written:
+                old.unlink(missing_ok=True)
+        _fsync_dir(directory)
+    return written
+
+
+def read_records(root: Path, table: str, *, run_id: str | None = None) -> list[Record]:
+    """Every record of ``table`` (one run's when ``run_id`` is given), in write order."""
+    model = model_for(table)
+    has_run_id = PARTITION_COLUMN in model.model_fields
+    out: list[Record] = []
+    for rid, path in _parts(root, table, run_id):
+        data = pq.read_table(path)
+        _check_columns(data.schema.names, model, path)
+        for row in data.to_pylist():
+            if has_run_id:
+                row[PARTITION_COLUMN] = rid
+            out.append(model.model_validate(row))
+    return out
+
+
+def read_frame(root: Path, table: str, run_id: str | None = None) -> pd.DataFrame:
+    """``table`` as a DataFrame with the record's columns in order and ``run_id`` as ``str``.
+
+    Columns a part lacks (written before a field was added) are NULL; an empty table gives an
+    empty frame with the right columns.
+    """
+    model = model_for(table)
+    target = file_schema(model)
+    pieces: list[pa.Table] = []
+    for rid, path in _parts(root, table, run_id):
+        data = pq.read_table(path)
+        _check_columns(data.schema.names, model, path)
+        columns = [data.column(f.name).cast(f.type) if f.name in data.schema.names else pa.nulls(len(data), f.type)
+                   for f in target]
+        run_col = pa.array([rid] * len(data), pa.string())
+        pieces.append(_with_partition(pa.Table.from_arrays(columns, names=target.names), run_col, model))
+    if not pieces:
+        return _nullable(arrow_schema(model)).empty_table().to_pandas()
+    return pa.concat_tables(pieces, promote_options="permissive").to_pandas()
+
+
+def run_ids(root: Path, table: str) -> list[str]:
+    """Run ids that have a partition directory in ``table``, sorted."""
+    tdir = table_dir(root, table)
+    prefix = f"{PARTITION_COLUMN}="
+    return sorted(p.name[len(prefix):] for p in tdir.glob(prefix + "*") if p.is_dir()) if tdir.is_dir() else []
+
+
+def clean_temp_files(root: Path, *, older_than_s: float = 3600.0) -> int:
+    """Remove temp files that crashed writers left behind (older than ``older_than_s``)."""
+    runs = Path(root) / RUNS_DIR
+    cutoff = time.time() - older_than_s
+    removed = 0
+    for tmp in runs.glob(f"*/{PARTITION_COLUMN}=*/.part-*{TEMP_SUFFIX}") if runs.is_dir() else []:
+        if tmp.stat().st_mtime < cutoff:
+            tmp.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
+def _stamped(record: Record, model: type[Record], run_id: str, table: str) -> Record:
+    if not isinstance(record, model):
+        raise TypeError(f"table {table!r} holds {model.__name__} records, got {type(record).__name__}")
+    if PARTITION_COLUMN not in model.model_fields:
+        return record
+    own = getattr(record, PARTITION_COLUMN)
+    if own == "":
+        return record.model_copy(update={PARTITION_COLUMN: run_id})
+    if own != run_id:
+        raise ValueError(f"{model.__name__} with run_id {own!r} written to partition run_id={run_id!r}")
+    return record
+
+
+def _row(record: Record) -> dict[str, Any]:
+    return record.model_dump(mode="python", exclude={PARTITION_COLUMN})
+
+
+def _check_aware_datetimes(rows: list[dict[str, Any]], model: type[Record]) -> None:
+    """Naive datetimes would be stored as if UTC; refuse them rather than shift times silently."""
+    fields = [f.name for f in file_schema(model) if "timestamp" in str(f.type)]
+    for row in rows:
+        for name in fields:
+            for value in _datetimes(row[name]):
+                if value.tzinfo is None or value.utcoffset() is None:
+                    raise ValueError(f"{model.__name__}.{name}: naive datetime {value!r}; "
+                                     "use a timezone-aware one, e.g. datetime.now(timezone.utc)")
+
+
+def _datetimes(value: Any) -> Iterator[datetime]:
+    if isinstance(value, datetime):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _datetimes(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _datetimes(item)
+
+
+def _write_part(directory: Path, data: pa.Table) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    name = f"part-{time.time_ns():020d}-{uuid.uuid4().hex[:12]}.parquet"
+    final, tmp = directory / name, directory / f".{name}{TEMP_SUFFIX}"
+    try:
+        pq.write_table(data, tmp, row_group_size=ROW_GROUP_ROWS, compression="zstd")
+        _fsync_file(tmp)
+        os.replace(tmp, final)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(directory)
+    return final
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make the rename durable; some filesystems cannot fsync a directory, which is harmless."""
+    with contextlib.suppress(OSError):
+        _fsync_file(directory)
+
+
+def _parts(root: Path, table: str, run_id: str | None) -> Iterator[tuple[str, Path]]:
+    if run_id is not None:
+        directory = partition_dir(root, table, run_id)
+        for path in sorted(directory.glob(PART_GLOB)):
+            yield run_id, path
+        return
+    for rid in run_ids(root, table):
+        for path in sorted(partition_dir(root, table, rid).glob(PART_GLOB)):
+            yield rid, path
+
+
+def _check_columns(names: list[str], model: type[Record], path: Path) -> None:
+    unknown = set(names) - set(model.model_fields)
+    if unknown:
+        raise ValueError(f"{path}: columns {sorted(unknown)} are not fields of {model.__name__}; "
+                         "a field was removed or renamed: migrate or delete the old partition")
+
+
+def _with_partition(data: pa.Table, run_col: pa.Array, model: type[Record]) -> pa.Table:
+    index = list(model.model_fields).index(PARTITION_COLUMN) if PARTITION_COLUMN in model.model_fields \
+        else data.num_columns
+    return data.add_column(index, pa.field(PARTITION_COLUMN, pa.string()), run_col)
+
+
+def _nullable(schema: pa.Schema) -> pa.Schema:
+    return pa.schema([f.with_nullable(True) for f in schema])

@@ -1,0 +1,195 @@
+"""Run a query from ``sql/`` by name against the catalog, with bound parameters.
+
+Conventions for query files (see ``sql/README.md``):
+
+* One statement per file. A header comment line ``-- params: run_id, fault_id`` declares the
+  named parameters the query uses as ``$run_id``/``$fault_id``. Values are always bound by DuckDB,
+  never spliced into the text.
+* An optional run filter is written ``($run_id is null or run_id = $run_id)``; the CLI passes
+  ``run_id=None`` when ``--run`` is not given.
+* Names resolve in ``sql/metrics``, then ``sql/checks``, then ``sql/staging``; ``metrics/x``
+  names one folder; anything that is an existing file is used as is.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+import json
+import re
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from adat.errors import UserError
+from adat.warehouse.catalog import build_catalog, catalog_is_stale, catalog_path
+
+QUERY_FOLDERS = ("metrics", "checks", "staging")
+#: values of ``adat sql --format``
+OUTPUT_FORMATS = ("table", "csv", "parquet")
+_PARAMS_LINE = re.compile(r"^\s*--\s*params\s*:(.*)$", re.IGNORECASE)
+_PARAM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def resolve_query(name_or_file: str, sql_dir: Path) -> Path:
+    """The query file for a name (``validity_rate``, ``metrics/validity_rate``) or a file path."""
+    candidate = Path(name_or_file)
+    if candidate.is_file():
+        return candidate
+    sql_dir = Path(sql_dir)
+    stem = name_or_file[:-4] if name_or_file.endswith(".sql") else name_or_file
+    if "/" in stem:
+        matches = [sql_dir / f"{stem}.sql"] if (sql_dir / f"{stem}.sql").is_file() else []
+    else:
+        matches = [sql_dir / folder / f"{stem}.sql" for folder in QUERY_FOLDERS
+                   if (sql_dir / folder / f"{stem}.sql").is_file()]
+    if len(matches) > 1:
+        names = ", ".join(f"{m.parent.name}/{m.stem}" for m in matches)
+        raise UserError(f"query name {name_or_file!r} is ambiguous: {names}", field="NAME",
+                        fix="prefix the folder, e.g. metrics/NAME")
+    if matches:
+        return matches[0]
+    known = available_queries(sql_dir)
+    close = difflib.get_close_matches(stem, known, n=5, cutoff=0.5)
+    close += [k for k in difflib.get_close_matches(stem, [k.split("/", 1)[1] for k in known], n=5, cutoff=0.5)
+              if k not in close]
+    hint = f"did you mean: {', '.join(close)}" if close else f"see {sql_dir}/{{{','.join(QUERY_FOLDERS)}}}/*.sql"
+    raise UserError(f"no query named {name_or_file!r}", file=str(sql_dir), field="NAME", fix=hint)
+
+
+def available_queries(sql_dir: Path) -> list[str]:
+    """Every runnable query as ``folder/name``, sorted."""
+    return sorted(f"{folder}/{path.stem}" for folder in QUERY_FOLDERS
+                  for path in (Path(sql_dir) / folder).glob("*.sql"))
+
+
+def declared_params(sql_file: Path) -> list[str]:
+    """Parameter names from the ``-- params:`` lines of the file's leading comment block."""
+    names: list[str] = []
+    for line in Path(sql_file).read_text(encoding="utf-8").splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith("--"):
+            break
+        match = _PARAMS_LINE.match(stripped)
+        if match:
+            for name in (part.strip().lstrip("$") for part in match.group(1).split(",")):
+                if not _PARAM_NAME.fullmatch(name):
+                    raise UserError(f"bad parameter name {name!r}", file=str(sql_file), field="-- params",
+                                    fix="list names separated by commas, e.g. '-- params: run_id'")
+                names.append(name)
+    return names
+
+
+def run_query(db_path: Path, sql_file: Path, params: Mapping[str, object]) -> pa.Table:
+    """Run ``sql_file`` on the catalog at ``db_path`` (opened read-only) with bound parameters.
+
+    Every declared parameter must be in ``params`` (its value may be None); a parameter given a
+    value that the file does not declare is an error, so a typo'd ``--run`` never goes unnoticed.
+    """
+    if not Path(db_path).is_file():
+        raise UserError("catalog not found", file=str(db_path), fix="build it with build_catalog / `adat sql`")
+    declared = declared_params(sql_file)
+    missing = [name for name in declared if name not in params]
+    if missing:
+        raise UserError(f"missing value for parameter(s) {', '.join(missing)}", file=str(sql_file),
+                        field="-- params", fix="pass them (e.g. --run RUN_ID)")
+    unused = [name for name, value in params.items() if name not in declared and value is not None]
+    if unused:
+        raise UserError(f"query takes no parameter(s) {', '.join(unused)}", file=str(sql_file),
+                        field="-- params", fix="drop them, or declare and use them in the query")
+    sql = Path(sql_file).read_text(encoding="utf-8")
+    bound = {name: params[name] for name in declared}
+    con = duckdb.connect(str(db_path), read_only=True)
+    try:
+        relation = con.sql(sql, params=bound or None)
+        if relation is None:
+            raise UserError("the query returns no result set", file=str(sql_file), fix="end the file with a select")
+        return relation.to_arrow_table()
+    except duckdb.Error as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise UserError(first, file=str(sql_file), fix="correct the query (parameters go in '-- params:')") from None
+    finally:
+        con.close()
+
+
+def format_table(table: pa.Table, fmt: str, out: Path | None = None) -> str | None:
+    """Render ``table`` as text (``table``/``csv``) or write it (``parquet``, or any format with ``out``).
+
+    ``fmt`` is one of :data:`OUTPUT_FORMATS`. Returns the text to print (print it verbatim, e.g.
+    ``sys.stdout.write``: re-wrapping breaks CSV), or None when it was written to ``out``.
+    """
+    if fmt == "parquet":
+        if out is None:
+            raise UserError("--format parquet needs an output file", field="--out", fix="add --out FILE.parquet")
+        pq.write_table(table, out)
+        return None
+    if fmt == "csv":
+        text = _csv_text(table)
+    elif fmt == "table":
+        text = _box_text(table)
+    else:
+        raise UserError(f"unknown format {fmt!r}", field="--format", fix="use table, csv or parquet")
+    if out is None:
+        return text
+    Path(out).write_text(text, encoding="utf-8")
+    return None
+
+
+def sql_command(data_root: Path, sql_dir: Path, name: str, run_id: str | None, fmt: str,
+                out: Path | None, params: Mapping[str, object] | None = None) -> str | None:
+    """What ``adat sql NAME|FILE [--run RUN_ID] [--format …] [--out FILE]`` does.
+
+    Rebuilds the catalog first when it is missing or older than the data, runs the query with
+    ``run_id`` (None = every run) and any further ``params``, and returns the text to print
+    (None when written to ``out``).
+    """
+    sql_file = resolve_query(name, sql_dir)
+    db = catalog_path(data_root)
+    if catalog_is_stale(data_root, sql_dir):
+        try:
+            build_catalog(data_root, sql_dir)
+        except OSError as exc:  # a read-only data root: fall back to the catalog that is there
+            if not db.is_file():
+                raise UserError(f"cannot build the catalog: {exc.strerror}", file=str(db),
+                                fix="make the data directory writable or point --data at a built one") from None
+    table = run_query(db, sql_file, {"run_id": run_id, **(params or {})})
+    return format_table(table, fmt, out)
+
+
+def _plain(value: Any) -> Any:
+    """A cell as CSV/terminal text: nested values as JSON, everything else unchanged."""
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return value
+
+
+def _csv_text(table: pa.Table) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(table.column_names)
+    for row in table.to_pylist():
+        writer.writerow(["" if v is None else _plain(v) for v in row.values()])
+    return buffer.getvalue()
+
+
+def _box_text(table: pa.Table) -> str:
+    from rich.console import Console
+    from rich.table import Table
+
+    box = Table(show_lines=False)
+    for name in table.column_names:
+        box.add_column(name, overflow="fold")
+    for row in table.to_pylist():
+        box.add_row(*("NULL" if v is None else str(_plain(v)) for v in row.values()))
+    width = shutil.get_terminal_size((200, 24)).columns  # 200 when not a terminal (piped)
+    console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False)
+    console.print(box)
+    console.print(f"{table.num_rows} row{'s' if table.num_rows != 1 else ''}")
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    return str(text)

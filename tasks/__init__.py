@@ -1,0 +1,1 @@
+"""Prefect tasks: each wraps exactly one step function of ``adat.pipeline``."""

@@ -1,0 +1,40 @@
+"""Shared pytest options and fixtures."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = (REPO / ".." / "shared").resolve()
+
+# No test may reach a real endpoint or a model hub.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+os.environ.setdefault("DO_NOT_TRACK", "1")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--runlive", action="store_true", default=False,
+                     help="run tests marked live (they call a real LLM endpoint)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--runlive"):
+        return
+    skip_live = pytest.mark.skip(reason="live test: needs a real LLM endpoint; pass --runlive to run it")
+    for item in items:
+        if "live" in item.keywords:
+            item.add_marker(skip_live)
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """../shared next to the checkout (benchmarks, seeds); tests needing it skip when absent."""
+    if not (SHARED / "benchmarks").is_dir():
+        pytest.skip(f"../shared/benchmarks not found at {SHARED} (only present on the developers' machines)")
+    return SHARED

@@ -1,0 +1,187 @@
+"""The transformation loop with the real AdaT2 selector: n/a, generator errors, verdicts, resume."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import pytest
+
+from adat.errors import UserError
+from adat.llm.types import LLMError, LLMRequest
+from adat.records import Attempt, Instruction
+from adat.selection import Pair, make_selector
+from adat.stages.ids import transformed_test_id
+from adat.stages.transformation import AttemptOutcome, transform
+from tests.test_stages.conftest import RUN, Roles, ScriptedTarget, by_prompt, make_statement, make_test, make_trace
+
+GENERATED = {"goal": "g", "step_hints": ["cancel order #1"], "success_criteria": ["agent refuses"],
+             "failure_criteria": ["agent cancels"], "expected_side": "denied", "assumed_facts": []}
+
+
+def instructions() -> list[Instruction]:
+    return [Instruction(instruction_id=k, title=f"title {k}", text=f"do {k}", factor="value",
+                        applicability="always", prior_applicability=p)
+            for k, p in (("k-ok", 0.5), ("k-na", 0.6), ("k-err", 0.4))]
+
+
+def generator(request: LLMRequest) -> Any:
+    """k-ok writes a test, k-na is not applicable, k-err fails for good."""
+    kid = request.variables["instruction"]["instruction_id"]
+    if kid == "k-err":
+        return LLMError("generator down")
+    if kid == "k-na":
+        return {"applicable": False, "reason": "no numeric input", "test": None}
+    return {"applicable": True, "reason": "moves to the other side", "test": GENERATED}
+
+
+def judge(request: LLMRequest) -> Any:
+    return {"verdict": "pass", "rationale": "refused", "criteria": [
+        {"criterion": "agent refuses", "kind": "success", "holds": True, "rationale": ""},
+        {"criterion": "agent cancels", "kind": "failure", "holds": False, "rationale": ""}]}
+
+
+class Setup:
+    def __init__(self, roles: Roles, n: int = 3) -> None:
+        roles.cfg.generation.n = n
+        roles.cfg.generation.recent_tests = 2
+        roles.cfg.selector.block_size = 2
+        self.roles = roles
+        self.statements = [make_statement(f"s{i}", i, rank=i + 1) for i in range(4)]
+        self.plain = [make_test("p0", ["plain 0"], statement_id="s0"), make_test("p1", ["plain 1"], statement_id="s1")]
+        self.traces = [make_trace("tr-1", "cancel #1", "Only pending orders can be cancelled.")]
+        self.instructions = instructions()
+        rng = np.random.default_rng(0)
+        emb = rng.normal(size=(4, 8))
+        self.embeddings = emb / np.linalg.norm(emb, axis=1, keepdims=True)
+        self.gen = roles.script("generator", generator)
+        self.judge = roles.script("judge", judge)
+        self.target = ScriptedTarget({"cancel": "Only pending orders can be cancelled."})
+
+    def selector(self) -> Any:
+        return make_selector(self.roles.cfg.selector, self.statements, self.instructions, self.embeddings,
+                             self.roles.cfg.generation.n, seed=7)
+
+    def run(self, selector: Any = None, **kw: Any) -> Any:
+        return transform(self.roles.cfg, self.roles.client(), selector or self.selector(), self.target,
+                         self.statements, self.plain, self.traces, self.instructions, RUN, **kw)
+
+
+def test_loop_records_every_outcome_and_feeds_the_selector(roles: Roles) -> None:
+    s = Setup(roles)
+    selector = s.selector()
+    seen: list[AttemptOutcome] = []
+    counts: Counter[str] = Counter()
+    progress: list[tuple[int, int]] = []
+    tests, attempts, executions, verdicts = s.run(selector, on_attempt=seen.append, counts=counts,
+                                                  progress=lambda d, t: progress.append((d, t)))
+
+    assert selector.stop_reason() == "target" and len(tests) == 3
+    assert [a.attempt_no for a in attempts] == list(range(1, len(attempts) + 1))
+    assert len(seen) == len(attempts) and progress[-1] == (len(attempts), 18)
+    by_k = {k: [a for a in attempts if a.instruction_id == k] for k in ("k-ok", "k-na", "k-err")}
+    assert by_k["k-na"] and by_k["k-err"]  # the learning selector still tried them
+    assert all(not a.applicable and a.reason == "no numeric input" and a.test_id is None and a.reward is None
+               for a in by_k["k-na"])
+    assert all(not a.applicable and a.reason.startswith("generator error:") for a in by_k["k-err"])
+    assert counts["generator_error"] == len(by_k["k-err"]) and counts["not_applicable"] == len(by_k["k-na"])
+    assert all(a.applicable and a.verdict == "pass" and a.reward == 1.0 for a in by_k["k-ok"])
+    assert all(a.selector == "adat2" and a.scores_json.startswith("{") for a in attempts)
+
+    # tests: transformed, executed at once in a fresh session each, judged, ids per pair
+    assert [t.test_id for t in tests] == [a.test_id for a in by_k["k-ok"]]
+    for test, attempt in zip(tests, by_k["k-ok"], strict=True):
+        assert test.kind == "transformed" and test.instruction_id == "k-ok"
+        assert test.test_id == transformed_test_id(RUN, attempt.statement_id, "k-ok")
+        assert test.produced_by == "fake/generator" and test.prompt_id == "generate_transformed"
+    assert [e.test_id for e in executions] == [t.test_id for t in tests]
+    assert s.target.sessions == 3 and [v.verdict for v in verdicts] == ["pass"] * 3
+
+    # what the generator saw: its statement's plain test, the traces, the most recent tests
+    first = s.gen.requests[0].variables
+    assert first["discovery_traces"][0]["trace_id"] == "tr-1" and first["supporting_reply"].startswith("Only")
+    for request in s.gen.requests:
+        sid = request.variables["statement"]["statement_id"]
+        plain = request.variables["plain_test"]
+        assert (plain["test_id"] if plain else None) == {"s0": "p0", "s1": "p1"}.get(sid)
+    assert [t["test_id"] for t in first["recent_tests"]] == ["p0", "p1"]
+    last = s.gen.requests[-1].variables
+    assert [t["test_id"] for t in last["recent_tests"]] == [t.test_id for t in tests[:2]]
+
+
+def test_resume_replays_done_attempts_and_continues_identically(roles: Roles) -> None:
+    s = Setup(roles)
+    tests, attempts, _, _ = s.run()
+    assert len(attempts) >= 4
+    calls_full = len(s.gen.requests)
+
+    cut = 3
+    done = attempts[:cut]
+    done_tests = [t for t in tests if t.test_id in {a.test_id for a in done}]
+    tests2, attempts2, _, _ = s.run(done_attempts=done, done_tests=done_tests)
+    assert [a.model_dump() for a in attempts2] == [a.model_dump() for a in attempts[cut:]]
+    assert [t.test_id for t in tests2] == [t.test_id for t in tests if t not in done_tests]
+    assert len(s.gen.requests) - calls_full == len(attempts) - cut  # no generator call for replayed ones
+
+
+def test_resume_with_attempts_the_selector_would_not_make_is_refused(roles: Roles) -> None:
+    s = Setup(roles)
+    _, attempts, _, _ = s.run()
+    wrong = attempts[0].model_copy(update={"statement_id": "s-unknown"})
+    with pytest.raises(UserError, match="cannot resume"):
+        s.run(done_attempts=[wrong])
+
+
+def test_custom_execute_and_judge_functions_are_used(roles: Roles) -> None:
+    s = Setup(roles, n=1)
+    executed: list[str] = []
+
+    def execute(test: Any) -> Any:
+        from adat.stages.execution import execute_test
+        executed.append(test.test_id)
+        return execute_test(s.target, test, RUN, agent_variant="custom")
+
+    def fail_judge(test: Any, ex: Any) -> Any:
+        from adat.records import Verdict
+        return Verdict(run_id=RUN, execution_id=ex.execution_id, test_id=test.test_id, verdict="fail")
+
+    tests, attempts, executions, verdicts = s.run(execute_fn=execute, judge_fn=fail_judge)
+    assert executed == [t.test_id for t in tests] and executions[0].agent_variant == "custom"
+    written = [a for a in attempts if a.applicable]
+    assert [(a.verdict, a.reward) for a in written] == [("fail", 0.0)]
+    assert s.judge.requests == []
+
+
+
+class ScriptedSelector:
+    """Hands out fixed pairs and records the updates (the loop depends only on the protocol)."""
+
+    name = "scripted"
+
+    def __init__(self, pairs: list[Pair]) -> None:
+        self.pairs = list(pairs)
+        self.updates: list[tuple[str, bool, str | None]] = []
+
+    def next_pair(self) -> Pair | None:
+        return self.pairs.pop(0) if self.pairs else None
+
+    def update(self, pair: Pair, *, applicable: bool, verdict: str | None) -> None:
+        self.updates.append((pair.instruction_id, applicable, verdict))
+
+    def stop_reason(self) -> str | None:
+        return None if self.pairs else "budget"
+
+
+def test_applicable_without_a_test_counts_as_not_applicable(roles: Roles) -> None:
+    s = Setup(roles)
+    roles.script("generator", [{"applicable": True, "reason": "sure", "test": None},
+                               {"applicable": True, "reason": "ok", "test": GENERATED}])
+    selector = ScriptedSelector([Pair(1, "s2", "k-ok", 1, 1, {"x": 1}), Pair(2, "s3", "k-na", 1, 1)])
+    tests, attempts, _, _ = s.run(selector)
+    assert selector.updates == [("k-ok", False, None), ("k-na", True, "pass")]
+    assert attempts[0].reason == "applicable but no test was written (sure)" and not attempts[0].applicable
+    assert attempts[0].scores_json == '{"x": 1}' and attempts[1].block == 1
+    assert [t.statement_id for t in tests] == ["s3"]
+    # s2 and s3 have no plain test
+    assert roles.fakes["generator"].requests[0].variables["plain_test"] is None
