@@ -11,7 +11,6 @@ must fail for exactly that reason — so adat's tools accept and refuse what τ�
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -54,25 +53,27 @@ def tau2_retail(shared_dir: Path) -> tuple[RetailDB, list[dict]]:
 def test_gold_actions_of_all_tasks_replay(tau2_retail: tuple[RetailDB, list[dict]]) -> None:
     base, tasks = tau2_retail
     assert len(tasks) == 114
-    start = time.perf_counter()
     rejected: dict[tuple[str, int], str] = {}
-    writes = changed = 0
+    gold_writes = done_writes = 0
     for task in tasks:
         db = base.copy_fresh()
         tools = RetailTools(db)
+        wrote = False
         for index, action in enumerate(task["evaluation_criteria"]["actions"]):
+            gold_writes += action["name"] in WRITE_TOOLS
             try:
                 tools.call(action["name"], action["arguments"])
             except ToolError as err:
                 rejected[(task["id"], index)] = str(err)
             else:
-                writes += action["name"] in WRITE_TOOLS
-        changed += db.canonical_hash() != base.canonical_hash()
+                done_writes += action["name"] in WRITE_TOOLS
+                wrote = wrote or action["name"] in WRITE_TOOLS
+        # a task changes the database exactly when one of its writes went through
+        assert (db != base) == wrote, task["id"]
     assert set(rejected) == set(REJECTED_BY_TAU2), f"unexpected refusals: {rejected}"
     for key, expected in REJECTED_BY_TAU2.items():
         assert expected in rejected[key], (key, rejected[key])
-    assert writes == 188 - 2 and changed >= 100  # every gold write but the two τ²-bench refuses
-    assert time.perf_counter() - start < 30
+    assert done_writes == gold_writes - 2 > 150  # every gold write but the two τ²-bench refuses
 
 
 def test_gold_writes_leave_the_expected_records(tau2_retail: tuple[RetailDB, list[dict]]) -> None:

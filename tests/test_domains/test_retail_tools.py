@@ -22,9 +22,9 @@ from tests.test_domains.retail_helpers import (
 
 def test_tool_names_and_write_tools() -> None:
     assert len(TOOL_NAMES) == 16 and len(set(TOOL_NAMES)) == 16
-    assert WRITE_TOOLS == {"cancel_pending_order", "modify_pending_order_address", "modify_pending_order_payment",
+    assert {"cancel_pending_order", "modify_pending_order_address", "modify_pending_order_payment",
                            "modify_pending_order_items", "return_delivered_order_items",
-                           "exchange_delivered_order_items", "modify_user_address"}
+                           "exchange_delivered_order_items", "modify_user_address"} == WRITE_TOOLS
 
 
 # -- identity and read tools ------------------------------------------------------------------------

@@ -225,3 +225,11 @@ def test_parse_retry_after_forms() -> None:
     assert 25 <= (parse_retry_after({"retry-after": future}) or 0) <= 30
     assert parse_retry_after({"retry-after": "soon"}) is None
     assert parse_retry_after({}) is None
+
+
+def test_official_endpoint_uses_max_completion_tokens() -> None:
+    from adat.llm.providers.openai_chat import OpenAIProvider
+
+    assert OpenAIProvider(None, "sk-x", 1.0)._tokens_param == "max_completion_tokens"
+    assert OpenAIProvider("https://api.openai.com/v1", "sk-x", 1.0)._tokens_param == "max_completion_tokens"
+    assert OpenAIProvider("http://127.0.0.1:8000/v1", "sk-x", 1.0)._tokens_param == "max_tokens"

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -106,7 +104,3 @@ def make_test(test_id: str, hints: list[str], *, turn_limit: int = 10, statement
                     step_hints=hints, success_criteria=success or ["agent refuses"],
                     failure_criteria=failure or ["agent cancels"], turn_limit=turn_limit)
 
-
-def by_prompt(handlers: dict[str, Callable[[Any], Any]]) -> Callable[[Any], Any]:
-    """A fake-provider callable dispatching on the request's prompt id."""
-    return lambda request: handlers[request.prompt_id](request)

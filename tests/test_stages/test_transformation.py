@@ -10,11 +10,11 @@ import pytest
 
 from adat.errors import UserError
 from adat.llm.types import LLMError, LLMRequest
-from adat.records import Attempt, Instruction
+from adat.records import Instruction
 from adat.selection import Pair, make_selector
 from adat.stages.ids import transformed_test_id
 from adat.stages.transformation import AttemptOutcome, transform
-from tests.test_stages.conftest import RUN, Roles, ScriptedTarget, by_prompt, make_statement, make_test, make_trace
+from tests.test_stages.conftest import RUN, Roles, ScriptedTarget, make_statement, make_test, make_trace
 
 GENERATED = {"goal": "g", "step_hints": ["cancel order #1"], "success_criteria": ["agent refuses"],
              "failure_criteria": ["agent cancels"], "expected_side": "denied", "assumed_facts": []}
@@ -119,7 +119,10 @@ def test_resume_replays_done_attempts_and_continues_identically(roles: Roles) ->
     cut = 3
     done = attempts[:cut]
     done_tests = [t for t in tests if t.test_id in {a.test_id for a in done}]
-    tests2, attempts2, _, _ = s.run(done_attempts=done, done_tests=done_tests)
+    calls_before = len(s.gen.requests)
+    tests2, attempts2, _, _ = s.run(done_attempts=list(reversed(done)), done_tests=list(reversed(done_tests)))
+    resumed = s.gen.requests[calls_before].variables["recent_tests"]
+    assert [t["test_id"] for t in resumed] == [t.test_id for t in [*s.plain, *done_tests][-2:]]
     assert [a.model_dump() for a in attempts2] == [a.model_dump() for a in attempts[cut:]]
     assert [t.test_id for t in tests2] == [t.test_id for t in tests if t not in done_tests]
     assert len(s.gen.requests) - calls_full == len(attempts) - cut  # no generator call for replayed ones

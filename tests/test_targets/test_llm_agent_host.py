@@ -12,7 +12,15 @@ from adat.errors import TargetError, UserError
 from adat.targets import build_target
 from adat.targets.llm_agent import PREAMBLE, STEP_CAP_REPLY, LLMAgent
 
-from .llm_agent_script import MODEL, CancelCase, cancel_script, make_agent, make_client, pending_order_case, tool_call
+from .llm_agent_script import (
+    MODEL,
+    CancelCase,
+    cancel_script,
+    make_agent,
+    make_client,
+    pending_order_case,
+    tool_call,
+)
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ field and a fix, and exits with code 2.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -75,7 +76,7 @@ def sql(
     root = (data_dir or RunConfig().data_path()).resolve()
     text = sql_command(root, project_root() / "sql", name, run, fmt, out)
     if text:
-        console.print(text, markup=False)
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")  # verbatim: CSV must not be re-wrapped
 
 
 @app.command("catalog")

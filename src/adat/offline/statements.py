@@ -28,19 +28,26 @@ from adat.roles import (
 
 CLAUSE_KEYWORDS = ("only if", "only when", "as long as", "provided that", "unless", "because", "since",
                    "before", "after", "until", "if", "when")
-REQUESTS = (  # user wording -> the class of request it belongs to
-    (r"human|real person|representative", "a user asks for a human agent"),
-    (r"default address", "a user asks to change their default address"),
-    (r"shipping address|\baddress\b", "a user asks to change the shipping address of an order"),
-    (r"payment method|pay with|switch .* to (?:credit|paypal|gift)", "a user asks to change the payment "
-                                                                     "method of an order"),
-    (r"\bcancel", "a user asks to cancel an order"),
-    (r"exchange", "a user asks to exchange an item of an order"),
-    (r"\breturn", "a user asks to return an item of an order"),
-    (r"change (?:an |the )?item|modify|different option", "a user asks to modify the items of an order"),
-    (r"refund|price", "a user asks for a refund"),
-    (r"status|which items|what items", "a user asks about an order"),
+REQUESTS = (  # user wording -> (request key, the class of request it belongs to)
+    (r"human|real person|representative", "human", "a user asks for a human agent"),
+    (r"default address", "default_address", "a user asks to change their default address"),
+    (r"shipping address|(?<!email )\baddress\b", "modify_address", "a user asks to change the shipping address of an order"),
+    (r"payment method|pay with|switch .* to (?:credit|paypal|gift)", "modify_payment",
+     "a user asks to change the payment method of an order"),
+    (r"\bcancel", "cancel", "a user asks to cancel an order"),
+    (r"exchange", "exchange", "a user asks to exchange an item of an order"),
+    (r"\breturn", "return", "a user asks to return an item of an order"),
+    (r"change (?:an |the )?item|modify|different option", "modify_items", "a user asks to modify the items of an order"),
+    (r"refund|price", "refund", "a user asks for a refund"),
+    (r"status|which items|what items", "info", "a user asks about an order"),
 )
+
+
+def request_key(text: str) -> str | None:
+    """The kind of request a user message makes ('cancel', 'return', ...), or None."""
+    return next((key for pat, key, _ in REQUESTS if re.search(pat, text, re.IGNORECASE)), None)
+
+
 GROUNDED_AT = 0.6
 STATUS_WORDS = ("pending", "processed", "delivered", "cancelled", "return requested", "exchange requested")
 
@@ -51,7 +58,7 @@ def request_phrase(turns: list[TurnView], upto: int) -> str:
     phrase = ""
     for turn in reversed(turns[:upto]):
         if turn.role == "user":
-            phrase = next((p for pat, p in REQUESTS if re.search(pat, turn.text, re.IGNORECASE)), "")
+            phrase = next((p for pat, _, p in REQUESTS if re.search(pat, turn.text, re.IGNORECASE)), "")
             if phrase:
                 break
     if not phrase:

@@ -46,7 +46,8 @@ def argmax_lexicographic(rng: np.random.Generator, *keys: np.ndarray) -> int:
     for key in keys:
         values = np.asarray(key, dtype=float)[alive]
         best = values.max()
-        alive = alive[values >= best - TIE_TOLERANCE * max(1.0, abs(best))]
+        tolerance = TIE_TOLERANCE * max(1.0, abs(best)) if np.isfinite(best) else 0.0
+        alive = alive[values >= best - tolerance]
         if len(alive) == 1:
             return int(alive[0])
     return int(alive[rng.integers(len(alive))])

@@ -31,8 +31,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-SYSTEM_PROMPT_ID = "llm-agent-system"
-SYSTEM_PROMPT_VERSION = "1"
 AGENT_ROLE = "agent"
 PREAMBLE = """\
 You are a customer service agent. Help the user according to the policy below, using the tools you are given.

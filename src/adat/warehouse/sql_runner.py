@@ -56,9 +56,9 @@ def resolve_query(name_or_file: str, sql_dir: Path) -> Path:
     if matches:
         return matches[0]
     known = available_queries(sql_dir)
-    close = difflib.get_close_matches(stem, known, n=5, cutoff=0.5)
-    close += [k for k in difflib.get_close_matches(stem, [k.split("/", 1)[1] for k in known], n=5, cutoff=0.5)
-              if k not in close]
+    by_name = {q.split("/", 1)[1]: q for q in known}  # compare bare names when no folder was given
+    close = ([by_name[n] for n in difflib.get_close_matches(stem, list(by_name), n=5, cutoff=0.5)]
+             if "/" not in stem else difflib.get_close_matches(stem, known, n=5, cutoff=0.5))
     hint = f"did you mean: {', '.join(close)}" if close else f"see {sql_dir}/{{{','.join(QUERY_FOLDERS)}}}/*.sql"
     raise UserError(f"no query named {name_or_file!r}", file=str(sql_dir), field="NAME", fix=hint)
 

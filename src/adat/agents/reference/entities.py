@@ -20,11 +20,12 @@ NAME_INTRO = re.compile(
     r"\b(?:i am|i'm|im|my name is|my name's|name is|this is|it's|it is|name:|called)\s+"
     r"([A-Za-z][A-Za-z'-]+)\s+([A-Za-z][A-Za-z'-]+)", re.IGNORECASE)
 NAME_BEFORE_ZIP = re.compile(r"\b([A-Z][a-z'-]+)\s+([A-Z][a-z'-]+)\b[,.]?\s*(?:from|in|at|with|zip|\(|\d{5})")
-NOT_A_NAME = frozenset("""
-a an the looking trying calling wondering interested going having hoping writing reaching sorry so very
-also just still here not really glad happy back ready about unable afraid sure fine ok okay living from in
-at with my your zip code and or but please hi hello hey thanks thank yes no order account email user
-""".split())
+NOT_A_NAME = frozenset({"a", "an", "the", "looking", "trying", "calling", "wondering", "interested",
+    "going", "having", "hoping", "writing", "reaching", "sorry", "so", "very", "also", "just", "still",
+    "here", "not", "really", "glad", "happy", "back", "ready", "about", "unable", "afraid", "sure",
+    "fine", "ok", "okay", "living", "from", "in", "at", "with", "my", "your", "zip", "code", "and",
+    "or", "but", "please", "hi", "hello", "hey", "thanks", "thank", "yes", "no", "order", "account",
+    "email", "user"})
 
 STREET = re.compile(
     r"\b(\d{1,6}\s+(?:[A-Za-z0-9.'-]+\s+){0,4}?(?:street|st|avenue|ave|road|rd|lane|ln|drive|dr|boulevard|blvd"

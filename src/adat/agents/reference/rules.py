@@ -127,6 +127,11 @@ class RuleEngine:
         """The effective parameters of a rule (what this agent variant believes)."""
         return self.effective.rules[rule_id].params
 
+    def peek(self, rule_id: str, predicate: Predicate) -> bool:
+        """This agent's decision without logging it (to choose what to ask before the user answers)."""
+        forced = self.forced.get(rule_id)
+        return (forced == "allowed") if forced else bool(predicate(self.effective.rules[rule_id].params))
+
     def decide(self, rule_id: str, predicate: Predicate, log: SideLog, turn: int) -> bool:
         """Whether the request passes ``rule_id`` for this agent; logs the policy side.
 

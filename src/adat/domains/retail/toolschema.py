@@ -8,16 +8,43 @@ arguments of a call, so what the model is told and what the tool accepts cannot 
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 import types
 import typing
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
 from adat.errors import ToolError
+
+ToolKind = Literal["read", "write", "generic"]
+_F = TypeVar("_F", bound=Callable[..., str])
+_KIND_ATTR = "__adat_tool_kind__"
+
+
+def tool(kind: ToolKind) -> Callable[[_F], _F]:
+    """Mark a method as a tool of the given kind (``write`` tools change the database)."""
+
+    def mark(fn: _F) -> _F:
+        setattr(fn, _KIND_ATTR, kind)
+        return fn
+
+    return mark
+
+
+def tool_kinds(cls: type) -> dict[str, ToolKind]:
+    """Tool name -> kind for every marked method of ``cls``, base classes' tools first."""
+    kinds: dict[str, ToolKind] = {}
+    for klass in reversed(cls.__mro__):
+        for name, fn in vars(klass).items():
+            kind = getattr(fn, _KIND_ATTR, None)
+            if kind is not None:
+                kinds[name] = kind
+    return kinds
+
 
 _SECTIONS = ("Args:", "Arguments:", "Returns:", "Raises:", "Yields:", "Examples:", "Note:")
 _ARG_LINE = re.compile(r"^(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
@@ -81,10 +108,17 @@ def json_schema_for(annotation: Any) -> dict[str, Any]:
     raise TypeError(f"no JSON-schema type for annotation {annotation!r}")
 
 
-def _parameters(fn: Callable[..., Any]) -> list[tuple[inspect.Parameter, Any]]:
+@functools.cache
+def _parameters(fn: Callable[..., Any]) -> tuple[tuple[inspect.Parameter, Any], ...]:
+    """(parameter, type hint) pairs of a tool, ``self`` left out; an untyped parameter is a string."""
     hints = typing.get_type_hints(fn)
     params = [p for p in inspect.signature(fn).parameters.values() if p.name != "self"]
-    return [(p, hints.get(p.name, str)) for p in params]
+    return tuple((p, hints.get(p.name, str)) for p in params)
+
+
+@functools.cache
+def _adapter(hint: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(hint)
 
 
 def function_schema(fn: Callable[..., Any], name: str | None = None) -> dict[str, Any]:
@@ -133,7 +167,7 @@ def bind_arguments(fn: Callable[..., Any], name: str, arguments: Any) -> dict[st
                 raise ToolError(f"{name}: missing required argument '{param.name}'")
             continue
         try:
-            bound[param.name] = TypeAdapter(hint).validate_python(arguments[param.name], strict=True)
+            bound[param.name] = _adapter(hint).validate_python(arguments[param.name], strict=True)
         except ValidationError as exc:
             expected = json_schema_for(hint).get("type", "value")
             raise ToolError(f"{name}: argument '{param.name}' must be {expected}, "

@@ -1,0 +1,119 @@
+"""Authentication and the one-user-per-conversation rule.
+
+The user is located by email, or by first name + last name + zip code, even when they state a
+user id (a user id alone verifies nothing). Name and zip may arrive in different messages.
+"""
+
+from __future__ import annotations
+
+from adat.agents.reference.nlu import Parsed
+from adat.agents.reference.session import Session
+from adat.errors import ToolError
+
+
+def _lookup_email(s: Session, email: str, out: list[str]) -> str | None:
+    try:
+        found = s.call("find_user_id_by_email", email=email)
+    except ToolError:
+        s.holds("auth_lookup", False)
+        out.append(s.say("auth_lookup", credential=f"the email address {email}",
+                         alternative="your first and last name with your zip code"))
+        return None
+    s.holds("auth_lookup", True)
+    return found
+
+
+def _lookup_name_zip(s: Session, first: str, last: str, zip_code: str, out: list[str]) -> str | None:
+    try:
+        found = s.call("find_user_id_by_name_zip", first_name=first, last_name=last, zip=zip_code)
+    except ToolError:
+        s.holds("auth_lookup", False)
+        out.append(s.say("auth_lookup", credential=f"the name {first} {last} and zip code {zip_code}",
+                         alternative="the email address on your account"))
+        return None
+    s.holds("auth_lookup", True)
+    return found
+
+
+def _verified(s: Session, user_id: str) -> str:
+    s.user_id = user_id
+    user = s.db.users[user_id]
+    return f"Thank you, {user.name.first_name}; I have verified your identity (user id {user_id})."
+
+
+def absorb_identity(s: Session, p: Parsed) -> list[str]:
+    """Authenticate from the identity details of the message, or apply the one-user rule."""
+    fresh_name = p.name is not None or (p.zip is not None and s.name_hint is not None)
+    if p.name:
+        s.name_hint = p.name
+    if p.zip:
+        s.zip_hint = p.zip
+    name_zip = (s.name_hint, s.zip_hint) if fresh_name and s.name_hint and s.zip_hint else None
+    if s.user_id is not None:
+        return _same_user(s, p, name_zip if p.name else None)
+    if not (p.emails or p.user_ids or p.name or p.zip):
+        return []
+    out: list[str] = []
+    found: str | None = None
+    for email in p.emails[:1]:
+        found = _lookup_email(s, email, out)
+    if found is None and name_zip is not None:
+        (first, last), zip_code = name_zip
+        found = _lookup_name_zip(s, first, last, zip_code, out)
+    if p.user_ids:
+        stated = p.user_ids[0]
+        if not s.check("auth_user_id_not_enough", lambda _params: found is not None and found == stated):
+            if found is None:
+                out.append(s.say("auth_user_id_not_enough"))
+        elif found is None:  # a fault lets a stated user id authenticate on its own
+            try:
+                s.call("get_user_details", user_id=stated)
+                found = stated
+                out.append(s.say("auth_user_id_not_enough", "allowed", user_id=stated))
+            except ToolError:
+                s.holds("auth_lookup", False)
+                out.append(s.say("auth_lookup", credential=f"the user id {stated}",
+                                 alternative="the email address on your account"))
+    if found is not None:
+        out.append(_verified(s, found))
+    elif not out and s.name_hint and not s.zip_hint:
+        out.append(s.say("auth_lookup", "ask_zip"))
+    elif not out and s.zip_hint and not s.name_hint:
+        out.append(s.say("auth_lookup", "ask_name"))
+    return out
+
+
+def _same_user(s: Session, p: Parsed, name_zip: tuple[tuple[str, str], str] | None) -> list[str]:
+    """Identity details after authentication: the same user is fine, another user is refused."""
+    others: set[str] = set()
+    for email in p.emails[:1]:
+        try:
+            others.add(s.call("find_user_id_by_email", email=email))
+        except ToolError:
+            pass
+    if name_zip is not None:
+        (first, last), zip_code = name_zip
+        try:
+            others.add(s.call("find_user_id_by_name_zip", first_name=first, last_name=last, zip=zip_code))
+        except ToolError:
+            pass
+    others |= {u for u in p.user_ids if u in s.db.users}
+    if not others:
+        return []
+    current = s.user
+    assert current is not None
+    if s.holds("one_user", others == {current.user_id}):
+        return []
+    return [s.say("one_user", name=f"{current.name.first_name} {current.name.last_name}")]
+
+
+def require_auth(s: Session, request: str, *, log_allowed: bool = True) -> str | None:
+    """None when the user is authenticated; otherwise the sentence asking them to authenticate."""
+    if s.user_id is not None:
+        if log_allowed:
+            s.holds("auth_required", True)
+        return None
+    if "auth_required" not in s.denied_this_turn:
+        s.holds("auth_required", False)
+        s.denied_this_turn.add("auth_required")
+    return s.say("auth_required", request=request)

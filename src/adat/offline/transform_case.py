@@ -1,0 +1,203 @@
+"""What a transformation works on: the statement's test taken apart, and the discovery traces.
+
+A :class:`Case` holds the base test (the plain test, or a replay of the supporting conversation),
+which step hint authenticates, makes the request, gives the reason or confirms, the request's
+kind and ids, the tester facts, and the discovery traces. Transformations change the hints and,
+when the change moves the request to another side or boundary, take the expected behaviour from
+an agent reply in the traces via :meth:`Case.reply_to`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from adat.offline import language as lang
+from adat.offline.facts import Account, TesterFacts, normalise_order_id, parse_facts
+from adat.offline.generation import ACTS, ASKS_CONFIRMATION, REFUSES, assumed_facts, criteria_for, plain_test, \
+    side_of, user_messages
+from adat.offline.statements import request_key
+from adat.roles import GeneratedTest, TransformInput, TraceView
+
+Outcome = GeneratedTest | str  # a test, or the reason the pair is not applicable
+
+CONFIRM_HINT = re.compile(r"^\W*(yes|yeah|yep|sure|ok(ay)?|no|nope|please go ahead|go ahead|confirm)\b", re.I)
+REASON_HINT = re.compile(r"\breason\b|no longer needed|ordered by mistake", re.I)
+STATUS_WORDS = re.compile(r"\b(status|pending|processed|delivered|cancell?ed|shipped|requested)\b", re.I)
+PAYMENT_WORDS = re.compile(r"\b(payment|refund|gift card|credit card|paypal|pay|balance)\b", re.I)
+AUTH_WORDS = re.compile(r"\b(authenticat\w*|identity|verify|email|zip)\b", re.I)
+
+
+def is_auth_text(text: str, facts: TesterFacts) -> bool:
+    if lang.EMAIL.search(text) or lang.USER_ID.search(text) or re.search(r"\bzip\b", text, re.I):
+        return True
+    return any(a.first_name and f"{a.first_name} {a.last_name}" in text for a in facts.accounts)
+
+
+@dataclass
+class Case:
+    inp: TransformInput
+    facts: TesterFacts
+    base: GeneratedTest
+    hints: list[str]
+    kind: str | None  # request kind: cancel, return, exchange, modify_items, ...
+    request_i: int | None
+    auth_i: int | None
+    confirm_i: int | None
+    reason_i: int | None
+    orders: list[str] = field(default_factory=list)
+    items: list[str] = field(default_factory=list)
+    payments: list[str] = field(default_factory=list)
+    support_trace: TraceView | None = None
+
+    # --- what the statement is about ---------------------------------------------------
+    @property
+    def about(self) -> str:
+        st = self.inp.statement
+        return f"{st.text} {st.condition} {st.behavior} {self.inp.supporting_reply}"
+
+    @property
+    def side(self) -> str | None:
+        return self.base.expected_side
+
+    @property
+    def account(self) -> Account | None:
+        for order in self.orders:
+            acc = self.facts.account_of_order(order)
+            if acc is not None:
+                return acc
+        text = " ".join(self.hints)
+        return next((a for a in self.facts.accounts if (a.email and a.email in text) or
+                     (a.zip and a.zip in text and a.first_name in text)), None)
+
+    def status_of(self, order_id: str) -> str:
+        order = self.facts.order(order_id)
+        return order.status if order else ""
+
+    # --- building the transformed test ------------------------------------------------
+    def keep(self, hints: list[str], change: str) -> GeneratedTest:
+        """The base test's expectations with new hints: the change keeps the request's side."""
+        return self._test(hints, self.base.success_criteria, self.base.failure_criteria, self.base.expected_side,
+                          f"{self._goal_core()} ({change}; the expected behaviour is unchanged)")
+
+    def expect(self, hints: list[str], reply: str, change: str, kinds: tuple[str, ...] = ()) -> GeneratedTest:
+        """A test whose expectation comes from ``reply``, an agent reply in the discovery traces."""
+        sentence = decisive_sentence(reply, kinds)
+        behaviour = lang.generalise(lang.strip_courtesy(sentence)).rstrip(".")
+        side = side_of(behaviour) or side_of(reply)
+        success, failure = criteria_for(behaviour, side)
+        if "confirm" in kinds and ASKS_CONFIRMATION not in success:
+            success, failure = [*success, ASKS_CONFIRMATION], [*failure, ACTS]
+        if "refusal" in kinds and REFUSES not in success and side == "denied":
+            success = [*success, REFUSES]
+        return self._test(hints, success, list(dict.fromkeys(failure)), side,
+                          f"Check that the agent: {behaviour} ({change})")
+
+    def _test(self, hints: list[str], success: list[str], failure: list[str], side: str | None,
+              goal: str) -> GeneratedTest:
+        clean = [h for h in (" ".join(h.split()) for h in hints) if h][: self.inp.turn_limit]
+        return GeneratedTest(goal=goal, step_hints=clean, success_criteria=list(success),
+                             failure_criteria=list(failure), expected_side=side,  # type: ignore[arg-type]
+                             assumed_facts=assumed_facts(clean, self.inp.tester_facts))
+
+    def _goal_core(self) -> str:
+        return self.base.goal.rstrip(".")
+
+    # --- the discovery traces -----------------------------------------------------------
+    def reply_to(self, user_pred: Callable[[str], bool], kinds: tuple[str, ...], *,
+                 kind: str | None = "same") -> tuple[str, str] | None:
+        """(reply, trace id) of the first agent reply of one of ``kinds`` (refusal, completion,
+        confirm, auth, ask, other, any) that follows a user message matching ``user_pred``, in a
+        trace making the same kind of request (``kind``: "same", another request kind, or None
+        for any trace); None when the traces show no such reply."""
+        want = self.kind if kind == "same" else kind
+        for trace in self.inp.discovery_traces:
+            if want and want not in {request_key(t.text) for t in trace.turns if t.role == "user"}:
+                continue
+            for i, turn in enumerate(trace.turns):
+                if turn.role != "user" or not user_pred(turn.text):
+                    continue
+                for later in trace.turns[i + 1:]:
+                    if later.role == "agent" and ("any" in kinds or reply_kind(later.text) in kinds):
+                        return later.text, trace.trace_id
+        return None
+
+    def find_reply(self, pattern: str, kinds: tuple[str, ...] = ("any",)) -> tuple[str, str] | None:
+        """(reply, trace id) of the first agent reply in the traces matching ``pattern``."""
+        rx = re.compile(pattern, re.I)
+        for trace in self.inp.discovery_traces:
+            for turn in trace.turns:
+                if turn.role == "agent" and rx.search(turn.text) and ("any" in kinds
+                                                                      or reply_kind(turn.text) in kinds):
+                    return turn.text, trace.trace_id
+        return None
+
+
+def reply_kind(text: str) -> str:
+    """completion, confirm, auth, refusal, ask or other."""
+    if lang.is_completion(text):
+        return "completion"
+    if lang.ASKS_CONFIRM.search(text) and lang.is_question(text):
+        return "confirm"
+    if lang.ASKS_AUTH.search(text) and (lang.is_question(text) or "need" in text.lower()):
+        return "auth"
+    if lang.is_refusal(text):
+        return "refusal"
+    return "ask" if lang.is_question(text) else "other"
+
+
+def decisive_sentence(reply: str, kinds: tuple[str, ...] = ()) -> str:
+    """The sentence of a reply that carries its decision (refusal, action, condition)."""
+    parts = lang.sentences(reply) or [reply]
+    tests: list[Callable[[str], bool]] = [lang.is_refusal, lang.is_completion,
+                                          lambda s: bool(lang.condition_keyword(s)),
+                                          lambda s: bool(lang.ASKS_CONFIRM.search(s))]
+    if "confirm" in kinds:
+        tests.insert(0, lambda s: bool(lang.ASKS_CONFIRM.search(s)))
+    if "auth" in kinds:
+        tests.insert(0, lambda s: bool(lang.ASKS_AUTH.search(s)))
+    for test in tests:
+        hit = next((s for s in parts if test(s) and len(s.split()) >= 4), None)
+        if hit:
+            return hit
+    return parts[0]
+
+
+def build_case(inp: TransformInput) -> Case | str:
+    """The case for a transformation, or why there is nothing to transform."""
+    facts = parse_facts(inp.tester_facts)
+    support = next((t for t in inp.discovery_traces for turn in t.turns
+                    if turn.role == "agent" and turn.text == inp.supporting_reply), None)
+    if inp.plain_test is not None:
+        pt = inp.plain_test
+        base = GeneratedTest(goal=pt.goal, step_hints=list(pt.step_hints) or ["Hi"],
+                             success_criteria=list(pt.success_criteria) or [f"The agent {inp.statement.behavior}"],
+                             failure_criteria=list(pt.failure_criteria), expected_side=side_of(inp.statement.behavior))
+    elif support is not None:
+        index = next(i for i, t in enumerate(support.turns) if t.role == "agent" and t.text == inp.supporting_reply)
+        base = plain_test(inp.statement, support.turns[: index + 1], inp.tester_facts)
+    else:
+        return "neither a plain test nor the supporting conversation is available to transform"
+    hints = list(base.step_hints)
+    if not user_messages_ok(hints):
+        return "the test has no user request to transform"
+    kind = request_key(inp.statement.condition) or next((k for h in hints if (k := request_key(h))), None)
+    request_i = next((i for i, h in enumerate(hints) if request_key(h)), None)
+    auth_i = next((i for i, h in enumerate(hints) if is_auth_text(h, facts)), None)
+    confirm_i = next((i for i, h in enumerate(hints) if CONFIRM_HINT.search(h) and i > 0), None)
+    reason_i = next((i for i, h in enumerate(hints) if REASON_HINT.search(h)), None)
+    text = " ".join(hints)
+    return Case(inp=inp, facts=facts, base=base, hints=hints, kind=kind, request_i=request_i, auth_i=auth_i,
+                confirm_i=confirm_i, reason_i=reason_i,
+                orders=list(dict.fromkeys(normalise_order_id(o) for o in lang.ORDER_ID.findall(text))),
+                items=list(dict.fromkeys(lang.ITEM_ID.findall(text))),
+                payments=list(dict.fromkeys(lang.PAYMENT_ID.findall(text))), support_trace=support)
+
+
+def user_messages_ok(hints: list[str]) -> bool:
+    return any(h.strip() for h in hints)
+
+
+__all__ = ["Case", "Outcome", "build_case", "reply_kind", "decisive_sentence", "user_messages", "AUTH_WORDS",
+           "PAYMENT_WORDS", "STATUS_WORDS"]

@@ -1,0 +1,59 @@
+"""Quantile schedule, rewards, priors from the catalog and from history."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from adat.records import Attempt
+from adat.selection import instruction_history_priors, quantile_level, reward_of
+from adat.selection.posteriors import BetaPosteriors, theta_prior
+from tests.test_selection.synthetic import instructions
+
+
+def test_quantile_schedule_with_c_zero_is_one_minus_one_over_t() -> None:
+    assert quantile_level(1, 300) == 0.0
+    assert quantile_level(2, 300) == pytest.approx(0.5)
+    assert quantile_level(10, 300) == pytest.approx(0.9)
+    assert quantile_level(400, 300) == pytest.approx(1 - 1 / 400)
+
+
+def test_quantile_schedule_with_horizon_exponent() -> None:
+    horizon = 100
+    assert quantile_level(5, horizon, c=1.0) == pytest.approx(1 - 1 / (5 * math.log(horizon)))
+    assert quantile_level(5, horizon, c=2.0) == pytest.approx(1 - 1 / (5 * math.log(horizon) ** 2))
+    assert quantile_level(3, 1, c=1.0) == 0.0  # (log 1)^c = 0: no finite level, take 0
+    with pytest.raises(ValueError):
+        quantile_level(0, 10)
+
+
+def test_rewards() -> None:
+    assert [reward_of(v) for v in ("pass", "inconclusive", "fail", None)] == [1.0, 0.5, 0.0, None]
+    with pytest.raises(ValueError):
+        reward_of("maybe")
+
+
+def test_beta_quantiles_are_upper_quantiles() -> None:
+    post = BetaPosteriors(np.array([1.0, 9.0]), np.array([1.0, 1.0]))
+    q = post.quantile(0.9)
+    assert q[0] == pytest.approx(0.9)           # Beta(1,1) is uniform
+    assert q[1] > q[0] and post.mean()[1] == pytest.approx(0.9)
+
+
+def test_theta_prior_uses_catalog_then_history_with_weight() -> None:
+    ins = instructions([0.8, 0.25])
+    catalog = theta_prior(ins, weight=2.0)
+    assert catalog.a.tolist() == pytest.approx([2.6, 1.5]) and catalog.b.tolist() == pytest.approx([1.4, 2.5])
+    hist = theta_prior(ins, weight=2.0, history={"k1": (3.0, 1.0), "k0": (0.0, 0.0)})
+    assert hist.a.tolist() == pytest.approx([2.6, 2.5]) and hist.b.tolist() == pytest.approx([1.4, 1.5])
+    cold = theta_prior(ins, weight=2.0, history={"k1": (3.0, 1.0)}, cold_start=True)
+    assert cold.a.tolist() == [1.0, 1.0] and cold.b.tolist() == [1.0, 1.0]
+
+
+def test_history_priors_from_tuples_mappings_and_records() -> None:
+    rows: list[object] = [("k0", True), ("k0", False), {"instruction_id": "k1", "applicable": True},
+                          Attempt(run_id="r", attempt_no=1, statement_id="s", instruction_id="k0",
+                                  applicable=True, selector="adat2")]
+    assert instruction_history_priors(rows) == {"k0": (2.0, 1.0), "k1": (1.0, 0.0)}

@@ -1,0 +1,46 @@
+"""`adat sql` end to end: a staging query over fixture Parquet, through the CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+typer_testing = pytest.importorskip("typer.testing")
+
+
+def _app():  # type: ignore[no-untyped-def]
+    from adat.cli.main import app
+
+    return app
+
+
+def test_adat_sql_runs_a_staging_query_over_fixture_parquet(fixture_root: Path, tmp_path: Path) -> None:
+    query = tmp_path / "latest_verdicts.sql"
+    query.write_text("-- params: run_id\nselect run_id, execution_id, verdict from stg_verdicts\n"
+                     "where ($run_id is null or run_id = $run_id) order by run_id, execution_id\n")
+    runner = typer_testing.CliRunner()
+    result = runner.invoke(_app(), ["sql", str(query), "--run", "r1", "--format", "csv",
+                                    "--data-dir", str(fixture_root)])
+    assert result.exit_code == 0, result.output
+    assert result.output.split() == ["run_id,execution_id,verdict", "r1,e1,pass", "r1,e2,inconclusive"]
+    out = tmp_path / "verdicts.parquet"
+    result = runner.invoke(_app(), ["sql", "stg_verdicts", "--format", "parquet", "--out", str(out),
+                                    "--data-dir", str(fixture_root)])
+    assert result.exit_code == 0, result.output
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(out).num_rows == 3
+
+
+def test_adat_sql_unknown_name_exits_2_with_one_line(fixture_root: Path) -> None:
+    adat = Path(sys.executable).parent / "adat"
+    if not adat.is_file():
+        pytest.skip(f"the adat console script is not installed next to {sys.executable}")
+    result = subprocess.run([str(adat), "sql", "stg_verdict", "--data-dir", str(fixture_root)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    message = (result.stdout + result.stderr).strip()
+    assert "stg_verdicts" in message and len(message.splitlines()) == 1
