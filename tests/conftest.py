@@ -38,3 +38,26 @@ def shared_dir() -> Path:
     if not (SHARED / "benchmarks").is_dir():
         pytest.skip(f"../shared/benchmarks not found at {SHARED} (only present on the developers' machines)")
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def prefect_harness():
+    """A real, ephemeral Prefect API (SQLite) for flow tests; one per test session."""
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "90")
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=90):
+        yield
+
+
+@pytest.fixture()
+def small_run_config(tmp_path: Path):
+    """A demo-shaped run config (reference agent, offline provider) with a small budget."""
+    from adat.config import load_run_config
+
+    cfg = load_run_config(REPO / "data" / "reference" / "demo.yaml")
+    return cfg.model_copy(update={
+        "data_dir": str(tmp_path / "data"),
+        "discovery": cfg.discovery.model_copy(update={"sessions": 6}),
+        "generation": cfg.generation.model_copy(update={"n": 6}),
+    })

@@ -78,7 +78,7 @@ def _logit(p: np.ndarray) -> np.ndarray:
 
 
 def make_world(rng: np.random.Generator, instructions: Sequence[Instruction], n_boundaries: int,
-               n_classes: int) -> World:
+               n_classes: int, prior_noise: float = 0.7, class_effect: float = 1.2) -> World:
     prior = np.array([i.prior_applicability for i in instructions])
     k = len(instructions)
     return World(
@@ -86,9 +86,9 @@ def make_world(rng: np.random.Generator, instructions: Sequence[Instruction], n_
         boundary_dirs=_unit(rng.normal(size=(n_boundaries, DIM))),
         boundary_class=rng.integers(n_classes, size=n_boundaries),
         boundary_weight=(w := 1.0 / np.arange(1, n_boundaries + 1) ** 0.8) / w.sum(),
-        # The catalog prior is informative but wrong by ~0.7 logits per instruction.
-        base_logit=_logit(prior) + rng.normal(0.0, 0.7, size=k),
-        class_effect=rng.normal(0.0, 1.2, size=(k, n_classes)),
+        # The catalog prior is informative but off by ~prior_noise logits per instruction.
+        base_logit=_logit(prior) + rng.normal(0.0, prior_noise, size=k),
+        class_effect=rng.normal(0.0, class_effect, size=(k, n_classes)),
         pass_rate=rng.beta(6.0, 2.0, size=k),
         stay=np.array([STAY_ON_BOUNDARY.get(i.factor, STAY_DEFAULT) for i in instructions]),
     )
@@ -177,12 +177,24 @@ SELECTORS = ["oracle", "adat2", "adat2+history", "cold-start", "static", "thomps
              "exp3", "gp-bo", "llm (simulated)", "uniform"]
 
 
-def run_seed(args: tuple[int, int, int, int, int, list[str]]) -> dict[str, dict[str, Any]]:
+@dataclass(frozen=True)
+class Job:
+    seed: int
+    statements: int
+    n: int
+    boundaries: int
+    classes: int
+    prior_noise: float
+    class_effect: float
+    names: tuple[str, ...]
+
+
+def run_seed(job: Job) -> dict[str, dict[str, Any]]:
     """Every selector on one seed's world and night (same outcomes for all: common random numbers)."""
-    seed, n_statements, n_target, n_boundaries, n_classes, names = args
+    seed, n_statements, n_target, names = job.seed, job.statements, job.n, job.names
     instructions = load_instructions()
     rng = np.random.default_rng(seed)
-    world = make_world(rng, instructions, n_boundaries, n_classes)
+    world = make_world(rng, instructions, job.boundaries, job.classes, job.prior_noise, job.class_effect)
     night = make_night(world, rng, n_statements)
     ids = {s.statement_id: i for i, s in enumerate(night.statements)}
     kids = {ins.instruction_id: i for i, ins in enumerate(instructions)}
@@ -245,12 +257,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=50, help="target transformed tests n (N_n is reported)")
     ap.add_argument("--boundaries", type=int, default=40)
     ap.add_argument("--classes", type=int, default=8)
+    ap.add_argument("--prior-noise", type=float, default=0.7,
+                    help="sd (logits) of the true applicability around the catalog prior")
+    ap.add_argument("--class-effect", type=float, default=1.2,
+                    help="sd (logits) of an instruction's applicability across statement classes")
     ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--selectors", default=",".join(SELECTORS), help="comma-separated subset")
     a = ap.parse_args(argv)
     seeds = 5 if a.quick else a.seeds
     names = [n.strip() for n in a.selectors.split(",") if n.strip()]
-    jobs = [(s, a.statements, a.n, a.boundaries, a.classes, names) for s in range(seeds)]
+    jobs = [Job(s, a.statements, a.n, a.boundaries, a.classes, a.prior_noise, a.class_effect, tuple(names))
+            for s in range(seeds)]
     started = time.perf_counter()
     if a.workers > 1:
         with ProcessPoolExecutor(a.workers) as pool:
@@ -260,7 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     rows, n_means = summarise(per_seed, names, a.n)
     k = len(load_instructions())
     print(f"{seeds} seeds x {len(names)} selectors; {a.statements} statements, {k} instructions, "
-          f"{a.boundaries} boundaries in {a.classes} classes; n = {a.n}, budget = "
+          f"{a.boundaries} boundaries in {a.classes} classes; prior noise {a.prior_noise}, class effect "
+          f"{a.class_effect}; n = {a.n}, budget = "
           f"{min(400, 6 * a.n)} attempts, B = 10, m = 3, 2 passes\n")
     header = ["selector", f"N_{a.n} (mean ± sd)", "reached", "n/a %", "boundaries", "Top %", "pass %", "s/run"]
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]

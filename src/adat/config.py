@@ -151,6 +151,21 @@ class ExecutionConfig(_Section):
 class EvaluationConfig(_Section):
     faults: list[str] | Literal["all"] = "all"
     groupings: int = Field(3, ge=1)
+    artifacts: list[str] = Field(
+        default_factory=list,
+        description="files the LLM auditor reads (policy or prompt, tool code, knowledge base); "
+                    "empty = the llm-agent's policy document; unused for the reference agent")
+
+
+class BaselinesConfig(_Section):
+    """The AgentEval and direct baselines of the comparison (paper §4.2; docs/baselines.md)."""
+
+    agenteval_similarity: float = Field(
+        0.6, gt=0.0, le=1.0,
+        description="agent replies whose average-linkage cosine similarity reaches this share a workflow-graph node")
+    agenteval_samples: int = Field(3, ge=1, description="member replies of a node shown to the generator")
+    direct_max_tests: int | None = Field(None, ge=1, description="most direct tests; None = generation.n")
+    direct_batch_size: int = Field(10, ge=1, description="direct tests asked for per generator call")
 
 
 class RunConfig(_Section):
@@ -169,6 +184,7 @@ class RunConfig(_Section):
     selector: SelectorConfig = Field(default_factory=SelectorConfig)
     execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
     evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
+    baselines: BaselinesConfig = Field(default_factory=BaselinesConfig)
 
     def data_path(self) -> Path:
         p = Path(self.data_dir)

@@ -46,8 +46,8 @@ COMPLETION = re.compile(
     r"\b(has been (?:cancell?ed|updated|changed|modified|placed|requested|submitted|processed|refunded)|"
     r"have been (?:updated|changed|modified|requested|submitted|processed)|successfully|is now (?:cancell?ed|"
     r"pending|updated)|i(?:'ve| have) (?:cancell?ed|updated|changed|modified|submitted|processed)|"
-    r"return (?:is|has been) requested|exchange (?:is|has been) requested|being transferred|transferred you|"
-    r"transfer(?:ring)? you to a human|all set|is complete|done\b)",
+    r"(?:return|exchange) (?:for [^.]{0,30})?(?:is|has been) requested|being transferred|transferred you|"
+    r"transferring you to a human|all set|is complete|done\b)",
     re.IGNORECASE)
 ASKS_AUTH = re.compile(
     r"\b(authenticat\w*|verify your identity|verify who you are|confirm your identity|your email|"
@@ -63,15 +63,9 @@ ASKS_PAYMENT = re.compile(r"\b(payment method|refund (?:to|method)|which card|pa
                           re.IGNORECASE)
 ASKS_ADDRESS = re.compile(r"\b(new address|shipping address|address)\b", re.IGNORECASE)
 OFFERS_HELP = re.compile(r"\b(how can i help|what can i do for you|anything else|how may i help|"
-                         r"what would you like)\b", re.IGNORECASE)
+                         r"what would you like( help with| to do)?)\b", re.IGNORECASE)
 
-STOPWORDS = frozenset("""
-a an the and or but if then than that this these those to of in on at by for with from as is are was were be
-been being it its it's i i'm i'll i've me my we our you your yours he she they them their there here do does
-did done can could would should will shall may might must not no yes so such only also just please any
-all some each every more most other another into about over under up down out off again once when while
-which who whom what where why how have has had having am agent user user's order orders one s t
-""".split())
+STOPWORDS = frozenset(["a", "an", "the", "and", "or", "but", "if", "then", "than", "that", "this", "these", "those", "to", "of", "in", "on", "at", "by", "for", "with", "from", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its", "it's", "i", "i'm", "i'll", "i've", "me", "my", "we", "our", "you", "your", "yours", "he", "she", "they", "them", "their", "there", "here", "do", "does", "did", "done", "can", "could", "would", "should", "will", "shall", "may", "might", "must", "not", "no", "yes", "so", "such", "only", "also", "just", "please", "any", "all", "some", "each", "every", "more", "most", "other", "another", "into", "about", "over", "under", "up", "down", "out", "off", "again", "once", "when", "while", "which", "who", "whom", "what", "where", "why", "how", "have", "has", "had", "having", "am", "agent", "user", "user's", "order", "orders", "one", "s", "t"])
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(#])|\n+")
 _WORD = re.compile(r"[a-z][a-z'-]*")
@@ -129,14 +123,19 @@ def is_refusal(text: str) -> bool:
     return bool(REFUSAL.search(text))
 
 
+NOT_DONE = re.compile(r"\b(have not|haven't|has not|hasn't|nothing (has|was) been|not made|no changes?)\b", re.I)
+
+
 def is_completion(text: str) -> bool:
-    return bool(COMPLETION.search(text)) and not re.search(r"\b(would|will|once|after|before)\b[^.]*\b"
-                                                            r"(has been|successfully)", text, re.I)
+    """Whether a reply reports an action done (not one promised, offered or declined)."""
+    return bool(COMPLETION.search(text)) and not NOT_DONE.search(text) and not re.search(
+        r"\b(would|will|once|after|before)\b[^.]*\b(has been|successfully)", text, re.I)
 
 
 def is_question(text: str) -> bool:
-    return "?" in text or bool(re.search(r"\bplease (provide|confirm|reply|tell|let me know|share|specify)\b",
-                                         text, re.IGNORECASE))
+    """Whether a reply asks the user for something (a question mark or a polite imperative)."""
+    return "?" in text or bool(re.search(r"\bplease (provide|confirm|reply|tell|let me know|share|specify|give|"
+                                         r"send|choose|pick|select)\b|\b(could|can|would) you\b", text, re.IGNORECASE))
 
 
 def generalise(text: str) -> str:
@@ -152,7 +151,20 @@ def generalise(text: str) -> str:
     out = AMOUNT.sub("an amount", out)
     out = ZIP.sub("a zip code", out)
     out = re.sub(r"'[^']{1,40}'", lambda m: m.group(0) if len(m.group(0).split()) <= 4 else "a value", out)
+    # Parentheticals hold concrete details (product names, balances, card endings), not conditions.
+    out = re.sub(r"\s*\((?![^()]*\b(?:if|only|unless|yes)\b)[^()]*\)", "", out)
     return third_person(" ".join(out.split()))
+
+
+_NO_S = frozenset("can can't cannot could will would shall should must may might do did don't have had am was "
+                  "need".split())
+
+
+def _agent_verb(match: re.Match[str]) -> str:
+    verb = match.group(1)
+    if verb.lower() in _NO_S or not verb.isalpha() or not verb.islower():
+        return f"the agent {verb}"
+    return f"the agent {verb}{'es' if verb.endswith(('s', 'sh', 'ch', 'x')) else 's'}"
 
 
 _PERSON = (
@@ -168,6 +180,8 @@ _PERSON = (
 
 
 def third_person(text: str) -> str:
+    text = re.sub(r"\bI (?!am\b|have\b|will\b|can't\b|cannot\b|can\b|need\b|do not\b|don't\b|must\b)([a-z]+)\b",
+                  _agent_verb, text)
     for pattern, repl in _PERSON:
         text = re.sub(pattern, repl, text, flags=re.IGNORECASE)
     return re.sub(r"^(I'm sorry|I am sorry|Sorry|Unfortunately|However|But),?\s*(but\s+)?", "", text,

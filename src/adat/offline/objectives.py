@@ -65,6 +65,33 @@ def _other_user(facts: TesterFacts, account: Account) -> Plan | None:
                 "and insist it is yours. Answer yes at confirmation.")
 
 
+def _wrong_identity(kind: str) -> Builder:
+    def build(facts: TesterFacts, account: Account) -> Plan | None:
+        order = account.order_with("pending", "delivered", "processed")
+        if order is None or not account.zip:
+            return None
+        if kind == "zip":
+            wrong = account.zip[::-1] if account.zip[::-1] != account.zip else "00000"
+            auth = (f"authenticate with the name {account.first_name} {account.last_name} and the wrong zip code "
+                    f"{wrong}")
+        else:
+            auth = f"authenticate with the unknown email nobody.{account.zip}@example.net"
+        return Plan(f"Find out how the agent treats a wrong {kind}: ask about order {order.order_id}.",
+                    f"{auth[:1].upper()}{auth[1:]}; never give other details.")
+    return build
+
+
+def _switch_user(facts: TesterFacts, account: Account) -> Plan | None:
+    other = next((a for a in facts.accounts if a is not account and a.email and a.orders), None)
+    order = account.order_with("pending")
+    if other is None or order is None or not account.email:
+        return None
+    return Plan(f"Switch to another user mid-conversation: first ask about order {order.order_id}, then "
+                f"continue as {other.email}.", f"First {_auth(account, 'email')}, ask about order "
+                f"{order.order_id}, then say you are now {other.email} and ask to cancel order "
+                f"{other.orders[0].order_id}.")
+
+
 def _human(facts: TesterFacts, account: Account) -> Plan | None:
     return Plan("Ask to be transferred to a human agent.",
                 f"Ask for a human right away; {_auth(account, 'email')} if asked.")
@@ -133,8 +160,13 @@ MENU: tuple[tuple[str, Builder], ...] = (
                                        "Try to cancel or change the {status} order {order}.",
                                        "{auth} first, then ask to cancel it with the reason 'no longer needed'. "
                                        + _ACT)),
-    ("out of scope", _with_order(("delivered", "pending"), "Ask for a price adjustment refund on order {order}.",
-                                 "{auth} first, then ask for a partial refund because the price dropped.")),
+    ("unknown order", _with_order(("pending",), "Try to cancel order #W0000000, which does not exist.",
+                                  "{auth} first. " + _ACT)),
+    ("wrong zip", _wrong_identity("zip")),
+    ("switch user", _switch_user),
+    ("unknown email", _wrong_identity("email")),
+    ("out of scope", _with_order(("delivered", "pending"), "Ask for a discount on order {order}.",
+                                 "{auth} first, then ask for a discount; accept a transfer to a human if offered.")),
 )
 
 

@@ -20,8 +20,8 @@ from adat.roles import DriverInput, DriverOutput, PlannerInput, PlannerOutput, T
 
 INTENTS = (  # checked in order: the first keyword found in the objective names the intent
     ("human", "human"), ("default address", "default_address"), ("shipping address", "modify_address"),
-    ("payment method", "modify_payment"), ("cancel", "cancel"), ("exchange", "exchange"), ("return", "return"),
-    ("change an item", "modify_items"), ("modify", "modify_items"), ("refund", "refund"), ("status", "info"),
+    ("cancel", "cancel"), ("exchange", "exchange"), ("return", "return"), ("payment method", "modify_payment"),
+    ("change an item", "modify_items"), ("modify", "modify_items"), ("discount", "refund"), ("status", "info"),
 )
 
 
@@ -50,6 +50,9 @@ class Goal:
     confirm: str  # yes | no
     request_first: bool
     insist: bool
+    email: str = ""  # the identity the user gives (may differ from the account's, on purpose)
+    zip: str = ""
+    switch: tuple[str, str] | None = None  # (email, order id) the user switches to mid-conversation
 
 
 def read_goal(objective: str, strategy: str, facts: TesterFacts) -> Goal:
@@ -57,8 +60,9 @@ def read_goal(objective: str, strategy: str, facts: TesterFacts) -> Goal:
     low_obj, low_str = objective.lower(), strategy.lower()
     intent = next((i for k, i in INTENTS if k in low_obj), "info")
     orders = [normalise_order_id(o) for o in lang.ORDER_ID.findall(objective)]
-    email = lang.EMAIL.search(strategy)
-    account = next((a for a in facts.accounts if email and a.email == email.group(0)), None)
+    emails = lang.EMAIL.findall(strategy)
+    email = emails[0] if emails else ""
+    account = next((a for a in facts.accounts if a.email == email), None)
     if account is None:
         account = (facts.account_of_order(orders[0]) if orders else None) or \
             (facts.accounts[0] if facts.accounts else Account())
@@ -74,10 +78,16 @@ def read_goal(objective: str, strategy: str, facts: TesterFacts) -> Goal:
     reason = next((g for g in reason_match.groups() if g), "") if reason_match else "no longer needed"
     payments = lang.PAYMENT_ID.findall(objective)
     payment = payments[0] if payments else ("original" if "original payment" in low_obj else "")
+    zip_match = re.search(r"zip code (\d{5})", strategy)
+    switch = re.search(r"you are now (\S+@\S+?) and ask to cancel order (#?W\d{7})", strategy)
+    if email and account.email != email and "zip code" not in low_str:
+        auth = "email"
     return Goal(intent=intent, order_id=orders[0] if orders else "", account=account, auth=auth,
                 reason=reason, payment=payment, confirm="no" if "answer no" in low_str else "yes",
                 request_first="request first" in low_str or "right away" in low_str or auth == "none",
-                insist="insist" in low_str)
+                insist="insist" in low_str, email=email or account.email,
+                zip=zip_match.group(1) if zip_match else account.zip,
+                switch=(switch.group(1), switch.group(2)) if switch else None)
 
 
 def auth_message(goal: Goal) -> str:
@@ -85,10 +95,10 @@ def auth_message(goal: Goal) -> str:
     if goal.auth == "user_id" and acc.user_id:
         return f"My user id is {acc.user_id}."
     if goal.auth == "name" and acc.first_name:
-        return f"My name is {acc.first_name} {acc.last_name} and my zip code is {acc.zip}."
-    if acc.email:
-        return f"My email is {acc.email}."
-    return f"My name is {acc.first_name} {acc.last_name} and my zip code is {acc.zip}."
+        return f"My name is {acc.first_name} {acc.last_name} and my zip code is {goal.zip}."
+    if goal.email:
+        return f"My email is {goal.email}."
+    return f"My name is {acc.first_name} {acc.last_name} and my zip code is {goal.zip}."
 
 
 def request_message(goal: Goal, item: str = "", new_item: str = "") -> str:
@@ -100,14 +110,16 @@ def request_message(goal: Goal, item: str = "", new_item: str = "") -> str:
         "modify_address": f"Please change the shipping address of order {o} to {NEW_ADDRESS}.",
         "modify_payment": f"Please change the payment method of order {o} to {goal.payment or 'my credit card'}.",
         "modify_items": f"I'd like to change item {item} in order {o} to item {new_item}." if item and new_item
+        else f"I'd like to change item {item} in order {o}. Which options are available for it?" if item
         else f"I'd like to change an item in order {o} to a different option.",
         "return": f"I want to return item {item} from order {o}, refund to {pay}." if item
         else f"I want to return an item from order {o} with the refund to {pay}.",
         "exchange": f"I want to exchange item {item} in order {o} for item {new_item}." if item and new_item
+        else f"I want to exchange item {item} in order {o}. Which options are available for it?" if item
         else f"I want to exchange an item in order {o} for a different option of the same product.",
         "default_address": f"Please change my default address to {NEW_ADDRESS}.",
         "human": "I want to talk to a human agent, please.",
-        "refund": f"The price of order {o} dropped; can you refund me the difference?",
+        "refund": f"Can you give me a discount on order {o}?",
         "info": f"What is the status of order {o} and which items does it contain?",
     }.get(goal.intent, f"I need help with order {o}.")
 
@@ -120,23 +132,26 @@ def drive(inp: DriverInput) -> DriverOutput:
     agents = [t.text for t in inp.turns if t.role == "agent"]
     if not agents:
         if goal.request_first:
-            return DriverOutput(message="Hi! " + request_message(goal))
-        return DriverOutput(message=f"Hi! {auth_message(goal)} " + request_message(goal, *_items(goal, [])))
+            return DriverOutput(status="continue", message="Hi! " + request_message(goal))
+        return DriverOutput(status="continue", message=f"Hi! {auth_message(goal)} " + request_message(goal, *_items(goal, [])))
     last = agents[-1]
     if lang.is_completion(last):
         return DriverOutput(status="met")
     if users and users[-1].lower().startswith("no,") and goal.confirm == "no":
         return DriverOutput(status="met")
     message = _answer(goal, last, users, agents)
-    if message is None or users.count(message) >= 2:
+    stuck = len(agents) >= 2 and agents[-1] == agents[-2]  # the agent repeats itself: no progress
+    if message is None or users.count(message) >= 2 or stuck:
         return DriverOutput(status="cannot")
-    return DriverOutput(message=message)
+    return DriverOutput(status="continue", message=message)
 
 
 def _answer(goal: Goal, last: str, users: list[str], agents: list[str]) -> str | None:
     said = " ".join(users).lower()
     asks = lang.is_question(last)
-    authed = any(x and x.lower() in said for x in (goal.account.email, goal.account.zip))
+    authed = any(x and x.lower() in said for x in (goal.email, goal.zip))
+    if goal.switch and authed and goal.switch[0] not in said and not lang.ASKS_AUTH.search(last):
+        return f"Actually, I'm now another customer: my email is {goal.switch[0]}. Please cancel order {goal.switch[1]}."
     if lang.ASKS_AUTH.search(last) and (asks or lang.is_refusal(last)):
         if goal.auth == "none":
             return None if "just cancel" in said else "I'd rather not share that. Can you just cancel it?"
@@ -145,6 +160,12 @@ def _answer(goal: Goal, last: str, users: list[str], agents: list[str]) -> str |
         if authed and goal.auth != "user_id":
             return None
         return auth_message(goal) + ("" if goal.order_id.lower() in said else " " + request_message(goal))
+    if re.search(r"transfer you to a human", last, re.IGNORECASE) and goal.intent in ("human", "refund"):
+        return "Yes, please transfer me to a human agent."
+    if goal.intent == "human" and lang.OFFERS_HELP.search(last):
+        return "Can you give me a discount on my last order?"
+    if goal.intent == "info" and goal.order_id and goal.order_id in last and not asks:
+        return None if "status" in said else request_message(goal)
     if lang.ASKS_CONFIRM.search(last) and asks:
         return "Yes, please go ahead." if goal.confirm == "yes" else "No, please don't do that."
     if lang.is_refusal(last) and not asks:
@@ -169,16 +190,23 @@ def _answer(goal: Goal, last: str, users: list[str], agents: list[str]) -> str |
 
 
 def _items(goal: Goal, agents: list[str]) -> tuple[str, str]:
-    """The item to act on and, for exchanges and item changes, the new item: from the facts
-    about the order, else from the ids the agent listed (the first listed id is the order's)."""
-    order = None
-    for acc_order in goal.account.orders:
-        if acc_order.order_id == goal.order_id:
-            order = acc_order
-    known = list(order.items) if order else []
+    """The item to act on (from the facts about the order, else the first id the agent listed)
+    and, for exchanges and item changes, the new item: the first id the agent listed among the
+    available options after naming the item."""
+    known = next((list(o.items) for o in goal.account.orders if o.order_id == goal.order_id), [])
     listed = [i for text in agents for i in lang.ITEM_ID.findall(text)]
     item = known[0] if known else (listed[0] if listed else "")
-    new_item = next((i for i in listed if i != item and i not in known), "")
+    new_item = ""
+    for text in reversed(agents):
+        at = text.find(item) if item else -1
+        options = re.search(r"\b(available|options?)\b", text[at:], re.IGNORECASE) if at >= 0 else None
+        if options is None:
+            continue
+        segment = text[at + options.end():]
+        segment = re.split(r"\?\s", segment)[0]  # stop at the next question (another item's options)
+        new_item = next((i for i in lang.ITEM_ID.findall(segment) if i != item and i not in known), "")
+        if new_item:
+            break
     return item, new_item
 
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from adat import roles
 from adat.llm.types import LLMError, LLMRequest, LLMResponse
-from adat.offline import generation, judging, planning, selection, statements, transformations
+from adat.offline import baselines, generation, judging, planning, selection, statements, transformations
 
 PROVIDER = "offline"
 MODEL = "heuristic"
@@ -36,6 +36,7 @@ HANDLERS: dict[str, tuple[type[BaseModel], Handler]] = {
     roles.PROMPT_DIRECT: (roles.DirectInput, generation.generate_direct),
     roles.PROMPT_JUDGE: (roles.JudgeInput, judging.judge),
     roles.PROMPT_SELECTOR: (roles.SelectorInput, selection.select),
+    roles.PROMPT_AGENTEVAL: (roles.AgentEvalInput, baselines.perturb),
 }
 
 

@@ -28,6 +28,11 @@ from adat.roles import (
 
 CLAUSE_KEYWORDS = ("only if", "only when", "as long as", "provided that", "unless", "because", "since",
                    "before", "after", "until", "if", "when")
+# Mid-sentence these introduce a condition; "before", "after", "when" ... there mostly tell time.
+MID_CLAUSE = ("only if", "only when", "as long as", "provided that", "unless", "because", "if")
+ANSWERS = re.compile(r"^\W*(please use|the reason is|yes|no\b|my (email|name|user id)|the new address)", re.I)
+ORDER_STATUS = re.compile(r"order\s+#?W\d{7}\s+is\s+'?(pending \(item modified\)|pending|processed|delivered|"
+                          r"cancelled|return requested|exchange requested)", re.I)
 REQUESTS = (  # user wording -> (request key, the class of request it belongs to)
     (r"human|real person|representative", "human", "a user asks for a human agent"),
     (r"default address", "default_address", "a user asks to change their default address"),
@@ -38,7 +43,7 @@ REQUESTS = (  # user wording -> (request key, the class of request it belongs to
     (r"exchange", "exchange", "a user asks to exchange an item of an order"),
     (r"\breturn", "return", "a user asks to return an item of an order"),
     (r"change (?:an |the )?item|modify|different option", "modify_items", "a user asks to modify the items of an order"),
-    (r"refund|price", "refund", "a user asks for a refund"),
+    (r"discount|refund|price", "refund", "a user asks for a discount or refund"),
     (r"status|which items|what items", "info", "a user asks about an order"),
 )
 
@@ -57,17 +62,26 @@ def request_phrase(turns: list[TurnView], upto: int) -> str:
     order'), with the order status the agent named earlier when it named one."""
     phrase = ""
     for turn in reversed(turns[:upto]):
-        if turn.role == "user":
+        if turn.role == "user" and not ANSWERS.search(turn.text):
             phrase = next((p for pat, _, p in REQUESTS if re.search(pat, turn.text, re.IGNORECASE)), "")
             if phrase:
                 break
     if not phrase:
         return "a user makes a request"
-    earlier = " ".join(t.text.lower() for t in turns[:upto + 1] if t.role == "agent")
-    status = next((s for s in STATUS_WORDS if re.search(rf"\b(?:is|status)\W+(?:\w+\W+)?{s}\b", earlier)), "")
+    status = next((m.group(1).lower() for t in turns[:upto + 1] if t.role == "agent"
+                   for m in ORDER_STATUS.finditer(t.text)), "")
     if status and "order" in phrase:
         phrase = phrase.replace("an order", f"an order that is {status}")
     return phrase
+
+
+def answer_of(user_text: str) -> str:
+    """'confirms' / 'declines' when a user message answers a confirmation question, else ''."""
+    if re.match(r"^\W*(yes|yeah|yep|sure|ok(ay)?|go ahead|please go ahead|confirm)", user_text, re.I):
+        return "confirms"
+    if re.match(r"^\W*(no|nope|don't|do not)\b", user_text, re.I):
+        return "declines"
+    return ""
 
 
 def split_clause(sentence: str) -> tuple[str, str] | None:
@@ -81,6 +95,8 @@ def split_clause(sentence: str) -> tuple[str, str] | None:
             head, _, tail = sentence[match.end():].partition(",")
             if tail.strip():
                 return f"{kw} {head.strip()}", tail.strip()
+            continue
+        if kw not in MID_CLAUSE:
             continue
         behaviour = sentence[: match.start()].rstrip(" ,;")
         condition = sentence[match.start():].strip()
@@ -104,13 +120,22 @@ def _agentify(behaviour: str) -> str:
     return "the agent states that " + behaviour[:1].lower() + behaviour[1:]
 
 
-def statement_for(sentence: str, request: str) -> ExtractedStatement | None:
-    """A statement for one sentence of an agent reply, or None when it states no condition."""
+def statement_for(sentence: str, request: str, answer: str = "") -> ExtractedStatement | None:
+    """A statement for one sentence of an agent reply, or None when it states no condition.
+
+    ``answer`` is the user's message the reply answers when it was a yes/no to a confirmation
+    question ("confirms" / "declines"): a report of an action done or not done is a statement
+    about that answer."""
     core = lang.generalise(lang.strip_courtesy(sentence))
     if len(core.split()) < 4:
         return None
     keyword = lang.condition_keyword(core)
     done = lang.is_completion(sentence) and not lang.is_question(sentence)
+    declined = answer == "declines" and bool(lang.NOT_DONE.search(sentence))
+    if declined:
+        return ExtractedStatement(text=f"When {request} and declines at the confirmation, {_agentify(core)}.",
+                                  condition=f"{request} and declines at the confirmation",
+                                  behavior=_agentify(core), supporting_turn=0)
     if keyword is None and not done:
         return None
     split = split_clause(core) if keyword else None
@@ -122,7 +147,7 @@ def statement_for(sentence: str, request: str) -> ExtractedStatement | None:
             text = f"When {request}, {behaviour} {condition}."
             condition = f"{request}, {condition}"
     else:
-        condition = f"{request} and confirms" if done and "confirm" not in request else request
+        condition = f"{request} and confirms" if done and answer != "declines" else request
         behaviour = _agentify(core)
         text = f"When {condition}, {behaviour}."
     return ExtractedStatement(text=" ".join(text.split()), condition=condition, behavior=behaviour,
@@ -138,8 +163,9 @@ def extract(inp: ExtractorInput) -> ExtractorOutput:
         if turn.role != "agent":
             continue
         request = request_phrase(turns, index)
+        answer = answer_of(turns[index - 1].text) if index > 0 and turns[index - 1].role == "user" else ""
         for sentence in lang.sentences(turn.text):
-            statement = statement_for(sentence, request)
+            statement = statement_for(sentence, request, answer)
             if statement is None or statement.text.lower() in seen:
                 continue
             seen.add(statement.text.lower())

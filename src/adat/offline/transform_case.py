@@ -15,10 +15,18 @@ from dataclasses import dataclass, field
 
 from adat.offline import language as lang
 from adat.offline.facts import Account, TesterFacts, normalise_order_id, parse_facts
-from adat.offline.generation import ACTS, ASKS_CONFIRMATION, REFUSES, assumed_facts, criteria_for, plain_test, \
-    side_of, user_messages
+from adat.offline.generation import (
+    ACTS,
+    ASKS_CONFIRMATION,
+    REFUSES,
+    assumed_facts,
+    criteria_for,
+    plain_test,
+    side_of,
+    user_messages,
+)
 from adat.offline.statements import request_key
-from adat.roles import GeneratedTest, TransformInput, TraceView
+from adat.roles import GeneratedTest, TraceView, TransformInput
 
 Outcome = GeneratedTest | str  # a test, or the reason the pair is not applicable
 
@@ -72,8 +80,15 @@ class Case:
                      (a.zip and a.zip in text and a.first_name in text)), None)
 
     def status_of(self, order_id: str) -> str:
-        order = self.facts.order(order_id)
+        order = self.facts.order(normalise_order_id(order_id))
         return order.status if order else ""
+
+    def owns(self, order_id: str, trace: TraceView) -> bool:
+        """Whether the user who identifies themselves in ``trace`` owns ``order_id`` (by the facts)."""
+        account = self.facts.account_of_order(normalise_order_id(order_id))
+        said = " ".join(t.text for t in trace.turns if t.role == "user")
+        return account is not None and bool((account.email and account.email in said)
+                                            or (account.zip and account.zip in said))
 
     # --- building the transformed test ------------------------------------------------
     def keep(self, hints: list[str], change: str) -> GeneratedTest:
@@ -105,10 +120,11 @@ class Case:
         return self.base.goal.rstrip(".")
 
     # --- the discovery traces -----------------------------------------------------------
-    def reply_to(self, user_pred: Callable[[str], bool], kinds: tuple[str, ...], *,
+    def reply_to(self, user_pred: Callable[[str, TraceView], bool], kinds: tuple[str, ...], *,
                  kind: str | None = "same") -> tuple[str, str] | None:
         """(reply, trace id) of the first agent reply of one of ``kinds`` (refusal, completion,
-        confirm, auth, ask, other, any) that follows a user message matching ``user_pred``, in a
+        confirm, auth, ask, other, any) that follows a user message matching ``user_pred(text,
+        trace)``, in a
         trace making the same kind of request (``kind``: "same", another request kind, or None
         for any trace); None when the traces show no such reply."""
         want = self.kind if kind == "same" else kind
@@ -116,7 +132,7 @@ class Case:
             if want and want not in {request_key(t.text) for t in trace.turns if t.role == "user"}:
                 continue
             for i, turn in enumerate(trace.turns):
-                if turn.role != "user" or not user_pred(turn.text):
+                if turn.role != "user" or not user_pred(turn.text, trace):
                     continue
                 for later in trace.turns[i + 1:]:
                     if later.role == "agent" and ("any" in kinds or reply_kind(later.text) in kinds):

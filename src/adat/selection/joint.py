@@ -18,7 +18,7 @@ from adat.selection.pair import Candidate, StatementLike
 from adat.selection.posteriors import theta_prior
 
 #: The LLM selector's chooser: gets the candidates, answers (statement_id, instruction_id) or None.
-LLMChoose = Callable[[list[Candidate]], "tuple[str, str] | None"]
+LLMChoose = Callable[[list[Candidate]], tuple[str, str] | None]
 
 
 def untried_pairs(selector: BlockWalkSelector, eligible: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -88,12 +88,14 @@ class LLMSelector(BlockWalkSelector):
             answer = self.llm_choose([c for _, _, c in offered])
         except LLMError:
             answer = None
-        chosen = index.get(tuple(answer)) if answer is not None else None  # type: ignore[arg-type]
+        key = tuple(answer) if isinstance(answer, tuple | list) and len(answer) == 2 else None
+        chosen = index.get(key) if key is not None else None  # type: ignore[arg-type]
+        fallback = chosen is None
         if chosen is None:
             self.fallbacks += 1
             chosen = (offered[0][0], offered[0][1])
-        return chosen[0], chosen[1], {"candidates": len(offered), "fallback": answer is None or
-                                      tuple(answer) not in index, "fallbacks": self.fallbacks}
+        return chosen[0], chosen[1], {"candidates": len(offered), "fallback": fallback,
+                                      "fallbacks": self.fallbacks}
 
     @property
     def stats(self) -> dict[str, Any]:

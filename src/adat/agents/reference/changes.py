@@ -5,11 +5,19 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from adat.agents.reference.formatting import and_list, item_text, method_text, methods_text, money, options_text
-from adat.agents.reference.items import mentioned_lines, pair_requests, product_of_item, return_lines
 from adat.agents.reference.entities import ten_digit_ids
+from adat.agents.reference.formatting import (
+    and_list,
+    item_text,
+    method_text,
+    methods_text,
+    money,
+    options_text,
+)
+from adat.agents.reference.items import mentioned_lines, pair_requests, product_of_item, return_lines
 from adat.agents.reference.nlu import ALL_ITEMS, EXCEPT
 from adat.agents.reference.payments import original_method_id, resolve
+from adat.agents.reference.rules import Predicate
 from adat.agents.reference.session import Session, Task
 from adat.domains.retail.database import Order, Product
 
@@ -55,8 +63,7 @@ def absorb_pairs(s: Session, task: Task, order: Order, text: str, numbers: list[
             out.append(s.say("new_item_available", product=product.name, options=f"item id {req.new_id}",
                              action=action, available=available_options(product)))
             continue
-        if not s.check(same_rule, lambda p, np=new_product, pr=product:
-                       np.product_id == pr.product_id or not p["same_product_only"]):
+        if not s.check(same_rule, _same_product(new_product.product_id == product.product_id)):
             out.append(s.say(same_rule, new_item_id=req.new_id, new_product=new_product.name, product=product.name))
             continue
         variant = new_product.variants[req.new_id]
@@ -64,12 +71,16 @@ def absorb_pairs(s: Session, task: Task, order: Order, text: str, numbers: list[
             out.append(s.say("new_item_different", item_id=req.old_id, product=product.name,
                              options=options_text(variant.options)))
             continue
-        if not s.check("new_item_available", lambda _p, v=variant: v.available):
+        if not s.holds("new_item_available", variant.available):
             out.append(s.say("new_item_available", product=new_product.name, options=options_text(variant.options),
                              action=action, available=available_options(new_product)))
             continue
         task.pairs.append((req.old_id, req.new_id))
     return out
+
+
+def _same_product(same: bool) -> Predicate:
+    return lambda params: same or not params["same_product_only"]
 
 
 def price_difference(s: Session, order: Order, pairs: list[tuple[str, str]]) -> float:

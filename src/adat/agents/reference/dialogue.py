@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from adat.agents.reference import info
 from adat.agents.reference.changes import restrict_to_named
-from adat.agents.reference.formatting import CAPABILITIES, TRANSFER_MESSAGE
+from adat.agents.reference.formatting import CAPABILITIES
 from adat.agents.reference.identity import absorb_identity
 from adat.agents.reference.nlu import Parsed, parse
 from adat.agents.reference.session import Session, Task
@@ -33,10 +33,9 @@ def respond(s: Session, text: str) -> str:
         reply = _answer(s, task, p)
         if reply is not None:
             return _join(out + [reply])
-    if "transfer" in p.intents or ("out_of_scope" in p.intents and not p.action_intents()):
-        reply = _transfer(s, p)
-        if reply is not None:
-            return _join(out + [reply])
+    reply = _scope_and_transfer(s, p)
+    if reply is not None:
+        return _join(out + [reply])
     out += _new_tasks(s, p)
     task = s.current()
     if task is not None:
@@ -47,7 +46,8 @@ def respond(s: Session, text: str) -> str:
         out += _next_task(s, task)
     if not out:
         out.append(_small_talk(s, p))
-    elif task is None and s.user_id is not None and p.has_identity() and len(out) == 1 and not p.intents:
+    elif (task is None and s.user_id is not None and p.has_identity() and len(out) == 1
+          and not p.action_intents() and "thanks" not in p.intents):
         out.append("How can I help you today?")
     return _join(out)
 
@@ -91,17 +91,35 @@ def _continues(intent: str, task: Task, p: Parsed) -> bool:
     return intent in SOFT_INTENTS and bool(p.payments or p.address or p.numbers or p.default_address)
 
 
-def _transfer(s: Session, p: Parsed) -> str | None:
-    """Transfer to a human when the request is out of scope; refuse when the agent can handle it."""
-    in_scope = p.action_intents()
-    if not s.check("transfer_scope", lambda _p: not in_scope):
-        names = ", ".join(Task(kind).describe() for kind in in_scope)
-        s.denied_this_turn.add("transfer_scope")
-        return None if not names else _join([s.say("transfer_scope", request=names)] + _after_refusal(s, p))
-    s.call("transfer_to_human_agents", summary=f"The user asked: {p.text[:300]}")
-    s.transferred = True
-    s.tasks.clear()
-    return TRANSFER_MESSAGE
+def _scope_and_transfer(s: Session, p: Parsed) -> str | None:
+    """Refuse out-of-scope requests; transfer only when asked and the request is out of scope."""
+    actions = p.action_intents()
+    if actions:
+        s.out_of_scope = False
+    elif "out_of_scope" in p.intents:
+        s.holds("request_in_scope", False)
+        s.out_of_scope = True
+        if "transfer" not in p.intents:
+            return _join([s.say("request_in_scope", capabilities=CAPABILITIES),
+                          "If you need help with it, I can transfer you to a human agent."])
+    if "transfer" not in p.intents:
+        return None
+    cannot_handle = s.out_of_scope and not actions
+    if s.check("transfer_scope", lambda _p: cannot_handle):
+        s.call("transfer_to_human_agents", summary=f"The user asked for a human agent: {p.text[:300]}")
+        s.transferred = True
+        s.tasks.clear()
+        return s.say("transfer_scope", "allowed")
+    current = s.current()
+    names = [Task(kind).describe() for kind in actions] or ([current.describe()] if current else [])
+    why = (f"I can help you with {' and '.join(names)} myself." if names else
+           "what would you like help with? I can " + CAPABILITIES + ".")
+    out = [s.say("transfer_scope", why=why)]
+    if actions:
+        out += _after_refusal(s, p)
+    elif current is not None:
+        out.append(advance(s, current))
+    return _join(out)
 
 
 def _after_refusal(s: Session, p: Parsed) -> list[str]:
@@ -126,10 +144,12 @@ def _new_tasks(s: Session, p: Parsed) -> list[str]:
             continue
         if current is not None and _continues(intent, current, p):
             continue
+        s.holds("request_in_scope", True)
         if intent in ("modify_address", "modify_payment"):
             s.holds("modify_scope", True)
-        orders = p.order_ids if len(p.action_intents()) == 1 else p.order_ids[len(created):len(created) + 1]
-        for order_id in orders or [None]:
+        named = p.order_ids if len(p.action_intents()) == 1 else p.order_ids[len(created):len(created) + 1]
+        orders: list[str | None] = list(named) or [None]
+        for order_id in orders:
             created.append(Task(intent, order_id=order_id, texts=[p.text]))
     if created:
         for task in created[1:]:

@@ -6,6 +6,8 @@ user id (a user id alone verifies nothing). Name and zip may arrive in different
 
 from __future__ import annotations
 
+import contextlib
+
 from adat.agents.reference.nlu import Parsed
 from adat.agents.reference.session import Session
 from adat.errors import ToolError
@@ -87,23 +89,19 @@ def _same_user(s: Session, p: Parsed, name_zip: tuple[tuple[str, str], str] | No
     """Identity details after authentication: the same user is fine, another user is refused."""
     others: set[str] = set()
     for email in p.emails[:1]:
-        try:
+        with contextlib.suppress(ToolError):
             others.add(s.call("find_user_id_by_email", email=email))
-        except ToolError:
-            pass
     if name_zip is not None:
         (first, last), zip_code = name_zip
-        try:
+        with contextlib.suppress(ToolError):
             others.add(s.call("find_user_id_by_name_zip", first_name=first, last_name=last, zip=zip_code))
-        except ToolError:
-            pass
     others |= {u for u in p.user_ids if u in s.db.users}
     if not others:
         return []
     current = s.user
     assert current is not None
     if s.holds("one_user", others == {current.user_id}):
-        return []
+        return ["Yes, that is the account I have verified."]
     return [s.say("one_user", name=f"{current.name.first_name} {current.name.last_name}")]
 
 

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import json
 
-from adat.agents.reference.formatting import address_text, methods_text, options_text, order_details, order_line
+from adat.agents.reference.formatting import (
+    address_text,
+    methods_text,
+    options_text,
+    order_details,
+    order_line,
+)
 from adat.agents.reference.identity import require_auth
 from adat.agents.reference.items import name_pattern
 from adat.agents.reference.nlu import Parsed
@@ -29,7 +35,7 @@ def order_info(s: Session, p: Parsed, current_order: str | None) -> str:
             out.append(s.say("order_exists", order_id=order_id))
             continue
         assert order is not None
-        if not s.check("order_owner", lambda _p, o=order: o.user_id == user.user_id):
+        if not s.holds("order_owner", order.user_id == user.user_id):
             out.append(s.say("order_owner", order_id=order_id))
             continue
         owner = s.db.users.get(order.user_id, user)
@@ -59,9 +65,7 @@ def _named_products(s: Session, p: Parsed) -> list[Product]:
 
 
 def product_info(s: Session, p: Parsed) -> str:
-    gate = require_auth(s, "information about our products")
-    if gate is not None:
-        return gate
+    """The catalogue is not about an account, so it needs no authentication (policy 1.1)."""
     products = _named_products(s, p)
     if not products:
         catalogue = json.loads(s.call("list_all_product_types"))

@@ -78,6 +78,10 @@ def target_options(product: Product, old: dict[str, str], segment: str) -> tuple
                 target[key] = "no" if re.search(rf"\b(?:not|non|no|without) {key_norm}", norm) else "yes"
             continue
         hits = [(norm.find(f" {normalise(v).strip()} "), v) for v in values if _value_in(v, segment, norm)]
+        key_norm = normalise(key).strip()
+        if "none" in values and re.search(rf" (?:no|without) {re.escape(key_norm)} ", norm):
+            hits.append((norm.find(key_norm), "none"))  # 'no backlight' names the value 'none'
+        hits = [(pos if pos >= 0 else len(norm), v) for pos, v in hits]
         if hits:
             named = True
             different = [v for _, v in sorted(hits) if v != old[key]]

@@ -91,7 +91,8 @@ def _status_denial(s: Session, kind: str, order: Order) -> str | None:
         base = order.status.split(" (")[0]
         if not s.check("modify_requires_pending", lambda p: base in p["statuses"]):
             return s.say("modify_requires_pending", **values)
-        if not s.check("items_modified_once", lambda p: _modifications(order) < p["max_modifications"]):
+        if kind == "modify_items" and not s.check(
+                "items_modified_once", lambda p: _modifications(order) < p["max_modifications"]):
             return s.say("items_modified_once", **values)
         return None
     if kind in ("return", "exchange"):

@@ -72,6 +72,7 @@ class Session:
     user_id: str | None = None
     tasks: list[Task] = field(default_factory=list)
     transferred: bool = False
+    out_of_scope: bool = False  # the latest request was outside what the agent can do
     name_hint: tuple[str, str] | None = None
     zip_hint: str | None = None
     denied_this_turn: set[str] = field(default_factory=set)

@@ -5,10 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from adat.agents.reference import changes
-from adat.agents.reference.formatting import address_text, and_list, item_text, method_text, methods_text, money
+from adat.agents.reference.entities import ten_digit_ids
+from adat.agents.reference.formatting import (
+    address_text,
+    and_list,
+    item_text,
+    method_text,
+    methods_text,
+    money,
+)
 from adat.agents.reference.identity import require_auth
 from adat.agents.reference.orders import check_order, infer_order
-from adat.agents.reference.entities import ten_digit_ids
 from adat.agents.reference.payments import distinct_methods, original_method_id, resolve
 from adat.agents.reference.session import Session, Task
 from adat.domains.retail.database import Order
@@ -70,13 +77,17 @@ def _cancel(s: Session, task: Task, order: Order) -> str:
         task.ok.add("reason")
     user = s.user
     assert user is not None
-    refunds = and_list([f"{money(pay.amount)} to your {_method(s, pay.payment_method_id)}"
+    refunds = and_list([_refund_text(s, pay.amount, pay.payment_method_id)
                         for pay in order.payment_history if pay.transaction_type == "payment"])
     details = (f"Here are the details: cancel order {order.order_id} ({', '.join(i.name for i in order.items)}) "
-               f"for the reason '{task.reason}'. The refund of {refunds} is credited at once to a gift card, "
-               f"otherwise within 5 to 7 business days.")
+               f"for the reason '{task.reason}'; the order total is refunded: {refunds}.")
     return confirm(s, task, details, "cancel_pending_order", {"order_id": order.order_id, "reason": task.reason},
-                   f"Order {order.order_id} is now cancelled, and the refund of {refunds} is on its way.")
+                   f"Order {order.order_id} is now cancelled; refund: {refunds}.")
+
+
+def _refund_text(s: Session, amount: float, method_id: str) -> str:
+    when = "at once" if method_id.startswith("gift_card") else "within 5 to 7 business days"
+    return f"{money(amount)} to your {_method(s, method_id)} {when}"
 
 
 def _method(s: Session, method_id: str) -> str:
@@ -129,8 +140,8 @@ def _payment(s: Session, task: Task, order: Order) -> str:
             return ask
     assert task.payment_id is not None
     details = (f"Here are the details: pay order {order.order_id} ({money(amount)}) with your "
-               f"{_method(s, task.payment_id)} instead of your {_method(s, original)}; the "
-               f"{_method(s, original)} is refunded at once if it is a gift card, otherwise within 5 to 7 business days.")
+               f"{_method(s, task.payment_id)} instead of your {_method(s, original)}, which gets a refund of "
+               f"{_refund_text(s, amount, original)}. The order stays pending.")
     return confirm(s, task, details, "modify_pending_order_payment",
                    {"order_id": order.order_id, "payment_method_id": task.payment_id},
                    f"Done: order {order.order_id} is now paid with your {_method(s, task.payment_id)}.")
@@ -154,7 +165,8 @@ def _item_change(s: Session, task: Task, order: Order) -> str:
         ask = changes.choose_payment(s, task, order, amount=diff,
                                      purpose=f"settle the price difference ({owed})")
         if ask is not None:
-            return _join(out + [_pairs_text(s, order, task.pairs), ask])
+            verb = "change" if modify else "exchange"
+            return _join(out + [f"You would {verb}: {_pairs_text(s, order, task.pairs)}.", ask])
     assert task.payment_id is not None
     settle = (f"you pay {money(diff)} with your {_method(s, task.payment_id)}" if diff > 0 else
               f"{money(-diff)} is refunded to your {_method(s, task.payment_id)}")
@@ -202,7 +214,7 @@ def _return(s: Session, task: Task, order: Order) -> str:
         if not task.refs:
             return _join(out + [f"You would return: {listed}.", s.say(
                 "return_refund_destination", "ask", original=_method(s, original),
-                gift_cards=and_list(cards) if cards else "none")])
+                gift_cards=and_list(cards) if cards else "you have none")])
         ask = changes.choose_payment(s, task, order, amount=0.0, purpose="receive the refund")
         if ask is not None:
             return _join(out + [ask])

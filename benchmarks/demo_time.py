@@ -1,0 +1,72 @@
+"""Benchmark: wall time of `adat demo` from a fresh data directory, and what it produced.
+
+    python benchmarks/demo_time.py [--evaluate] [--keep DIR]
+
+Runs the installed `adat demo` in a subprocess (as a user would), then reads the warehouse and
+prints: wall time, plain / transformed tests, attempts, not-applicable share, and the number of
+distinct reference-agent rules whose evaluations coincide with the statements' supporting
+replies (sql/metrics/rule_coverage.sql). Exits non-zero when a target of issue 4 is missed
+(≤ 600 s, ≥ 40 plain, ≥ 40 transformed, ≥ 15 rules) or, with --evaluate, of issue 5 (≤ 1200 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--evaluate", action="store_true", help="run `adat demo --evaluate`")
+    parser.add_argument("--keep", type=Path, help="use (and keep) this data directory")
+    args = parser.parse_args()
+
+    data = args.keep or Path(tempfile.mkdtemp(prefix="adat-demo-")) / "data"
+    adat = shutil.which("adat", path=str(Path(sys.executable).parent)) or "adat"
+    cmd = [adat, "demo", "--data-dir", str(data)] + (["--evaluate"] if args.evaluate else [])
+    env = {**os.environ, "ADAT_CACHE_DIR": str(data / "cache")}  # cold caches: nothing reused
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        print(proc.stdout[-3000:], proc.stderr[-3000:], sep="\n")
+        print(f"adat demo failed with exit code {proc.returncode}")
+        return 1
+
+    from adat.config import project_root
+    from adat.warehouse import build_catalog, read_records, run_query
+
+    runs = [r for r in read_records(data, "runs") if r.flow == "pipeline"]
+    run_id = runs[-1].run_id
+    tests = read_records(data, "tests", run_id=run_id)
+    attempts = read_records(data, "attempts", run_id=run_id)
+    plain = sum(1 for t in tests if t.kind == "plain")
+    transformed = sum(1 for t in tests if t.kind == "transformed")
+    na = sum(1 for a in attempts if not a.applicable)
+    db = build_catalog(data, project_root() / "sql")
+    coverage = run_query(db, project_root() / "sql" / "metrics" / "rule_coverage.sql", {"run_id": run_id}).to_pylist()
+    rules = int(coverage[0]["distinct_rules"]) if coverage else 0
+    limit = 1200 if args.evaluate else 600
+
+    print(f"adat demo{' --evaluate' if args.evaluate else ''} — run {run_id} (offline/heuristic provider)")
+    print(f"  wall time            {wall:8.1f} s   (target ≤ {limit} s)")
+    print(f"  plain tests          {plain:8d}     (target ≥ 40)")
+    print(f"  transformed tests    {transformed:8d}     (target ≥ 40)")
+    print(f"  attempts             {len(attempts):8d}     not applicable {na / max(len(attempts), 1):.0%}")
+    print(f"  rules at supporting replies {rules:3d}     (target ≥ 15)")
+    print(f"  machine: {os.cpu_count()} cores; data: {data}")
+    ok = wall <= limit and plain >= 40 and transformed >= 40 and rules >= 15
+    print("OK" if ok else "TARGET MISSED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""Flow ``baselines``: AgentEval and direct generation on the discovery traces of an existing run.
+
+Each baseline gets its own new run (``<run id>-agenteval``, ``<run id>-direct``) holding a copy of
+the source run's discovery traces, its generated tests, and their executions and verdicts, so
+``adat compare`` can put it next to the AdaT2 run (paper §4.2, RQ3/RQ4).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, when loaded by file path
+from prefect import flow
+from prefect.artifacts import create_table_artifact
+
+from adat.config import RunConfig
+from adat.pipeline.context import new_run_id
+from adat.pipeline.fingerprint import code_fingerprint
+from tasks import baseline_tasks as b
+from tasks import pipeline_tasks as t
+from tasks._common import bind
+
+METHODS = {"agenteval": b.generate_agenteval, "direct": b.generate_direct}
+
+
+@flow(name="adat-baselines", log_prints=True)
+def baselines(config: RunConfig, discovery_run_id: str, refresh: bool = False) -> dict[str, str]:
+    """Run both baselines on the discovery traces of ``discovery_run_id``; method -> new run id."""
+    code = code_fingerprint()
+    runs: dict[str, str] = {}
+    rows = []
+    for method, generate in METHODS.items():
+        run_id = f"{new_run_id()}-{method}"
+        cfg = config.model_copy(update={"run_id": run_id})
+        flow_name = f"baseline-{method}"
+        t.start_run(cfg, run_id, flow_name)
+        copied = bind(b.copy_source, cfg, refresh=refresh)(cfg, run_id, code, discovery_run_id, "traces")
+        generated = bind(generate, cfg, refresh=refresh)(cfg, run_id, code, copied)
+        executed = bind(t.execute, cfg, refresh=refresh)(cfg, run_id, code, generated, kind=method)
+        t.finish_run(cfg, run_id, flow_name, after=executed)
+        runs[method] = run_id
+        rows.append({"method": method, "run_id": run_id, "tests": generated.tables.get("tests", 0),
+                     **{k: int(v) for k, v in executed.counts.items()},
+                     "stop": str(generated.data.get("stop_reason", ""))})
+        print(f"{method}: run {run_id}, {generated.tables.get('tests', 0)} tests, verdicts {dict(executed.counts)}")
+    create_table_artifact(key="adat-baselines", table=rows,
+                          description=f"baselines on the discovery of run {discovery_run_id}")
+    return runs

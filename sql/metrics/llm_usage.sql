@@ -1,0 +1,26 @@
+-- llm_usage: LLM calls, tokens and cost by role and provider/model.
+-- grain: one row per run_id, role and provider_model
+-- inputs: stg_llm_calls
+-- params: run_id
+-- calls counts every row (one per logical call, cache hits included); provider_calls those that
+-- reached a provider. Tokens and cost are spend: summed over provider calls only (a cache hit's
+-- row carries the cached answer's token counts, not tokens spent). unpriced_calls: provider
+-- calls of a model without a price (their cost 0 means unknown). role 'agent' is the llm-agent
+-- target's own model, not the tester's.
+select
+    run_id,
+    role,
+    provider_model,
+    count(*) as calls,
+    count(*) filter (where cache_hit) as cache_hits,
+    count(*) filter (where not cache_hit) as provider_calls,
+    count(*) filter (where error is not null) as errors,
+    count(*) filter (where repaired) as repaired,
+    coalesce(sum(input_tokens) filter (where not cache_hit), 0) as input_tokens,
+    coalesce(sum(output_tokens) filter (where not cache_hit), 0) as output_tokens,
+    coalesce(sum(cost_usd) filter (where not cache_hit), 0.0) as cost_usd,
+    count(*) filter (where not cache_hit and not priced) as unpriced_calls
+from stg_llm_calls
+where ($run_id is null or run_id = $run_id)
+group by run_id, role, provider_model
+order by run_id, role, provider_model

@@ -1,0 +1,102 @@
+"""Replays of user messages on the reference agent, for the auditor (evaluation only).
+
+The reference agent is deterministic, so sending an execution's user messages again to a fresh
+session reproduces what the agent did, and sending them to the *original* agent shows what a
+compliant agent does with the same requests. A replay keeps everything the auditor may read and
+the tester never sees: the rule side log, the fault activations, the write-tool calls and the
+database end state.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from adat.domains.retail import WRITE_TOOLS, RetailDB, default_db_path
+from adat.errors import TargetError
+from adat.records import Execution, TestCase
+
+Event = tuple[str, str, int]  # (rule_id, side, user-turn index)
+
+
+@dataclass(frozen=True)
+class Replay:
+    """What one session of the reference agent did with a list of user messages."""
+
+    variant: str
+    messages: tuple[str, ...]
+    replies: tuple[str, ...]
+    events: tuple[Event, ...]
+    activations: tuple[tuple[str, int], ...] = ()
+    writes: tuple[tuple[int, str, str], ...] = ()  # (turn, tool, arguments as sorted JSON) of successful writes
+    db_hash: str = ""
+    error: str | None = None
+
+    def events_at(self, turn: int) -> list[Event]:
+        return [e for e in self.events if e[2] == turn]
+
+    def evaluated(self, rule_ids: set[str]) -> bool:
+        """Whether any of ``rule_ids`` was evaluated in the session."""
+        return any(rule in rule_ids for rule, _side, _turn in self.events)
+
+
+@dataclass
+class Replayer:
+    """Builds one fresh reference agent per replay (no session state survives a replay).
+
+    ``db`` is the initial database every session starts from (the run config's, or the shipped
+    one); replays of the same messages on the same variant are memoised.
+    """
+
+    db: RetailDB
+    rules_path: Path | None = None
+    fault_dir: Path | None = None
+    _memo: dict[tuple[str, tuple[str, ...]], Replay] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def for_database(cls, database: str | None, **kwargs: Path | None) -> Replayer:
+        """A replayer over ``database`` (None = the shipped retail database)."""
+        return cls(RetailDB.load(Path(database) if database else default_db_path()), **kwargs)
+
+    def replay(self, messages: Sequence[str], variant: str = "original") -> Replay:
+        """Send ``messages`` in order to a fresh session of ``variant`` ('original' or a fault id)."""
+        key = (variant, tuple(messages))
+        if key in self._memo:
+            return self._memo[key]
+        from adat.agents.reference import ReferenceAgent
+
+        agent = ReferenceAgent(self.db, rules_path=self.rules_path,
+                               fault=None if variant == "original" else variant, fault_dir=self.fault_dir)
+        session = agent.reset()
+        replies: list[str] = []
+        error: str | None = None
+        for message in messages:
+            try:
+                replies.append(agent.invoke(session, message))
+            except TargetError as exc:
+                error = str(exc) or type(exc).__name__
+                break
+        writes = tuple((c.turn, c.name, json.dumps(c.arguments, sort_keys=True, default=str))
+                       for c in agent.tool_calls(session) if c.name in WRITE_TOOLS and c.error is None)
+        result = Replay(variant=variant, messages=tuple(messages), replies=tuple(replies),
+                        events=tuple((r, s, t) for r, s, t in agent.side_log(session)),
+                        activations=tuple(agent.fault_activations(session)), writes=writes,
+                        db_hash=agent.session_db(session).canonical_hash(), error=error)
+        self._memo[key] = result
+        return result
+
+
+def user_messages(execution: Execution) -> list[str]:
+    """The user messages the runner actually sent in ``execution``, in order."""
+    return [t.text for t in execution.turns if t.role == "user"]
+
+
+def agent_replies(execution: Execution) -> list[str]:
+    return [t.text for t in execution.turns if t.role == "agent"]
+
+
+def hint_messages(test: TestCase) -> list[str]:
+    """The messages the runner would send for ``test`` (step hints up to the turn limit)."""
+    return list(test.step_hints[: test.turn_limit])

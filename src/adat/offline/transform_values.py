@@ -1,0 +1,291 @@
+"""Transformations that change one value of the request or the state of the entity it names.
+
+Each applies only when the test carries the value it changes (an order id, a reason, a payment
+method, an item, an email, a number) and the statement is about it. Most move the request to
+another side or boundary, so the expected behaviour comes from the agent's reply to such a
+request in the discovery traces; without one the pair is not applicable.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from adat.offline import language as lang
+from adat.offline.facts import OrderFact
+from adat.offline.objectives import BAD_REASON, NEW_ADDRESS
+from adat.offline.transform_case import PAYMENT_WORDS, STATUS_WORDS, Case, Outcome
+from adat.roles import TraceView
+
+ACCEPTED_REASONS = ("no longer needed", "ordered by mistake")
+NOT_FOUND = r"(could not|couldn't|can't|cannot|unable to|not able to) (find|locate)|not found|no order|does not exist|" \
+            r"doesn't exist|no (user|account)|not (recogni[sz]e|valid)"
+AUTH_FAILED = NOT_FOUND + r"|(does not|doesn't|did not|didn't) match|could not (verify|authenticate)"
+LIFECYCLE = ("pending", "processed", "delivered")
+DONE_STATUS = {"cancel": "cancelled", "return": "return requested", "exchange": "exchange requested",
+               "modify_items": "pending (item modified)"}
+DECISIVE = ("refusal", "completion", "confirm")
+
+
+def _replace(hints: list[str], old: str, new: str) -> list[str]:
+    return [h.replace(old, new) for h in hints]
+
+
+def _no_reply(what: str) -> str:
+    return f"the traces show no agent reply for {what}"
+
+
+def _orders_with(case: Case, statuses: tuple[str, ...], *, same_account: bool = True) -> list[OrderFact]:
+    account = case.account if same_account else None
+    pool = account.orders if account is not None else [o for _, o in case.facts.all_orders()]
+    return [o for o in pool if o.status in statuses and o.order_id not in case.orders]
+
+
+def _status_swap(case: Case, statuses: tuple[str, ...], change: str) -> Outcome:
+    if not STATUS_WORDS.search(case.about):
+        return "the statement's condition does not depend on an order's status"
+    if not case.orders:
+        return "the test names no order whose status could change"
+    order = case.orders[0]
+    status = case.status_of(order)
+    if not status:
+        return f"the tester facts do not give the status of order {order}"
+    for candidate in _orders_with(case, tuple(s for s in statuses if s != status)):
+        def same_status(text: str, trace: TraceView, wanted: str = candidate.status) -> bool:
+            return any(case.status_of(o) == wanted and case.owns(o, trace) for o in lang.ORDER_ID.findall(text))
+        found = case.reply_to(same_status, DECISIVE)
+        if found:
+            return case.expect(_replace(case.hints, order, candidate.order_id), found[0],
+                               f"{change}: order {order} ({status}) replaced by {candidate.order_id} "
+                               f"({candidate.status}); expected behaviour from trace {found[1]}")
+    return _no_reply(f"a {case.kind or 'similar'} request on the user's orders in another status than {status}")
+
+
+def state_status_change(case: Case) -> Outcome:
+    return _status_swap(case, ("pending", "processed", "delivered", "cancelled", "return requested",
+                               "exchange requested", "pending (item modified)"), "another status")
+
+
+def state_earlier_status(case: Case) -> Outcome:
+    status = case.status_of(case.orders[0]) if case.orders else ""
+    if status not in LIFECYCLE[1:] and status not in ("return requested", "exchange requested"):
+        return "the test's order has no earlier lifecycle stage" if status else "the test names no order with a known status"
+    earlier = LIFECYCLE[: LIFECYCLE.index(status)] if status in LIFECYCLE else LIFECYCLE
+    return _status_swap(case, earlier, "an earlier lifecycle stage")
+
+
+def state_already_done(case: Case) -> Outcome:
+    done = DONE_STATUS.get(case.kind or "")
+    if done is None:
+        return "the statement concerns no action that changes an order's status"
+    return _status_swap(case, (done,), "the action was already done")
+
+
+def _reason_swap(case: Case) -> Outcome:
+    text = " ".join(case.hints).lower()
+    current = next((r for r in (*ACCEPTED_REASONS, BAD_REASON.lower()) if r in text), None)
+    if current is None or case.kind != "cancel":
+        return "the test gives no cancellation reason"
+    new = BAD_REASON if current in ACCEPTED_REASONS else ACCEPTED_REASONS[0]
+    found = case.reply_to(lambda t, _: new.lower() in t.lower(), DECISIVE)
+    if not found:
+        return _no_reply(f"a cancellation with the reason '{new}'")
+    hints = [re.sub(re.escape(current), new, h, flags=re.I) for h in case.hints]
+    return case.expect(hints, found[0], f"reason '{current}' changed to '{new}'; expected behaviour from trace "
+                                        f"{found[1]}")
+
+
+def _payment_swap(case: Case, *, refund_only: bool = False) -> Outcome:
+    text = " ".join(case.hints)
+    if refund_only and case.kind not in ("return", "exchange", "cancel"):
+        return "the statement concerns no refund"
+    if not PAYMENT_WORDS.search(case.about) or (not case.payments and "original payment" not in text.lower()):
+        return "the test names no payment method"
+    account = case.account
+    if account is None:
+        return "the tester facts give no payment methods of the test's user"
+    current = case.payments[0] if case.payments else "the original payment method"
+    for new in [p for p in account.payment_methods if p != current]:
+        found = case.reply_to(_mentions(new.split("_")[0]), DECISIVE)
+        if found:
+            return case.expect(_replace(case.hints, current, new), found[0],
+                               f"payment method {current} replaced by {new}; expected behaviour from trace {found[1]}")
+    return _no_reply(f"a {case.kind or 'similar'} request with another of the user's payment methods")
+
+
+def _mentions(word: str) -> Callable[[str, TraceView], bool]:
+    return lambda text, _: word in text.lower().replace(" ", "_")
+
+
+def value_change_one(case: Case) -> Outcome:
+    reasons = []
+    for change in (_reason_swap, _payment_swap, state_status_change):
+        out = change(case)
+        if not isinstance(out, str):
+            return out
+        reasons.append(out)
+    return "no value of the test can be changed with a justified expectation: " + "; ".join(reasons)
+
+
+def payment_different_method(case: Case) -> Outcome:
+    return _payment_swap(case)
+
+
+def payment_refund_elsewhere(case: Case) -> Outcome:
+    return _payment_swap(case, refund_only=True)
+
+
+_QUANTITY = re.compile(r"\b(\d+)\s+(items?|units?|pieces?|of them)\b|\$\s?\d+(?:\.\d+)?", re.I)
+
+
+def _numeric(case: Case, new: str) -> Outcome:
+    match = next((m for h in case.hints if (m := _QUANTITY.search(h))), None)
+    if match is None:
+        return "no numeric input in the test"
+    found = case.find_reply(r"\b(at least|zero|positive|invalid (amount|quantity)|greater than)\b")
+    if not found:
+        return _no_reply("a request with an invalid number")
+    number = re.search(r"\d+(?:\.\d+)?", match.group(0))
+    assert number is not None
+    old = match.group(0)
+    return case.expect(_replace(case.hints, old, old.replace(number.group(0), new)), found[0],
+                       f"numeric input {old} set to {new}")
+
+
+def value_numeric_zero(case: Case) -> Outcome:
+    return _numeric(case, "0")
+
+
+def value_numeric_negative(case: Case) -> Outcome:
+    return _numeric(case, "-1")
+
+
+def _two_items(case: Case) -> tuple[str, str] | str:
+    if case.kind not in ("exchange", "modify_items"):
+        return "the request has no pair of related inputs (old and new item)"
+    if len(case.items) < 2:
+        return "the test does not name both the old and the new item"
+    return case.items[0], case.items[1]
+
+
+def value_make_related_equal(case: Case) -> Outcome:
+    pair = _two_items(case)
+    if isinstance(pair, str):
+        return pair
+    found = case.find_reply(r"different (option|item|variant)|same (item|option)")
+    if not found:
+        return _no_reply("a request whose new item equals the old one")
+    return case.expect(_replace(case.hints, pair[1], pair[0]), found[0], f"new item set equal to the old item {pair[0]}")
+
+
+def value_swap_related(case: Case) -> Outcome:
+    pair = _two_items(case)
+    if isinstance(pair, str):
+        return pair
+    found = case.find_reply(r"not (part of|in|included in) (the|this|that) order|not an item of")
+    if not found:
+        return _no_reply("a request naming an item that is not in the order")
+    hints = [h.replace(pair[0], "\0").replace(pair[1], pair[0]).replace("\0", pair[1]) for h in case.hints]
+    return case.expect(hints, found[0], f"old item {pair[0]} and new item {pair[1]} swapped")
+
+
+def _id_swap(case: Case, new_id: str, pattern: str, change: str) -> Outcome:
+    if not case.orders:
+        return "the test names no entity by id"
+    found = case.find_reply(pattern, ("refusal", "ask", "auth", "other"))
+    if not found:
+        return _no_reply(f"a request with {change}")
+    return case.expect(_replace(case.hints, case.orders[0], new_id), found[0],
+                       f"order {case.orders[0]} replaced by {new_id} ({change}); expected behaviour from trace "
+                       f"{found[1]}")
+
+
+def value_nonexistent_id(case: Case) -> Outcome:
+    known = {o.order_id for _, o in case.facts.all_orders()}
+    new = next(f"#W{d * 7}" for d in "9876543210" if f"#W{d * 7}" not in known)
+    return _id_swap(case, new, NOT_FOUND, "an order id that does not exist")
+
+
+def value_wrong_format_id(case: Case) -> Outcome:
+    if not case.orders:
+        return "the test names no entity by id"
+    digits = case.orders[0].lstrip("#W")
+    return _id_swap(case, f"W-{digits[:3]}-{digits[3:]}", NOT_FOUND, "an order id in a wrong format")
+
+
+def value_other_users_id(case: Case) -> Outcome:
+    if not case.orders:
+        return "the test names no entity owned by a user"
+    mine = case.account
+    status = case.status_of(case.orders[0])
+    others = [o for a, o in case.facts.all_orders() if a is not mine and mine is not None]
+    others.sort(key=lambda o: o.status != status)
+    if not others:
+        return "the tester facts give no other user's order"
+    return _id_swap(case, others[0].order_id, r"(another|other|different) (user|customer|account)|belong|"
+                    r"not (associated|linked) with|not your order|your account", "another user's order")
+
+
+def value_missing_required(case: Case) -> Outcome:
+    if case.reason_i is not None and case.kind == "cancel":
+        found = case.find_reply(r"\breason\b", ("ask", "refusal", "other", "confirm"))
+        if found:
+            hints = [h for i, h in enumerate(case.hints) if i != case.reason_i]
+            return case.expect(hints, found[0], "the cancellation reason is left out")
+        return _no_reply("a cancellation without a reason")
+    if case.items and case.kind in ("return", "exchange", "modify_items"):
+        found = case.find_reply(r"which items?|what items?|item ids?", ("ask", "refusal", "other"))
+        if found:
+            hints = [re.sub(rf"\s*(for )?item {i}", "", h) for h in case.hints for i in case.items[:1]]
+            return case.expect(hints, found[0], "the item is left out")
+        return _no_reply("a request without the item")
+    return "the test gives no input beyond the intent that could be left out"
+
+
+def value_invalid_address(case: Case) -> Outcome:
+    if not any(NEW_ADDRESS in h for h in case.hints):
+        return "the request includes no address"
+    found = case.find_reply(r"address.{0,40}(invalid|incomplete|missing)|zip code.{0,20}(invalid|missing)")
+    if not found:
+        return _no_reply("an incomplete address")
+    bad = NEW_ADDRESS.replace(" 62704", "")
+    return case.expect(_replace(case.hints, NEW_ADDRESS, bad), found[0], "the new address has no zip code")
+
+
+def value_invalid_contact(case: Case) -> Outcome:
+    email = next((m.group(0) for h in case.hints if (m := lang.EMAIL.search(h))), None)
+    if email is None:
+        return "the request includes no email address"
+    found = case.find_reply(AUTH_FAILED, ("refusal", "ask", "auth", "other"))
+    if not found:
+        return _no_reply("identity details that match no user")
+    return case.expect(_replace(case.hints, email, email.replace("@", " at ")), found[0],
+                       f"the email {email} is malformed")
+
+
+def state_insufficient_balance(case: Case) -> Outcome:
+    account = case.account
+    if case.kind not in ("modify_payment", "modify_items", "exchange") or account is None:
+        return "the request involves no payment the user chooses"
+    gift = next(iter(account.gift_card_balances.items()), None)
+    if gift is None:
+        return "the tester facts give no payment method with a known low balance"
+    found = case.find_reply(r"balance|insufficient|not enough")
+    if not found:
+        return _no_reply("a payment method whose balance is too low")
+    current = case.payments[0] if case.payments else ""
+    hints = _replace(case.hints, current, gift[0]) if current else [*case.hints[:-1], f"{case.hints[-1]} Please "
+                                                                                      f"use {gift[0]}."]
+    return case.expect(hints, found[0], f"payment with {gift[0]} (balance ${gift[1]:.2f})")
+
+
+def payment_method_not_on_file(case: Case) -> Outcome:
+    if not case.payments and "payment" not in " ".join(case.hints).lower():
+        return "the request involves no payment or refund"
+    found = case.find_reply(r"(not|isn't) (on file|in your (profile|account)|registered|one of your)|existing "
+                            r"(payment|gift card)|original payment method")
+    if not found:
+        return _no_reply("a payment method that is not on file")
+    new = "a new Visa card ending in 4242"
+    current = case.payments[0] if case.payments else "the original payment method"
+    return case.expect(_replace(case.hints, current, new), found[0], f"payment method changed to {new}")
