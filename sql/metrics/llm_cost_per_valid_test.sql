@@ -11,7 +11,7 @@ with spend as (
     select
         run_id,
         count(*) as calls,
-        sum(input_tokens + output_tokens) as tokens,
+        cast(sum(input_tokens + output_tokens) as bigint) as tokens,
         sum(cost_usd) as cost_usd,
         count(*) filter (where not priced) as unpriced_calls
     from stg_llm_calls

@@ -16,8 +16,8 @@ select
     count(*) filter (where not cache_hit) as provider_calls,
     count(*) filter (where error is not null) as errors,
     count(*) filter (where repaired) as repaired,
-    coalesce(sum(input_tokens) filter (where not cache_hit), 0) as input_tokens,
-    coalesce(sum(output_tokens) filter (where not cache_hit), 0) as output_tokens,
+    cast(coalesce(sum(input_tokens) filter (where not cache_hit), 0) as bigint) as input_tokens,
+    cast(coalesce(sum(output_tokens) filter (where not cache_hit), 0) as bigint) as output_tokens,
     coalesce(sum(cost_usd) filter (where not cache_hit), 0.0) as cost_usd,
     count(*) filter (where not cache_hit and not priced) as unpriced_calls
 from stg_llm_calls

@@ -155,6 +155,9 @@ class EvaluationConfig(_Section):
         default_factory=list,
         description="files the LLM auditor reads (policy or prompt, tool code, knowledge base); "
                     "empty = the llm-agent's policy document; unused for the reference agent")
+    regression_tests: Literal["valid", "mapped"] = Field(
+        "valid", description="tests run on each faulty variant: every valid boundary test, or only those with "
+                             "an explicit mapping on the fault's passage (the paper's RQ4; cheaper, see docs/auditing.md)")
 
 
 class BaselinesConfig(_Section):

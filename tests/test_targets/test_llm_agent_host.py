@@ -134,3 +134,35 @@ def test_build_target_makes_an_llm_agent(tmp_path: Path) -> None:
     agent = build_target(cfg.target, cfg, client=client)
     assert isinstance(agent, LLMAgent) and agent.max_steps == 4 and agent.agent_id == "llm-agent:fake/agent"
     assert agent.invoke(agent.reset(), "hello") == "hi there"
+
+
+def test_every_fault_rewrites_its_policy_passage(tmp_path: Path) -> None:
+    from adat.agents.reference import list_faults, load_fault
+
+    fault_ids = list_faults()
+    assert len(fault_ids) >= 8
+    client, _fake = make_client(tmp_path, [])
+    original = LLMAgent(client, model=MODEL).policy_text
+    for fault_id in fault_ids:
+        fault = load_fault(fault_id)
+        faulty = LLMAgent(client, model=MODEL, fault=fault_id)
+        assert faulty.agent_id == f"llm-agent:fake/agent+{fault_id}"
+        assert fault.passage_before in original
+        assert faulty.policy_text == original.replace(fault.passage_before, fault.passage_after)
+        assert faulty.policy_text != original
+
+
+def test_faulty_system_prompt_reaches_the_model(tmp_path: Path) -> None:
+    from adat.agents.reference import load_fault
+
+    fault = load_fault("cancel_any_reason")
+    agent, fake, _client = make_agent(tmp_path, ["ok"], fault="cancel_any_reason")
+    agent.invoke(agent.reset(), "hi")
+    system = fake.requests[0].messages[0]["content"]
+    assert fault.passage_after.strip() in system and fault.passage_before not in system
+
+
+def test_unknown_fault_is_a_user_error(tmp_path: Path) -> None:
+    client, _fake = make_client(tmp_path, [])
+    with pytest.raises(UserError, match="unknown fault 'no_such_fault'.*cancel_any_reason"):
+        LLMAgent(client, model=MODEL, fault="no_such_fault")

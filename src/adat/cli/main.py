@@ -15,6 +15,7 @@ import yaml
 from rich.console import Console
 
 from adat.cli.app import AdatTyper, fail
+from adat.cli.compare_cmd import ablation, baselines, compare
 from adat.config import (
     HF_OFFLINE_ENV,
     PREFECT_ENV_DEFAULTS,
@@ -166,10 +167,15 @@ def demo(
     result = _run_flow("pipeline", config=cfg)
     print_run_summary(console, cfg, str(result))
     if evaluate:
-        from adat.report import print_evaluation
+        from adat.evaluation.report import print_evaluation
 
         evaluation = _run_flow("evaluate", config=cfg, suite_run_id=str(result))
         print_evaluation(console, cfg, evaluation)
+
+
+app.command("compare")(compare)
+app.command("baselines")(baselines)
+app.command("ablation")(ablation)
 
 
 def main() -> None:

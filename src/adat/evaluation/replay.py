@@ -56,9 +56,10 @@ class Replayer:
     _memo: dict[tuple[str, tuple[str, ...]], Replay] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def for_database(cls, database: str | None, **kwargs: Path | None) -> Replayer:
+    def for_database(cls, database: str | None, rules_path: Path | None = None,
+                     fault_dir: Path | None = None) -> Replayer:
         """A replayer over ``database`` (None = the shipped retail database)."""
-        return cls(RetailDB.load(Path(database) if database else default_db_path()), **kwargs)
+        return cls(RetailDB.load(Path(database) if database else default_db_path()), rules_path, fault_dir)
 
     def replay(self, messages: Sequence[str], variant: str = "original") -> Replay:
         """Send ``messages`` in order to a fresh session of ``variant`` ('original' or a fault id)."""

@@ -24,7 +24,7 @@ CONDITION_KEYWORDS = (
     "as long as", "only if", "only when", "provided that", "in order to", "not able to", "unable to",
     "need to", "needs to", "have to", "has to", "required", "requires", "require", "unless", "because",
     "before", "after", "cannot", "can't", "can not", "must", "only", "if", "when", "until", "since",
-    "not allowed", "not possible", "no longer",
+    "not allowed", "not possible", "no longer", "couldn't", "could not", "does not", "doesn't", "not one of",
 )
 _KEYWORD_RE = re.compile(r"\b(" + "|".join(re.escape(k) for k in CONDITION_KEYWORDS) + r")\b", re.IGNORECASE)
 
@@ -149,6 +149,7 @@ def generalise(text: str) -> str:
     out = re.sub(r"\bitems?\s+(?:id\s+)?\d{10}\b", "an item", out, flags=re.IGNORECASE)
     out = ITEM_ID.sub("an item", out)
     out = AMOUNT.sub("an amount", out)
+    out = re.sub(r"\b(the name|account of|Thank you,|Thanks,) [A-Z][a-z]+(?: [A-Z][a-z]+)?", r"\1 the user", out)
     out = ZIP.sub("a zip code", out)
     out = re.sub(r"'[^']{1,40}'", lambda m: m.group(0) if len(m.group(0).split()) <= 4 else "a value", out)
     # Parentheticals hold concrete details (product names, balances, card endings), not conditions.
@@ -180,7 +181,7 @@ _PERSON = (
 
 
 def third_person(text: str) -> str:
-    text = re.sub(r"\bI (?!am\b|have\b|will\b|can't\b|cannot\b|can\b|need\b|do not\b|don't\b|must\b)([a-z]+)\b",
+    text = re.sub(r"\bI (?!am\b|have\b|will\b|can't\b|cannot\b|can\b|need\b|do not\b|don't\b|must\b)([a-z]+)(?![a-z'])",
                   _agent_verb, text)
     for pattern, repl in _PERSON:
         text = re.sub(pattern, repl, text, flags=re.IGNORECASE)

@@ -45,12 +45,14 @@ def _with_order(statuses: tuple[str, ...], objective: str, strategy: str, auth: 
         if order is None:
             return None
         pm_other = account.payment("credit_card") or account.payment("paypal")
+        item = order.items[0] if order.items else ""
+        foreign = next((i for o in account.orders if o is not order for i in o.items
+                        if facts.items.get(i) and facts.items.get(i) != facts.items.get(item)), "")
         values = {"order": order.order_id, "status": order.status, "auth": _auth(account, auth),
                   "gift": account.payment("gift_card"), "pm": pm_other, "uid": account.user_id,
-                  "reason": BAD_REASON, "address": NEW_ADDRESS}
-        if ("{gift}" in objective + strategy and not values["gift"]) or \
-                ("{pm}" in objective + strategy and not values["pm"]) or \
-                ("{uid}" in objective + strategy and not values["uid"]):
+                  "reason": BAD_REASON, "address": NEW_ADDRESS, "item": item, "foreign": foreign}
+        text = objective + strategy
+        if any(f"{{{key}}}" in text and not value for key, value in values.items()):
             return None
         return Plan(objective.format(**values), strategy.format(**values))
     return build
@@ -90,6 +92,19 @@ def _switch_user(facts: TesterFacts, account: Account) -> Plan | None:
                 f"continue as {other.email}.", f"First {_auth(account, 'email')}, ask about order "
                 f"{order.order_id}, then say you are now {other.email} and ask to cancel order "
                 f"{other.orders[0].order_id}.")
+
+
+def _low_balance(facts: TesterFacts, account: Account) -> Plan | None:
+    """Pay a pending order with the gift card of lowest known balance among the accounts."""
+    candidates = [(bal, acc, gift) for acc in facts.accounts for gift, bal in acc.gift_card_balances.items()
+                  if acc.order_with("pending") is not None]
+    if not candidates:
+        return None
+    bal, acc, gift = min(candidates, key=lambda c: c[0])
+    order = acc.order_with("pending")
+    assert order is not None
+    return Plan(f"Change the payment method of the pending order {order.order_id} to the gift card {gift}, whose "
+                f"balance is only ${bal:.0f}.", f"{_auth(acc, 'email')} first. " + _ACT)
 
 
 def _human(facts: TesterFacts, account: Account) -> Plan | None:
@@ -165,6 +180,26 @@ MENU: tuple[tuple[str, Builder], ...] = (
     ("wrong zip", _wrong_identity("zip")),
     ("switch user", _switch_user),
     ("unknown email", _wrong_identity("email")),
+    ("exchange other product", _with_order(("delivered",), "Exchange item {item} of the delivered order {order} "
+                                           "for item {foreign}, which is a different product.",
+                                           "{auth} first. " + _ACT)),
+    ("incomplete address", _with_order(("pending",), "Change the shipping address of the pending order {order} to "
+                                       "'12 Oak Street' only, without city or zip code.", "{auth} first. " + _ACT)),
+    ("low balance", _low_balance),
+    ("return again", _with_order(("return requested", "exchange requested"), "Try to return an item of the "
+                                 "{status} order {order}.", "{auth} first. " + _ACT)),
+    ("item not in order", _with_order(("delivered",), "Return item {foreign} from the delivered order {order}, "
+                                      "although that item is from another order.", "{auth} first. " + _ACT)),
+    ("modify modified", _with_order(("pending (item modified)",), "Try to change an item of the pending (item "
+                                    "modified) order {order} to another option of the same product.",
+                                    "{auth} first. " + _ACT)),
+    ("split payment", _with_order(("pending",), "Change the payment method of the pending order {order} to both "
+                                  "{pm} and {gift}.", "{auth} first. " + _ACT)),
+    ("exchange same item", _with_order(("delivered",), "Exchange item {item} of the delivered order {order} for "
+                                       "the very same item {item}.", "{auth} first. " + _ACT)),
+    ("payment not on file", _with_order(("delivered",), "Return an item of the delivered order {order} with the "
+                                        "refund to credit_card_0000000, which is not on file.",
+                                        "{auth} first. " + _ACT)),
     ("out of scope", _with_order(("delivered", "pending"), "Ask for a discount on order {order}.",
                                  "{auth} first, then ask for a discount; accept a transfer to a human if offered.")),
 )

@@ -53,6 +53,9 @@ class Goal:
     email: str = ""  # the identity the user gives (may differ from the account's, on purpose)
     zip: str = ""
     switch: tuple[str, str] | None = None  # (email, order id) the user switches to mid-conversation
+    items: tuple[str, ...] = ()  # item ids the objective names: the item, then the new item
+    payments: tuple[str, ...] = ()
+    address: str = NEW_ADDRESS
 
 
 def read_goal(objective: str, strategy: str, facts: TesterFacts) -> Goal:
@@ -82,12 +85,17 @@ def read_goal(objective: str, strategy: str, facts: TesterFacts) -> Goal:
     switch = re.search(r"you are now (\S+@\S+?) and ask to cancel order (#?W\d{7})", strategy)
     if email and account.email != email and "zip code" not in low_str:
         auth = "email"
+    items = tuple(lang.ITEM_ID.findall(objective))
+    if "very same item" in low_obj and items:
+        items = (items[0], items[0])
+    address = re.search(r"address of the \w+ order #?W\d{7} to '([^']+)'", objective)
     return Goal(intent=intent, order_id=orders[0] if orders else "", account=account, auth=auth,
                 reason=reason, payment=payment, confirm="no" if "answer no" in low_str else "yes",
                 request_first="request first" in low_str or "right away" in low_str or auth == "none",
                 insist="insist" in low_str, email=email or account.email,
                 zip=zip_match.group(1) if zip_match else account.zip,
-                switch=(switch.group(1), switch.group(2)) if switch else None)
+                switch=(switch.group(1), switch.group(2)) if switch else None, items=items,
+                payments=tuple(payments), address=address.group(1) if address else NEW_ADDRESS)
 
 
 def auth_message(goal: Goal) -> str:
@@ -107,8 +115,9 @@ def request_message(goal: Goal, item: str = "", new_item: str = "") -> str:
     pay = "the original payment method" if goal.payment in ("original", "") else goal.payment
     return {
         "cancel": f"I want to cancel order {o}.",
-        "modify_address": f"Please change the shipping address of order {o} to {NEW_ADDRESS}.",
-        "modify_payment": f"Please change the payment method of order {o} to {goal.payment or 'my credit card'}.",
+        "modify_address": f"Please change the shipping address of order {o} to {goal.address}.",
+        "modify_payment": f"Please change the payment method of order {o} to "
+                          f"{' and '.join(goal.payments) if goal.payments else 'my credit card'}.",
         "modify_items": f"I'd like to change item {item} in order {o} to item {new_item}." if item and new_item
         else f"I'd like to change item {item} in order {o}. Which options are available for it?" if item
         else f"I'd like to change an item in order {o} to a different option.",
@@ -181,7 +190,7 @@ def _answer(goal: Goal, last: str, users: list[str], agents: list[str]) -> str |
     if lang.ASKS_ITEMS.search(last) and asks and item:
         return request_message(goal, item, new_item)
     if lang.ASKS_ADDRESS.search(last) and asks and goal.intent in ("modify_address", "default_address"):
-        return f"The new address is {NEW_ADDRESS}."
+        return f"The new address is {goal.address}."
     if goal.intent in ("exchange", "modify_items") and item and not new_item and "options" not in said:
         return f"Which other options are available for the product of item {item}?"
     if goal.intent in ("return", "exchange", "modify_items") and not item and "which items" not in said:
@@ -193,6 +202,8 @@ def _items(goal: Goal, agents: list[str]) -> tuple[str, str]:
     """The item to act on (from the facts about the order, else the first id the agent listed)
     and, for exchanges and item changes, the new item: the first id the agent listed among the
     available options after naming the item."""
+    if goal.items:
+        return goal.items[0], goal.items[1] if len(goal.items) > 1 else ""
     known = next((list(o.items) for o in goal.account.orders if o.order_id == goal.order_id), [])
     listed = [i for text in agents for i in lang.ITEM_ID.findall(text)]
     item = known[0] if known else (listed[0] if listed else "")

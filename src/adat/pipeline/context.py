@@ -93,8 +93,10 @@ class RunContext:
         return len(calls)
 
     # --- target --------------------------------------------------------------------------
-    def target(self, *, fault: str | None = None) -> Target:
+    def target(self, *, fault: str | None = None, scope: str = "t") -> Target:
+        """The run's target (or its faulty variant), with session ids unique within the run."""
         from adat.targets.factory import build_target
+        from adat.targets.session_scope import ScopedSessions
 
         target_cfg = self.cfg.target
         if fault is not None:
@@ -104,7 +106,7 @@ class RunContext:
                 raise UserError("seeded faults need a reference or llm-agent target",
                                 field="target.type", fix="use target type reference or llm-agent")
             target_cfg = target_cfg.model_copy(update={"fault": fault})
-        return build_target(target_cfg, self.cfg, client=self.client)
+        return ScopedSessions(build_target(target_cfg, self.cfg, client=self.client), scope)  # type: ignore[return-value]
 
     def rule_events(self, target: Target, sessions: Sequence[Trace | Execution], variant: str) -> list[RuleEvent]:
         """The evaluation-only side log of a reference target for these sessions (empty otherwise)."""

@@ -46,7 +46,7 @@ def discovery_step(cfg: RunConfig, run_id: str, progress: Progress | None = None
     from adat.stages.discovery import discover
 
     ctx = RunContext(cfg, run_id)
-    target = ctx.target()
+    target = ctx.target(scope="disc")
     traces = discover(cfg, ctx.client, target, run_id, progress=progress)
     ctx.write("traces", traces)
     events = ctx.rule_events(target, traces, "original")
@@ -100,11 +100,13 @@ def plain_generation_step(cfg: RunConfig, run_id: str) -> StepResult:
 
 
 def execution_step(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_id: str | None = None,
-                   fault: str | None = None, progress: Progress | None = None) -> StepResult:
+                   fault: str | None = None, progress: Progress | None = None,
+                   test_ids: list[str] | None = None) -> StepResult:
     """Execute tests of ``kind`` (of this run, or of ``suite_run_id``) in fresh sessions and judge them.
 
-    Executions and verdicts of other kinds/variants already in the run are kept, so plain and
-    transformed tests and every faulty variant accumulate in one run.
+    ``test_ids`` limits the execution to those tests (the regression runs only the tests mapped
+    to a fault). Executions and verdicts of other kinds/variants already in the run are kept, so
+    plain and transformed tests and every faulty variant accumulate in one run.
     """
     from adat.stages.execution import execute_tests
     from adat.stages.judging import judge_execution
@@ -113,7 +115,10 @@ def execution_step(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_i
     variant = fault or "original"
     source = suite_run_id or run_id
     tests = [t for t in _tests(ctx, source) if kind == "all" or t.kind == kind]
-    target = ctx.target(fault=fault)
+    if test_ids is not None:
+        wanted = set(test_ids)
+        tests = [t for t in tests if t.test_id in wanted]
+    target = ctx.target(fault=fault, scope=f"{kind}-{variant}")
     executions = execute_tests(target, tests, run_id, cfg.execution.workers, progress, agent_variant=variant)
     by_test = {t.test_id: t for t in tests}
     verdicts = [judge_execution(cfg, ctx.client, by_test[e.test_id], e, run_id) for e in executions]
@@ -168,7 +173,7 @@ def transformation_step(cfg: RunConfig, run_id: str, priors: dict[str, Any] | No
     selector = make_selector(cfg.selector, statements, instructions, embeddings, cfg.generation.n, cfg.seed,
                              priors={k: (float(v[0]), float(v[1])) for k, v in (priors or {}).items()},
                              llm_choose=_llm_choose(ctx) if cfg.selector.name == "llm" else None)
-    target = ctx.target()
+    target = ctx.target(scope="xf")
 
     def persist(outcome: AttemptOutcome) -> None:
         # One small part per attempt keeps a crash from losing finished work; compacted below.

@@ -18,21 +18,22 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from adat.config import RunConfig
 from adat.errors import UserError
 from adat.llm.types import LLMError
 from adat.records import Attempt, Execution, Instruction, Statement, TestCase, Trace, Verdict
 from adat.roles import PROMPT_TRANSFORM, TransformInput, TransformOutput
-from adat.selection.pair import Pair, PairSelector
-from adat.selection.posteriors import reward_of
 from adat.stages.execution import execute_test
 from adat.stages.ids import transformed_test_id
 from adat.stages.judging import judge_execution
 from adat.stages.provenance import call_role
 from adat.stages.views import instruction_view, statement_view, test_from_generated, test_view, trace_view
 from adat.targets.base import Target
+
+if TYPE_CHECKING:  # adat.selection pulls in scipy; executing or judging alone should not pay for it
+    from adat.selection.pair import Pair, PairSelector
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +134,8 @@ class _Context:
 
 def _attempt(cfg: RunConfig, client: Any, selector_name: str, pair: Pair, ctx: _Context, run_id: str,
              run_execute: ExecuteFn, run_judge: JudgeFn, counts: Counter[str]) -> AttemptOutcome:
+    from adat.selection.posteriors import reward_of  # the selector's reward scale (1 / 0.5 / 0)
+
     statement = ctx.statements[pair.statement_id]
     instruction = ctx.instructions[pair.instruction_id]
     plain = ctx.plain.get(statement.statement_id)

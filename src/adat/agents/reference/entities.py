@@ -145,7 +145,7 @@ def address(text: str) -> dict[str, str]:
     if not street:
         second = SECOND_LINE.search(text)  # 'deliver it to Suite 641 instead': a partial address
         return {"address2": second.group(1).strip()} if second else {}
-    out["address1"] = street.group(1).strip()
+    out["address1"] = street.group(1).strip().rstrip(".")
     tail = text[street.end():]
     for raw in re.split(r"[,;\n]", tail):
         part = raw.strip(" .!?")

@@ -18,6 +18,7 @@ def _lookup_email(s: Session, email: str, out: list[str]) -> str | None:
         found = s.call("find_user_id_by_email", email=email)
     except ToolError:
         s.holds("auth_lookup", False)
+        s.denied_this_turn.add("identity_asked")
         out.append(s.say("auth_lookup", credential=f"the email address {email}",
                          alternative="your first and last name with your zip code"))
         return None
@@ -30,6 +31,7 @@ def _lookup_name_zip(s: Session, first: str, last: str, zip_code: str, out: list
         found = s.call("find_user_id_by_name_zip", first_name=first, last_name=last, zip=zip_code)
     except ToolError:
         s.holds("auth_lookup", False)
+        s.denied_this_turn.add("identity_asked")
         out.append(s.say("auth_lookup", credential=f"the name {first} {last} and zip code {zip_code}",
                          alternative="the email address on your account"))
         return None
@@ -67,6 +69,7 @@ def absorb_identity(s: Session, p: Parsed) -> list[str]:
         if not s.check("auth_user_id_not_enough", lambda _params: found is not None and found == stated):
             if found is None:
                 out.append(s.say("auth_user_id_not_enough"))
+                s.denied_this_turn.add("identity_asked")
         elif found is None:  # a fault lets a stated user id authenticate on its own
             try:
                 s.call("get_user_details", user_id=stated)
@@ -114,4 +117,7 @@ def require_auth(s: Session, request: str, *, log_allowed: bool = True) -> str |
     if "auth_required" not in s.denied_this_turn:
         s.holds("auth_required", False)
         s.denied_this_turn.add("auth_required")
+    if "identity_asked" in s.denied_this_turn:
+        return ""  # this turn's reply already asks for the email or name + zip code
+    s.denied_this_turn.add("identity_asked")
     return s.say("auth_required", request=request)

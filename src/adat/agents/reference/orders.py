@@ -39,13 +39,19 @@ def infer_order(s: Session, task: Task) -> str | None:
     candidates = [o for o in named if fits(task.kind, o.status)] or named
     if not named:
         candidates = [o for o in orders if fits(task.kind, o.status)]
-    if len(candidates) == 1:
+    if len(candidates) == 1 and "order_denied" not in task.ok:
         task.order_id = candidates[0].order_id
         return f"I found your order {order_line(candidates[0])}."
     listed = candidates or orders
     verb = VERB.get(task.kind, "help with")
     return (f"Which order would you like to {verb}? Your orders: "
             f"{', '.join(order_line(o) for o in listed) or 'none'}.")
+
+
+def _drop(s: Session, task: Task) -> None:
+    """A refused request ends; the user asks again (for another order) if they want."""
+    if task in s.tasks:
+        s.tasks.remove(task)
 
 
 def _modifications(order: Order) -> int:
@@ -61,10 +67,11 @@ def check_order(s: Session, task: Task) -> str | None:
     order_id = task.order_id or ""
     if not s.holds("order_exists", order is not None):
         task.order_id = None
+        task.ok.add("order_denied")  # the user may correct the id; never pick another order for them
         return s.say("order_exists", order_id=order_id)
     assert order is not None and s.user is not None
     if not s.holds("order_owner", order.user_id == s.user.user_id):
-        task.order_id = None
+        _drop(s, task)
         return s.say("order_owner", order_id=order_id)
     status = order.status
     if task.kind == "change_items":
@@ -75,7 +82,7 @@ def check_order(s: Session, task: Task) -> str | None:
             task.kind = "exchange"
     denial = _status_denial(s, task.kind, order)
     if denial is not None:
-        task.order_id = None
+        _drop(s, task)
         return denial
     task.ok.add("order")
     return None

@@ -1,0 +1,87 @@
+"""``adat compare``, ``adat baselines`` and ``adat ablation``: the paper's comparisons (RQ1–RQ4).
+
+Registered on the main app in :mod:`adat.cli.main`. The flows run the way ``adat run`` runs the
+pipeline: loaded from ``flows/<name>.py`` by file path, on an ephemeral Prefect server.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from adat.cli.app import fail
+from adat.config import HF_OFFLINE_ENV, PREFECT_ENV_DEFAULTS, RunConfig, apply_env_defaults, load_run_config
+
+console = Console(highlight=False)
+
+DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Warehouse root (default: the config's data_dir).")]
+ConfigFile = Annotated[Path, typer.Option("--config", "-c", help="Run-config YAML (models, target, budgets).")]
+SourceRun = Annotated[str, typer.Option("--from", help="Run whose discovery traces (and statements) to reuse.")]
+
+
+def _config(config: Path, data_dir: Path | None) -> RunConfig:
+    cfg = load_run_config(config)
+    return cfg.model_copy(update={"data_dir": str(data_dir.resolve())}) if data_dir else cfg
+
+
+def _run_flow(flow_name: str, **params: object) -> object:
+    # As adat.cli.main._run_flow (not imported: main imports this module).
+    apply_env_defaults(PREFECT_ENV_DEFAULTS)
+    apply_env_defaults(HF_OFFLINE_ENV)
+    from adat.cli.flow_loader import load_flow
+
+    return load_flow(flow_name)(**params)
+
+
+def compare(
+    run_ids: Annotated[list[str], typer.Argument(help="Runs to compare (pipeline, baseline, ablation runs).")],
+    fmt: Annotated[str, typer.Option("--format", help="table | csv")] = "table",
+    table: Annotated[str | None, typer.Option("--table", help="Only this table: rq1, rq2_runs, rq2, rq3, rq4.")] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Print tables shaped like the paper's Tables 2–5 for RUN_IDs, from the warehouse's SQL metrics.
+
+    A value a run does not have (not audited, no groupings, no faults run) prints as '—'.
+    """
+    from adat.compare import compare_tables, render_tables
+
+    if fmt not in ("table", "csv"):
+        fail(f"unknown format {fmt!r}", field="--format", fix="use table or csv")
+    root = (data_dir or RunConfig().data_path()).resolve()
+    text = render_tables(compare_tables(root, run_ids), fmt, only=table)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")  # verbatim: CSV must not be re-wrapped
+
+
+def baselines(config: ConfigFile, source: SourceRun, data_dir: DataDir = None) -> None:
+    """Run the AgentEval and direct baselines on the discovery traces of run --from (one new run each)."""
+    cfg = _config(config, data_dir)
+    runs = _run_flow("baselines", config=cfg, discovery_run_id=source)
+    assert isinstance(runs, dict)
+    for method, run_id in runs.items():
+        console.print(f"{method:<10} run {run_id}", markup=False)
+    console.print(f"compare: adat compare {source} {' '.join(runs.values())}", markup=False)
+
+
+def ablation(
+    config: ConfigFile,
+    source: SourceRun,
+    selectors: Annotated[str, typer.Option("--selectors", help="Comma-separated selector names, or 'all'.")],
+    repeats: Annotated[int, typer.Option("--repeats", min=1, help="Runs per selector (seeds seed, seed+1, …).")] = 1,
+    data_dir: DataDir = None,
+) -> None:
+    """Test transformation with each selector on the statements of run --from (one new run each)."""
+    from adat.baselines.steps import check_selectors, selector_names
+
+    names = selector_names() if selectors.strip() == "all" else [s.strip() for s in selectors.split(",") if s.strip()]
+    names = check_selectors(names)
+    cfg = _config(config, data_dir)
+    runs = _run_flow("ablation", config=cfg, discovery_run_id=source, selectors=names, repeats=repeats)
+    assert isinstance(runs, dict)
+    for name, run_ids in runs.items():
+        console.print(f"{name:<15} {' '.join(run_ids)}", markup=False)
+    every = [r for ids in runs.values() for r in ids]
+    console.print(f"compare: adat compare {' '.join(every)} --table rq2", markup=False)

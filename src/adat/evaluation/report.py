@@ -1,0 +1,96 @@
+"""Print an evaluation's figures — every number comes from a query in ``sql/metrics``.
+
+V/C, V_E/C, U, P, the execution labels, FAR and accuracy, the per-fault detection table and the
+mutation score are each one metric file, run against the DuckDB catalog for the suite run; this
+module only selects rows and formats them. A missing metric file is reported, never replaced by
+a number computed here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from adat.config import RunConfig, project_root
+
+#: (metric file, heading) in print order
+EVALUATION_METRICS: tuple[tuple[str, str], ...] = (
+    ("validity_rate", "V/C — valid boundary tests over counted tests"),
+    ("explicit_validity_rate", "V_E/C — explicitly valid boundary tests over counted tests"),
+    ("distinct_boundaries", "U — distinct explicit boundaries (median over groupings)"),
+    ("distinct_sides", "P — distinct sides of the explicit boundaries (median over groupings)"),
+    ("execution_label_counts", "Execution labels"),
+    ("false_alarm_rate", "FAR = FP / (FP + TN)"),
+    ("accuracy", "Accuracy = (TP + TN) / labelled"),
+    ("fault_detection", "Seeded faults: detection per fault"),
+    ("mutation_score", "Mutation score"),
+)
+
+
+def evaluation_run_id(result: Any) -> str:
+    """The suite run an evaluation wrote to, from the flow's result (a StepResult, a dict or the id)."""
+    if isinstance(result, str):
+        return result
+    if isinstance(result, Mapping):
+        return str(result["run_id"])
+    return str(result.run_id)
+
+
+def evaluation_metrics(cfg: RunConfig, run_id: str, sql_dir: Path | None = None) -> dict[str, list[dict[str, Any]] | None]:
+    """Metric name -> its rows for ``run_id`` (None when the metric file does not exist)."""
+    from adat.warehouse import build_catalog, catalog_is_stale, catalog_path, declared_params, run_query
+
+    sql_dir = sql_dir or project_root() / "sql"
+    root = cfg.data_path()
+    if catalog_is_stale(root, sql_dir):
+        build_catalog(root, sql_dir)
+    out: dict[str, list[dict[str, Any]] | None] = {}
+    for name, _heading in EVALUATION_METRICS:
+        path = sql_dir / "metrics" / f"{name}.sql"
+        if not path.is_file():
+            out[name] = None
+            continue
+        params: dict[str, object] = {p: None for p in declared_params(path)}
+        params["run_id"] = run_id
+        out[name] = run_query(catalog_path(root), path, params).to_pylist()
+    return out
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) or "—"
+    return str(value)
+
+
+def print_evaluation(console: Console, cfg: RunConfig, result: Any) -> dict[str, list[dict[str, Any]] | None]:
+    """Print every evaluation metric of the suite run ``result`` names; returns the rows printed."""
+    run_id = evaluation_run_id(result)
+    metrics = evaluation_metrics(cfg, run_id)
+    auditor = "reference auditor (side log, no LLM)" if cfg.target.type == "reference" else cfg.models.auditor
+    console.print(f"[bold]adat evaluation of run {run_id}[/bold] — auditor: {auditor}")
+    for name, heading in EVALUATION_METRICS:
+        rows = metrics[name]
+        if rows is None:
+            console.print(f"[red]{heading}: sql/metrics/{name}.sql is missing[/red]")
+            continue
+        table = Table(title=f"{heading}  [dim](adat sql {name} --run {run_id})[/dim]", title_justify="left")
+        columns = [c for c in (rows[0].keys() if rows else []) if c != "run_id"]
+        for column in columns:
+            table.add_column(column)
+        for row in rows:
+            table.add_row(*(_cell(row[c]) for c in columns))
+        if not rows:
+            console.print(f"{heading}: no rows for this run")
+            continue
+        console.print(table)
+    console.print(f"Per-row detail: adat sql stg_execution_labels --run {run_id}   |   "
+                  f"adat sql stg_audit_labels --run {run_id}")
+    return metrics

@@ -1,0 +1,218 @@
+"""The evaluation as pipeline steps (same pattern as :mod:`adat.pipeline.steps`): each reads the
+suite run's tables from the warehouse, runs one stage and writes its rows back into that run,
+returning a :class:`StepResult` with counts. Prefect tasks in ``tasks/evaluation_tasks.py``
+wrap them one each; they also run without Prefect.
+
+Which auditor: the reference auditor (side log, no LLM) for a ``reference`` target; the LLM
+auditor for every other target, which then needs an LLM in the ``auditor`` role.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Callable
+from typing import Protocol, cast
+
+from adat.config import RunConfig
+from adat.evaluation.groupings import llm_groupings, reference_groupings
+from adat.evaluation.labels import Compliance, paper_label, reference_compliance
+from adat.evaluation.regression import fault_ids, tests_for_fault
+from adat.pipeline.context import RunContext, StepResult
+from adat.records import AuditLabel, Execution, ExecutionLabel, TestCase, Verdict
+
+REFERENCE_LABELLER = "reference/replay"
+
+#: labels one execution of a valid test: (test, its audit label, the execution, its verdict)
+Labeller = Callable[[TestCase, AuditLabel, Execution, Verdict], ExecutionLabel]
+
+
+class Auditor(Protocol):
+    """What the audit step needs of an auditor (reference or LLM)."""
+
+    def audit(self, test: TestCase, execution: Execution | None) -> AuditLabel: ...
+
+
+def uses_reference_auditor(cfg: RunConfig) -> bool:
+    """True for the reference target; otherwise checks that an LLM plays the auditor role."""
+    if cfg.target.type == "reference":
+        return True
+    from adat.evaluation.llm_auditor import require_llm_auditor
+
+    require_llm_auditor(cfg)
+    return False
+
+
+def supports_faults(cfg: RunConfig) -> bool:
+    """Seeded faults exist for the reference agent and the llm-agent (policy flips)."""
+    return cfg.target.type in ("reference", "llm-agent")
+
+
+def suite_fingerprint(cfg: RunConfig, run_id: str) -> str:
+    """Hash of the suite's tests and their original executions and verdicts (the audit's inputs)."""
+    ctx = RunContext(cfg, run_id)
+    digest = hashlib.sha256()
+    originals = {e.execution_id for e in _executions(ctx, "original")}
+    for table in ("tests", "executions", "verdicts"):
+        for row in sorted(ctx.read(table), key=lambda r: r.model_dump_json()):
+            if table == "tests" or getattr(row, "execution_id", "") in originals:
+                digest.update(row.model_dump_json(exclude={"duration_s"}).encode()
+                              if table == "executions" else row.model_dump_json().encode())
+    return digest.hexdigest()[:16]
+
+
+def audit_step(cfg: RunConfig, run_id: str) -> StepResult:
+    """A validity label with boundary–side mappings for every test of the run."""
+    ctx = RunContext(cfg, run_id)
+    tests = cast(list[TestCase], ctx.read("tests"))
+    first = _first_by_test(_executions(ctx, "original"))
+    if uses_reference_auditor(cfg):
+        from adat.agents.reference.rules import RuleBook
+        from adat.evaluation.reference_auditor import ReferenceAuditor
+        from adat.evaluation.replay import Replayer
+
+        auditor: Auditor = ReferenceAuditor(Replayer.for_database(_database(cfg)), RuleBook.load(), run_id)
+    else:
+        from adat.evaluation.llm_auditor import LLMAuditor, load_artifacts
+
+        auditor = LLMAuditor(ctx.client, load_artifacts(cfg), run_id)
+    labels = [auditor.audit(t, first.get(t.test_id)) for t in tests]
+    ctx.write("audit_labels", labels)
+    ctx.flush_calls()
+    tally = Counter(a.validity for a in labels)
+    return StepResult(digest=ctx.digest, run_id=run_id, step="audit", tables={"audit_labels": len(labels)},
+                      counts={k: float(v) for k, v in tally.items()})
+
+
+def grouping_step(cfg: RunConfig, run_id: str) -> StepResult:
+    """``evaluation.groupings`` groupings of the valid tests' mappings."""
+    ctx = RunContext(cfg, run_id)
+    labels = cast(list[AuditLabel], ctx.read("audit_labels"))
+    count = cfg.evaluation.groupings
+    if uses_reference_auditor(cfg):
+        rows = reference_groupings(labels, run_id, count)
+    else:
+        rows = llm_groupings(ctx.client, labels, run_id, count)
+    ctx.write("groupings", rows)
+    ctx.flush_calls()
+    return StepResult(digest=ctx.digest, run_id=run_id, step="groupings", tables={"groupings": len(rows)})
+
+
+def labelling_step(cfg: RunConfig, run_id: str, variant: str = "original") -> StepResult:
+    """TP/FP/FN/TN/INC for every execution of a valid boundary test on ``variant``.
+
+    Labels of other variants already in the run are kept. Executions without a verdict get no
+    label (counted as ``unlabelled``).
+    """
+    ctx = RunContext(cfg, run_id)
+    tests = {t.test_id: t for t in cast(list[TestCase], ctx.read("tests"))}
+    audit = {a.test_id: a for a in cast(list[AuditLabel], ctx.read("audit_labels"))}
+    verdicts = {v.execution_id: v for v in cast(list[Verdict], ctx.read("verdicts"))}
+    label_one = (_reference_labeller(cfg, run_id, variant) if uses_reference_auditor(cfg)
+                 else _llm_labeller(ctx, run_id, variant))
+    labels: list[ExecutionLabel] = []
+    unlabelled = 0
+    for execution in _executions(ctx, variant):
+        label = audit.get(execution.test_id)
+        test = tests.get(execution.test_id)
+        if label is None or test is None or label.validity == "invalid":
+            continue
+        verdict = verdicts.get(execution.execution_id)
+        if verdict is None:
+            unlabelled += 1
+            continue
+        labels.append(label_one(test, label, execution, verdict))
+    kept = [e for e in cast(list[ExecutionLabel], ctx.read("execution_labels")) if e.agent_variant != variant]
+    ctx.write("execution_labels", kept + labels)
+    ctx.flush_calls()
+    tally = Counter(e.label for e in labels)
+    return StepResult(digest=ctx.digest, run_id=run_id, step=f"labels:{variant}",
+                      tables={"execution_labels": len(labels)},
+                      counts={**{k: float(v) for k, v in tally.items()}, "unlabelled": float(unlabelled),
+                              "attributed": float(sum(1 for e in labels if e.attributed_fault))})
+
+
+def regression_step(cfg: RunConfig, run_id: str, fault: str) -> StepResult:
+    """Run the tests mapped to ``fault`` on the faulty variant, judge and label them."""
+    from adat.agents.reference.faults import load_fault
+    from adat.pipeline.steps import execution_step
+
+    ctx = RunContext(cfg, run_id)
+    selected = tests_for_fault(cast(list[AuditLabel], ctx.read("audit_labels")), load_fault(fault),
+                               cfg.evaluation.regression_tests)
+    if selected:
+        execution_step(cfg, run_id, kind="all", fault=fault, test_ids=selected)
+    labelled = labelling_step(cfg, run_id, variant=fault)
+    return StepResult(digest=labelled.digest, run_id=run_id, step=f"regression:{fault}",
+                      tables={"executions": len(selected)}, counts={"tests": float(len(selected)), **labelled.counts})
+
+
+def evaluation_faults(cfg: RunConfig, requested: list[str] | None = None) -> list[str]:
+    """The faults the evaluation runs (none for targets without seeded faults)."""
+    return fault_ids(cfg, requested) if supports_faults(cfg) else []
+
+
+def catalog_step(cfg: RunConfig, run_id: str) -> StepResult:
+    """Rebuild the DuckDB catalog so the new tables show up as views."""
+    from adat.config import project_root
+    from adat.warehouse.catalog import build_catalog
+
+    path = build_catalog(cfg.data_path(), project_root() / "sql")
+    return StepResult(run_id=run_id, step="catalog", data={"catalog": str(path)})
+
+
+# --- helpers ---------------------------------------------------------------------------------
+def _database(cfg: RunConfig) -> str | None:
+    return getattr(cfg.target, "database", None)
+
+
+def _executions(ctx: RunContext, variant: str) -> list[Execution]:
+    return [e for e in cast(list[Execution], ctx.read("executions")) if e.agent_variant == variant]
+
+
+def _first_by_test(executions: list[Execution]) -> dict[str, Execution]:
+    out: dict[str, Execution] = {}
+    for e in sorted(executions, key=lambda e: e.execution_id):
+        out.setdefault(e.test_id, e)
+    return out
+
+
+def _reference_labeller(cfg: RunConfig, run_id: str, variant: str) -> Labeller:
+    from adat.agents.reference.faults import load_fault
+    from adat.evaluation.replay import Replayer
+
+    replayer = Replayer.for_database(_database(cfg))
+    fault = load_fault(variant) if variant != "original" else None
+
+    def label(test: TestCase, audit: AuditLabel, execution: Execution, verdict: Verdict) -> ExecutionLabel:
+        mapped = {m.boundary for m in audit.mappings}
+        c = reference_compliance(replayer, execution, mapped, fault)
+        value = paper_label(verdict.verdict, c.complied, c.reached)
+        attributed = variant if value == "TP" and fault is not None and c.attributed else None
+        return ExecutionLabel(run_id=run_id, execution_id=execution.execution_id, test_id=test.test_id,
+                              agent_variant=variant, label=value, complied=c.complied, attributed_fault=attributed,
+                              rationale=c.rationale, produced_by=REFERENCE_LABELLER)
+
+    return label
+
+
+def _llm_labeller(ctx: RunContext, run_id: str, variant: str) -> Labeller:
+    from adat.evaluation.llm_auditor import LLMAuditor, load_artifacts
+
+    auditor = LLMAuditor(ctx.client, load_artifacts(ctx.cfg), run_id)
+
+    def label(test: TestCase, audit: AuditLabel, execution: Execution, verdict: Verdict) -> ExecutionLabel:
+        c, produced = auditor.compliance(test, audit, execution)
+        value = paper_label(verdict.verdict, c.complied, c.reached)
+        attributed = None
+        if value == "TP" and variant != "original" and auditor.attribute(variant, test, execution, c):
+            attributed = variant
+        return ExecutionLabel(run_id=run_id, execution_id=execution.execution_id, test_id=test.test_id,
+                              agent_variant=variant, label=value, complied=c.complied, attributed_fault=attributed,
+                              rationale=c.rationale, **produced.fields())
+
+    return label
+
+
+__all__ = ["Compliance", "audit_step", "catalog_step", "evaluation_faults", "grouping_step", "labelling_step",
+           "regression_step", "suite_fingerprint", "supports_faults", "uses_reference_auditor"]

@@ -1,0 +1,62 @@
+"""Every sql/metrics file, run on the hand-made warehouse, against values computed by hand."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from adat.warehouse import declared_params, run_query
+from tests.test_sql.conftest import SQL_DIR
+from tests.test_sql.expected_metrics import EXPECTED
+from tests.test_sql.rows import assert_rows
+
+METRICS = sorted(path.stem for path in (SQL_DIR / "metrics").glob("*.sql"))
+HEADER_LINES = ("-- grain:", "-- inputs:", "-- params:")
+
+
+def metric_file(name: str) -> Path:
+    return SQL_DIR / "metrics" / f"{name}.sql"
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_metric_matches_hand_computed_values(fixture_db: Path, name: str) -> None:
+    assert name in EXPECTED, f"sql/metrics/{name}.sql has no expected values in tests/test_sql/expected_metrics.py"
+    for case in EXPECTED[name]:
+        table = run_query(fixture_db, metric_file(name), {"run_id": None, **case.params})
+        assert_rows(table, case)
+
+
+@pytest.mark.parametrize("name", METRICS)
+@pytest.mark.parametrize("run_id", ["r1", "r2"])
+def test_run_filter_keeps_only_that_run(fixture_db: Path, name: str, run_id: str) -> None:
+    assert name in EXPECTED
+    for case in EXPECTED[name]:
+        table = run_query(fixture_db, metric_file(name), {"run_id": run_id, **case.params})
+        assert_rows(table, case, run_id)
+
+
+def test_no_expected_values_without_a_metric_file() -> None:
+    assert sorted(set(EXPECTED) - set(METRICS)) == []
+
+
+@pytest.mark.parametrize("folder", ["metrics", "checks"])
+def test_files_follow_the_sql_conventions(folder: str) -> None:
+    files = sorted((SQL_DIR / folder).glob("*.sql"))
+    assert files
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        header = [line for line in text.splitlines() if line.startswith("--")]
+        assert header[0].startswith(f"-- {path.stem}:"), path
+        for prefix in HEADER_LINES:
+            assert any(line.startswith(prefix) for line in header), f"{path}: no '{prefix}' line"
+        assert "run_id" in declared_params(path), path
+        assert "($run_id is null or" in text, f"{path}: no optional run filter"
+        # metrics and checks read staging views (or their own CTEs), never base tables or files
+        sql = re.sub(r"'(?:[^']|'')*'", "''", re.sub(r"--[^\n]*", "", text))  # no comments, no strings
+        ctes = set(re.findall(r"(\w+) as \(", sql))
+        sources = set(re.findall(r"\b(?:from|join)\s+([a-z_][a-z0-9_]*)", sql, re.IGNORECASE))
+        allowed = {"verdicts"} if path.stem == "duplicate_verdicts" else set()  # see its header
+        strays = {s for s in sources - ctes - allowed if not s.startswith("stg_") and s not in {"unnest", "range"}}
+        assert not strays, f"{path}: reads {sorted(strays)}"
