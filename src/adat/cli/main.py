@@ -131,7 +131,10 @@ def run(
     """Run the whole AdaT2 pipeline (discover → statements → plain + transformed tests → execute → judge)."""
     from adat.report import print_run_summary
 
+    from adat.pipeline.preflight import preflight
+
     cfg = _with_data_dir(load_run_config(config), data_dir)
+    preflight(cfg)
     result = _run_flow("pipeline", config=cfg)
     print_run_summary(console, cfg, str(result))
 
@@ -145,7 +148,10 @@ def run_suite(
     """Execute and judge an existing suite against the config's target (e.g. a new agent version)."""
     from adat.report import print_run_summary
 
+    from adat.pipeline.preflight import preflight
+
     cfg = _with_data_dir(load_run_config(config), data_dir)
+    preflight(cfg)
     result = _run_flow("run_suite", config=cfg, suite_run_id=suite)
     print_run_summary(console, cfg, str(result))
 

@@ -11,7 +11,7 @@ from adat.agents.reference import info
 from adat.agents.reference.changes import restrict_to_named
 from adat.agents.reference.formatting import CAPABILITIES
 from adat.agents.reference.identity import absorb_identity
-from adat.agents.reference.nlu import Parsed, parse
+from adat.agents.reference.nlu import INFO_INTENTS, Parsed, parse
 from adat.agents.reference.session import Session, Task
 from adat.agents.reference.tasks import advance, execute
 
@@ -58,6 +58,9 @@ def _answer(s: Session, task: Task, p: Parsed) -> str | None:
     tool, args, done = task.write
     updated = _fill(s, task, p, dry_run=True)
     other_requests = [i for i in p.action_intents() if not _continues(i, task, p)]
+    asks = "?" in p.text or bool(set(p.intents) & set(INFO_INTENTS))
+    if p.answer == "yes" and asks and not updated and not other_requests:
+        return _join([_information_text(s, p, task), s.say("confirm_before_write", "ask")])  # answer first
     if p.answer == "yes" and not updated and not other_requests:
         s.check("confirm_before_write", lambda _p: True)
         task.write = None
@@ -75,9 +78,7 @@ def _answer(s: Session, task: Task, p: Parsed) -> str | None:
         s.tasks.remove(task)
         declined = s.say("confirm_before_write", "denied")
         return None if other_requests else _join([declined] + _next_task(s, task))
-    if p.intents and set(p.intents) <= {"order_info", "profile_info", "product_info"}:
-        return _join([_information_text(s, p, task), s.say("confirm_before_write", "ask")])
-    return s.say("confirm_before_write", "ask")
+    return _join([_information_text(s, p, task), s.say("confirm_before_write", "ask")])
 
 
 def _continues(intent: str, task: Task, p: Parsed) -> bool:
@@ -164,7 +165,9 @@ def _new_tasks(s: Session, p: Parsed) -> list[str]:
 def _fill(s: Session, task: Task, p: Parsed, *, dry_run: bool = False, order: bool = True) -> bool:
     """Put the message's details into the task; True when they change it (dry_run: only tell)."""
     changed = False
-    if order and p.order_ids and p.order_ids[0] != task.order_id and task.kind not in ("user_address",):
+    asks_only = bool(p.intents) and not p.action_intents() and set(p.intents) & set(INFO_INTENTS)
+    if (order and not asks_only and p.order_ids and p.order_ids[0] != task.order_id
+            and task.kind not in ("user_address",)):
         changed = True
         if not dry_run:
             task.order_id, task.ok, task.pairs, task.items, task.payment_id = p.order_ids[0], set(), [], [], None

@@ -44,7 +44,8 @@ PAYMENT_WORDS = re.compile(
     r"(?P<original>original (?:payment(?: method)?|card|method|form of payment)|same (?:payment )?(?:method|card)"
     r"|(?:card|method|account) i (?:used|paid with)|how i paid)"
     r"|(?P<paypal>pay\s?pal)|(?P<gift_card>gift\s?card|\bgc\b)"
-    r"|(?P<credit_card>credit card|debit card|\bcard ending|visa|master\s?card|amex|american express|discover)",
+    r"|(?P<credit_card>credit card|debit card|\bcard ending|visa|master\s?card|amex|american express|discover"
+    r"|\b(?:my|the|that) card\b)",
     re.IGNORECASE)
 NEGATED_PAYMENT = re.compile(r"\b(?:instead of|rather than|not (?:to |on |with )?(?:the |my )?|don't want|do not want)"
                              r"[^,.;]{0,40}", re.IGNORECASE)

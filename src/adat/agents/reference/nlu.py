@@ -18,7 +18,7 @@ ACCEPTED_REASONS = {
         r"no longer need|(?:don'?t|do not|won'?t|dont) (?:really )?need|not needed|no need for|no longer want"
         r"|(?:don'?t|do not) want (?:it|them|this|that)|not need (?:it|them) anymore|needn'?t", re.I),
     "ordered by mistake": re.compile(
-        r"by mistake|mistaken|by accident|accidental|in error|(?:didn'?t|did not) mean to|wrong(?:ly)? order", re.I),
+        r"\bmistake|mistaken|accident|in error|(?:didn'?t|did not) mean to|wrong(?:ly)? order", re.I),
 }
 OTHER_REASON = re.compile(
     r"\b(?:because|since|as|reason(?: is|:)|due to)\s+(?:of\s+)?(?:that\s+)?(?P<why>[^.!?;]{3,80})"
@@ -51,7 +51,7 @@ INTENT_PATTERNS: dict[str, re.Pattern[str]] = {
                                  r"|\bcharge (?:it|the order|that) to\b"),
     "change_items": re.compile(r"\b(?:modify|change|switch|upgrade|downgrade|update)\b"),
     "order_info": re.compile(r"\b(?:status|where is|where's|track(?:ing)?|details? (?:of|for|about|on)|what(?:'s| is) in"
-                             r"|what did i (?:order|buy)|list (?:my|all|of my) orders|my orders|which orders|order history"
+                             r"|what did i (?:order|buy)|list (?:my|all|of my) orders|my orders|(?:which|what) orders|order history"
                              r"|when will|arrive|shipped)\b"),
     "profile_info": re.compile(r"\b(?:what|which) payment methods\b|\bmy (?:profile|account details|payment methods)\b"
                                r"|\bwhat(?:'s| is) my (?:address|email|default address)\b"),
@@ -94,10 +94,6 @@ class Parsed:
     all_items: bool = False
     except_text: str = ""
     split_payment: bool = False
-
-    @property
-    def lower(self) -> str:
-        return self.text.lower()
 
     def has_identity(self) -> bool:
         return bool(self.emails or self.user_ids or (self.name and self.zip))
