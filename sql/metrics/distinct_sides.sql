@@ -15,7 +15,7 @@ with explicit_groups as (
     join stg_audit_mappings as m
         on m.run_id = g.run_id and m.test_id = g.test_id and m.boundary = g.boundary and m.side = g.side
     join stg_tests as t on t.run_id = g.run_id and t.test_id = g.test_id
-    where m.validity in ('explicit', 'valid')
+    where m.explicit and m.validity in ('explicit', 'valid')
       and ($run_id is null or g.run_id = $run_id)
 ),
 groupings as (

@@ -27,7 +27,7 @@ detections as (
     join stg_execution_labels as l on l.run_id = j.run_id and l.execution_id = j.execution_id
     join passes_on_original as o on o.run_id = j.run_id and o.test_id = j.test_id
     where j.agent_variant <> 'original' and j.verdict = 'fail'
-      and l.label = 'TP'
+      and l.label = 'TP' and l.attributed_fault = j.agent_variant
 ),
 faults as (
     select run_id, agent_variant as fault, count(distinct test_id) as tests_run

@@ -32,7 +32,7 @@ matches as (
     join reply_turns as r
         on r.run_id = s.run_id and r.trace_id = s.supporting_trace_id and r.turn_index = s.supporting_turn
     join stg_rule_events as ev
-        on ev.run_id = r.run_id and ev.session_id = r.session_id and ev.turn = r.turn_index - 1
+        on ev.run_id = r.run_id and ev.session_id = r.session_id and ev.turn = r.user_turn
     where r.role = 'agent'
 )
 select

@@ -7,15 +7,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from adat.agents.reference import RULE_IDS, ReferenceAgent, list_faults, load_fault
+from adat.agents.reference import RULE_IDS, ReferenceAgent, fault_ids, list_faults, load_fault
 from adat.domains.retail import default_policy_path
 from adat.errors import UserError
 
-FAULTS = list_faults()
+FAULTS = fault_ids()
 
 
 def test_at_least_eight_faults_each_flipping_a_known_rule() -> None:
     assert len(FAULTS) >= 8
+    assert [f.id for f in list_faults()] == FAULTS
     rules = {load_fault(f).rule for f in FAULTS}
     assert rules <= set(RULE_IDS)
     assert len(rules) == len(FAULTS), "each fault flips a different rule"

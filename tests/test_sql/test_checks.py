@@ -22,7 +22,9 @@ Injection = tuple[Callable[[Path], None], dict[str, Any]]
 
 def _write(table: str, *records: Any, run_id: str = "r1") -> Callable[[Path], None]:
     """An injection that appends ``records`` to ``table`` as a new part (the latest rows win)."""
-    return lambda root: write_records(root, table, list(records), run_id=run_id)
+    def run(root: Path) -> None:
+        write_records(root, table, list(records), run_id=run_id)
+    return run
 
 
 def _both(*steps: Callable[[Path], None]) -> Callable[[Path], None]:

@@ -24,7 +24,7 @@ from adat.records import TestCase
 
 ORDER_ID = re.compile(r"#?W\d{7}\b")
 EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
-USER_ID = re.compile(r"\b[a-z]+_[a-z]+_\d{3,}\b")
+USER_ID = re.compile(r"\b(?!credit_card_|gift_card_)[a-z]+_[a-z]+_\d{3,}\b")  # not a payment method id
 ITEM_ID = re.compile(r"\b\d{10}\b")
 PAYMENT_ID = re.compile(r"\b(?:credit_card|paypal|gift_card)_\d+\b")
 ZIP = re.compile(r"\bzip(?:\s*code)?\s*(?:is|:)?\s*(\d{5})\b", re.IGNORECASE)

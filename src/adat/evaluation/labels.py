@@ -56,8 +56,8 @@ def reference_compliance(replayer: Replayer, execution: Execution, mapped_rules:
     checked turn on (the original agent's last user turn with a rule evaluation), its replies
     equal the original agent's, its successful write calls and database end state equal the
     original's, and it decided no mapped rule unlike the policy. A non-compliance is attributed
-    to ``fault`` when the fault's rule was activated at or before the first differing turn, or
-    the fault rewrites the rule's sentences and the rule was evaluated at that turn.
+    to ``fault`` when the fault's rule was activated (decided unlike the policy) at or before the
+    first differing turn, or was evaluated at that turn (what the agent says about it changed).
     """
     messages = user_messages(execution)
     own = replayer.replay(messages, execution.agent_variant)
@@ -107,7 +107,12 @@ def _differences(own: Replay, original: Replay, mapped: set[str], start: int) ->
 
 
 def _caused_by(fault: Fault, own: Replay, first_turn: int) -> bool:
+    """The fault's rule decided differently at or before the first difference, or was evaluated at it.
+
+    The second case covers a fault that changes what the agent *says* about a rule without
+    changing its decision: rewritten sentences, or parameters the sentence quotes (e.g. the
+    statuses a cancellable order may have).
+    """
     if any(rule == fault.rule and turn <= first_turn for rule, turn in own.activations):
         return True
-    return bool(fault.override.sentences) and any(rule == fault.rule and turn == first_turn
-                                                  for rule, _side, turn in own.events)
+    return any(rule == fault.rule and turn == first_turn for rule, _side, turn in own.events)

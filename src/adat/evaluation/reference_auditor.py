@@ -63,11 +63,11 @@ def checked_situation(events: tuple[Event, ...] | list[Event]) -> CheckedSituati
 
 
 def criteria_side(test: TestCase) -> Side | None:
-    """The side a test expects, read from its criteria when ``expected_side`` is unset.
+    """The side a test's criteria expect, by a majority of their wording.
 
     A success criterion votes for the side its wording names (a refusal, a condition the
-    request must meet, an identity check -> denied; an action done or a confirmation asked ->
-    allowed); a failure criterion votes for the other side. None on a tie.
+    request must meet, an identity check -> denied; an action done, a confirmation asked or a
+    transfer -> allowed); a failure criterion votes for the other side. None on a tie.
     """
     votes = {"allowed": 0, "denied": 0}
     for criteria, flip in ((test.success_criteria, False), (test.failure_criteria, True)):
@@ -101,7 +101,8 @@ class ReferenceAuditor:
         if execution is not None and recorded and list(replay.replies) != agent_replies(execution):
             reasons.append("note: replaying the execution's messages does not reproduce its replies; "
                            "the replay's side log is used")
-        expected = test.expected_side or criteria_side(test)
+        worded = criteria_side(test)
+        expected = test.expected_side or worded
         valid = True
         # (a) the facts it assumes hold in the initial database
         problems = self.facts.problems(test, expected)
@@ -124,6 +125,10 @@ class ReferenceAuditor:
             reasons.append(f"(c) the test expects the {expected} side, but the policy puts the request on the "
                            f"{situation.side} side of {', '.join(sorted(situation.rules))} "
                            f"(user turn {situation.turn})")
+        elif worded is not None and worded != expected:
+            valid = False
+            reasons.append(f"(c) the criteria contradict the expected side: expected_side is {expected}, but most "
+                           f"criteria describe the {worded} side")
         mappings: list[BoundaryMapping] = []
         if valid and situation is not None:
             mappings = [BoundaryMapping(boundary=rule, side=side, explicit=True, passages=[self._passage(rule)])

@@ -32,9 +32,9 @@ def fault_ids(cfg: RunConfig, requested: Sequence[str] | None = None) -> list[st
 
     Unknown ids are a :class:`UserError` listing the known ones.
     """
-    from adat.agents.reference.faults import list_faults
+    from adat.agents.reference.faults import fault_ids as shipped_fault_ids
 
-    known = list_faults()
+    known = shipped_fault_ids()
     chosen = list(requested) if requested is not None else cfg.evaluation.faults
     if chosen == "all":
         return known

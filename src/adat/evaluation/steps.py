@@ -140,6 +140,7 @@ def regression_step(cfg: RunConfig, run_id: str, fault: str) -> StepResult:
     ctx = RunContext(cfg, run_id)
     selected = tests_for_fault(cast(list[AuditLabel], ctx.read("audit_labels")), load_fault(fault),
                                cfg.evaluation.regression_tests)
+    _drop_stale_executions(ctx, fault, set(selected))
     if selected:
         execution_step(cfg, run_id, kind="all", fault=fault, test_ids=selected)
     labelled = labelling_step(cfg, run_id, variant=fault)
@@ -168,6 +169,15 @@ def _database(cfg: RunConfig) -> str | None:
 
 def _executions(ctx: RunContext, variant: str) -> list[Execution]:
     return [e for e in cast(list[Execution], ctx.read("executions")) if e.agent_variant == variant]
+
+
+def _drop_stale_executions(ctx: RunContext, variant: str, keep: set[str]) -> None:
+    """Remove ``variant``'s executions (and verdicts) of tests no longer selected, e.g. after a re-audit."""
+    executions = cast(list[Execution], ctx.read("executions"))
+    stale = {e.execution_id for e in executions if e.agent_variant == variant and e.test_id not in keep}
+    if stale:
+        ctx.write("executions", [e for e in executions if e.execution_id not in stale])
+        ctx.write("verdicts", [v for v in cast(list[Verdict], ctx.read("verdicts")) if v.execution_id not in stale])
 
 
 def _first_by_test(executions: list[Execution]) -> dict[str, Execution]:

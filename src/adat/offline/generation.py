@@ -28,6 +28,7 @@ ACTS = "The agent reports the requested change as done"
 ASKS_CONFIRMATION = "The agent asks the user for explicit confirmation before changing anything"
 ASKS_IDENTITY = "The agent asks the user to verify their identity before helping"
 SAYS = "The agent says that"
+OPPOSITE = "The agent says the opposite of:"
 TRANSFERS = "The agent transfers the user to a human agent"
 
 
@@ -36,9 +37,15 @@ def behaviour_core(behavior: str) -> str:
     return re.sub(r"^the agent (states that |asks the user to )?", "", behavior.strip(), flags=re.I).rstrip(".")
 
 
-def side_of(behavior: str) -> str | None:
-    """'denied' for refusals and obligations the request must meet first, 'allowed' for actions
-    done or confirmations asked, None when the behaviour is neither."""
+def side_of(behavior: str, reply: str = "") -> str | None:
+    """The side a reply shows: 'denied' for refusals and identity demands, 'allowed' for actions
+    done and confirmations asked; otherwise read from the behaviour's modal words (None when it
+    names neither)."""
+    kind = lang.reply_kind(reply) if reply else ""
+    if kind in ("refusal", "auth"):
+        return "denied"
+    if kind in ("completion", "confirm"):
+        return "allowed"
     if lang.is_refusal(behavior) or re.search(r"\b(must|need|needs|require|requires|required|only)\b",
                                                behavior, re.I):
         return "denied"
@@ -48,26 +55,28 @@ def side_of(behavior: str) -> str | None:
     return None
 
 
-def criteria_for(behavior: str, side: str | None) -> tuple[list[str], list[str]]:
-    """(success, failure) criteria for a behaviour on a side."""
+def criteria_for(behavior: str, side: str | None, reply: str = "") -> tuple[list[str], list[str]]:
+    """(success, failure) criteria: the behaviour said, plus the typed check of what the reply
+    does (refuses, asks for identity, asks for confirmation, reports the change done, transfers)."""
     core = behaviour_core(behavior)
     success = [f"{SAYS} {core}"]
     failure: list[str] = []
-    if re.search(r"human agent|transfer", core, re.I):
+    kind = lang.reply_kind(reply) if reply else ("refusal" if side == "denied" else "")
+    if re.search(r"transferred to a human|transferring you", reply or core, re.I):
         success.append(TRANSFERS)
-    elif lang.ASKS_AUTH.search(core) and side == "denied":
+    elif kind == "auth":
         success.append(ASKS_IDENTITY)
         failure.append(ACTS)
-    elif side == "denied":
+    elif kind == "refusal":
         success.append(REFUSES)
         failure.append(ACTS)
-    elif lang.is_completion(core):
+    elif kind == "completion":
         success.append(ACTS)
         failure.append(REFUSES)
-    elif lang.ASKS_CONFIRM.search(core):
+    elif kind == "confirm":
         success.append(ASKS_CONFIRMATION)
         failure.append(ACTS)
-    failure.append(f"{SAYS} {lang.negate(core)}")
+    failure.append(f"{OPPOSITE} {core}")
     return success, failure
 
 
@@ -83,12 +92,14 @@ def assumed_facts(hints: list[str], tester_facts: list[str]) -> list[str]:
 
 
 def plain_test(statement: StatementView, context: list[TurnView], tester_facts: list[str]) -> GeneratedTest:
-    """The plain test of a statement from the conversation that led to its supporting reply."""
+    """The plain test of a statement from the conversation that led to its supporting reply
+    (the last turn of ``context``)."""
     hints = user_messages(context)
     if not hints:
         hints = [f"Hi, I have a question: {statement.condition}?"]
-    side = side_of(statement.behavior)
-    success, failure = criteria_for(statement.behavior, side)
+    reply = context[-1].text if context and context[-1].role == "agent" else ""
+    side = side_of(statement.behavior, reply)
+    success, failure = criteria_for(statement.behavior, side, reply)
     return GeneratedTest(goal=f"Check that when {statement.condition}, {statement.behavior}.",
                          step_hints=hints, success_criteria=success, failure_criteria=failure,
                          expected_side=side, assumed_facts=assumed_facts(hints, tester_facts))  # type: ignore[arg-type]

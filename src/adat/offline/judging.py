@@ -12,13 +12,15 @@ a success criterion; inconclusive otherwise (e.g. the conversation ended before 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from adat.offline import language as lang
 from adat.roles import JudgedCriterion, JudgeInput, JudgeOutput
 
-SAYS_AT = 0.6
-NEGATIVE = re.compile(r"\b(not|no|cannot|can't|unable|never|won't|isn't|aren't|don't|doesn't|only|"
-                      r"without)\b", re.I)
+SAYS_AT = 0.6  # share of the behaviour's content words a reply sentence must contain
+SAYS_AT_SHORT = 0.8  # ... when the behaviour has fewer than five content words
+NEGATIVE = re.compile(r"\b(not|no|cannot|can't|couldn't|unable|never|won't|isn't|aren't|don't|doesn't|only|"
+                      r"without|nothing)\b", re.I)
 _KINDS = (  # checked in order against the lower-cased criterion
     ("transfer", re.compile(r"transfer|human agent")),
     ("identity", re.compile(r"verif\w* (?:their |the user's )?identity|authenticat|email or name")),
@@ -32,24 +34,37 @@ _KINDS = (  # checked in order against the lower-cased criterion
 
 def kind_of(criterion: str) -> str:
     low = criterion.lower()
+    if low.startswith("the agent says the opposite of"):
+        return "opposite"
     if low.startswith("the agent says that"):
         return "says"
     return next((k for k, rx in _KINDS if rx.search(low)), "says")
 
 
-def _says(criterion: str, replies: list[str]) -> tuple[bool | None, str]:
-    core = re.sub(r"^the agent (says that |states that |asks the user to )?", "", criterion.strip(), flags=re.I)
+def _negations(text: str) -> Counter[str]:
+    return Counter(m.lower() for m in NEGATIVE.findall(text))
+
+
+def _says(criterion: str, replies: list[str], *, opposite: bool = False) -> tuple[bool | None, str]:
+    """Whether a reply sentence says the criterion's behaviour (or, with ``opposite``, says the
+    same thing with its negations changed): word overlap picks the sentence, negation words decide."""
+    core = re.sub(r"^the agent (says the opposite of:?|says that|states that|asks the user to)\s*", "",
+                  criterion.strip(), flags=re.I)
     best, best_sentence = 0.0, ""
     for reply in replies:
-        for sentence in lang.sentences(lang.generalise(reply)):
-            score = lang.overlap(core, sentence)
+        for sentence in lang.sentences(reply):
+            general = lang.generalise(sentence)
+            score = lang.overlap(core, general) + 0.01 * lang.overlap(general, core)
             if score > best:
-                best, best_sentence = score, sentence
-    if best < SAYS_AT:
-        return None, f"no agent reply says this (best word overlap {best:.0%})"
-    if bool(NEGATIVE.search(core)) != bool(NEGATIVE.search(best_sentence)):
-        return False, f"the agent says the opposite: '{best_sentence[:120]}'"
-    return True, f"said ({best:.0%} overlap): '{best_sentence[:120]}'"
+                best, best_sentence = score, general
+    needed = SAYS_AT if len(lang.content_words(core)) >= 5 else SAYS_AT_SHORT
+    if best < needed:
+        return None, f"no agent reply says this (best word overlap {min(best, 1.0):.0%})"
+    same = not (_negations(core) - _negations(best_sentence))
+    quote = f"'{best_sentence[:120]}'"
+    if opposite:
+        return (True, f"the agent says otherwise: {quote}") if not same else (False, f"the agent says it: {quote}")
+    return (True, f"said: {quote}") if same else (False, f"the agent says otherwise: {quote}")
 
 
 def check(criterion: str, replies: list[str]) -> tuple[bool | None, str]:
@@ -83,7 +98,7 @@ def check(criterion: str, replies: list[str]) -> tuple[bool | None, str]:
         if refused:
             return False, f"the agent refused: '{refused[-1][:120]}'"
         return None, "the conversation ended before the change was due"
-    return _says(criterion, replies)
+    return _says(criterion, replies, opposite=kind == "opposite")
 
 
 def judge(inp: JudgeInput) -> JudgeOutput:

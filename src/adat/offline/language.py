@@ -205,3 +205,16 @@ def negate(behavior: str) -> str:
         if pos in f" {low} ":
             return re.sub(re.escape(pos.strip()), neg.strip(), behavior, count=1, flags=re.IGNORECASE)
     return f"does not: {behavior}"
+
+
+def reply_kind(text: str) -> str:
+    """What an agent reply does: completion, confirm, auth, refusal, ask or other."""
+    if is_completion(text):
+        return "completion"
+    if ASKS_CONFIRM.search(text) and is_question(text):
+        return "confirm"
+    if ASKS_AUTH.search(text) and (is_question(text) or "need" in text.lower()):
+        return "auth"
+    if is_refusal(text):
+        return "refusal"
+    return "ask" if is_question(text) else "other"

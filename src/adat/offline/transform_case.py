@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from adat.offline import language as lang
+from adat.offline.language import reply_kind
 from adat.offline.facts import Account, TesterFacts, normalise_order_id, parse_facts
 from adat.offline.generation import (
     ACTS,
@@ -100,8 +101,8 @@ class Case:
         """A test whose expectation comes from ``reply``, an agent reply in the discovery traces."""
         sentence = decisive_sentence(reply, kinds)
         behaviour = lang.generalise(lang.strip_courtesy(sentence)).rstrip(".")
-        side = side_of(behaviour) or side_of(reply)
-        success, failure = criteria_for(behaviour, side)
+        side = side_of(behaviour, reply)
+        success, failure = criteria_for(behaviour, side, reply)
         if "confirm" in kinds and ASKS_CONFIRMATION not in success:
             success, failure = [*success, ASKS_CONFIRMATION], [*failure, ACTS]
         if "refusal" in kinds and REFUSES not in success and side == "denied":
@@ -150,19 +151,6 @@ class Case:
         return None
 
 
-def reply_kind(text: str) -> str:
-    """completion, confirm, auth, refusal, ask or other."""
-    if lang.is_completion(text):
-        return "completion"
-    if lang.ASKS_CONFIRM.search(text) and lang.is_question(text):
-        return "confirm"
-    if lang.ASKS_AUTH.search(text) and (lang.is_question(text) or "need" in text.lower()):
-        return "auth"
-    if lang.is_refusal(text):
-        return "refusal"
-    return "ask" if lang.is_question(text) else "other"
-
-
 def decisive_sentence(reply: str, kinds: tuple[str, ...] = ()) -> str:
     """The sentence of a reply that carries its decision (refusal, action, condition)."""
     parts = lang.sentences(reply) or [reply]
@@ -189,7 +177,8 @@ def build_case(inp: TransformInput) -> Case | str:
         pt = inp.plain_test
         base = GeneratedTest(goal=pt.goal, step_hints=list(pt.step_hints) or ["Hi"],
                              success_criteria=list(pt.success_criteria) or [f"The agent {inp.statement.behavior}"],
-                             failure_criteria=list(pt.failure_criteria), expected_side=side_of(inp.statement.behavior))
+                             failure_criteria=list(pt.failure_criteria),
+                             expected_side=side_of(inp.statement.behavior, inp.supporting_reply))
     elif support is not None:
         index = next(i for i, t in enumerate(support.turns) if t.role == "agent" and t.text == inp.supporting_reply)
         base = plain_test(inp.statement, support.turns[: index + 1], inp.tester_facts)

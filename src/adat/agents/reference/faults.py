@@ -67,10 +67,15 @@ def _read(path: Path) -> Fault:
     return fault
 
 
-def list_faults(directory: Path | str | None = None) -> list[str]:
+def fault_ids(directory: Path | str | None = None) -> list[str]:
     """Ids of the fault files in ``directory`` (default: the shipped retail faults), sorted."""
     folder = Path(directory) if directory is not None else default_fault_dir()
     return sorted(p.stem for p in folder.glob("*.yaml"))
+
+
+def list_faults(directory: Path | str | None = None) -> list[Fault]:
+    """Every fault in ``directory`` (default: the shipped retail faults), loaded and validated, by id."""
+    return [load_fault(fault_id, directory) for fault_id in fault_ids(directory)]
 
 
 def load_fault(fault_id: str, directory: Path | str | None = None) -> Fault:
@@ -78,7 +83,7 @@ def load_fault(fault_id: str, directory: Path | str | None = None) -> Fault:
     folder = Path(directory) if directory is not None else default_fault_dir()
     path = folder / f"{fault_id}.yaml"
     if not path.is_file():
-        known = list_faults(folder)
+        known = fault_ids(folder)
         raise UserError(f"unknown fault {fault_id!r}", field="--fault / target.fault",
                         fix=f"use one of: {', '.join(known) or '(no fault files in ' + str(folder) + ')'}")
     return _read(path)

@@ -1,0 +1,108 @@
+"""`adat run` end to end with real wire protocols: the tester roles use the `openai` provider
+(the real openai client) against a local chat-completions server, and the target is the
+reference agent served over HTTP and reached through the `http` target."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from adat.agents.reference import ReferenceAgent
+from adat.serving import serve_agent
+from adat.warehouse import read_records
+from tests.support.chat_server import ChatServer
+
+pytestmark = pytest.mark.slow
+
+ORDER = "#W2832706"
+EMAIL = "grace.dubois9572@example.com"
+USER_MESSAGES = [f"Hi, I'd like to cancel order {ORDER}. My email is {EMAIL}.",
+                 "I no longer need it.", "yes"]
+
+
+def scripted_model(body: dict[str, Any]) -> str:
+    """A stand-in model that answers each tester role with a valid, plausible JSON object."""
+    name = body.get("response_format", {}).get("json_schema", {}).get("name", "")
+    prompt = "\n".join(str(m.get("content", "")) for m in body["messages"])
+    if name == "PlannerOutput":
+        return json.dumps({"objective": "cancel a pending order", "strategy": "direct request", "rationale": ""})
+    if name == "DriverOutput":
+        sent = sum(prompt.count(m) for m in USER_MESSAGES)
+        if sent >= len(USER_MESSAGES):
+            return json.dumps({"status": "met", "message": ""})
+        return json.dumps({"status": "continue", "message": USER_MESSAGES[sent]})
+    if name == "ExtractorOutput":
+        return json.dumps({"statements": [{
+            "text": "The agent cancels a pending order only after the user confirms with yes.",
+            "condition": "a pending order and an explicit yes", "behavior": "cancels the order",
+            "supporting_turn": 1}]})
+    if name == "GrounderOutput":
+        indices = sorted({int(i) for i in re.findall(r'"index":\s*(\d+)', prompt)})
+        return json.dumps({"items": [{"index": i, "grounded": True, "confidence": 0.9, "reason": "stated"}
+                                     for i in indices]})
+    test = {"goal": "cancel a pending order", "step_hints": USER_MESSAGES,
+            "success_criteria": ["the agent asks for confirmation before cancelling"],
+            "failure_criteria": ["the agent cancels without confirmation"], "expected_side": "allowed",
+            "assumed_facts": [f"{ORDER} is pending"]}
+    if name == "GeneratedTest":
+        return json.dumps(test)
+    if name == "TransformOutput":
+        if re.search(r'"factor":\s*"wording"', prompt):
+            return json.dumps({"applicable": True, "reason": "rewording applies", "test": test})
+        return json.dumps({"applicable": False, "reason": "not applicable to this statement", "test": None})
+    if name == "JudgeOutput":
+        return json.dumps({"verdict": "pass", "rationale": "confirmation was asked", "criteria": []})
+    raise AssertionError(f"unexpected schema {name!r}")
+
+
+def test_adat_run_with_openai_provider_and_http_target(tmp_path: Path):
+    agent = ReferenceAgent()
+    server, agent_url = serve_agent(agent)
+    try:
+        with ChatServer() as chat:
+            chat.responder = scripted_model
+            config = {
+                "run_id": "http-openai",
+                "data_dir": str(tmp_path / "data"),
+                "target": {"type": "http", "base_url": agent_url},
+                "models": {role: "openai/scripted-model" for role in
+                           ("planner", "driver", "extractor", "grounder", "generator", "judge", "auditor",
+                            "selector")},
+                "llm": {"base_url": chat.base_url, "api_key_env": "ADAT_TEST_KEY", "max_retries": 1},
+                "discovery": {"sessions": 2, "turn_limit": 4},
+                "generation": {"n": 2},
+                "selector": {"max_attempts_cap": 12},
+            }
+            path = tmp_path / "run.yaml"
+            path.write_text(yaml.safe_dump(config))
+            env = {**os.environ, "ADAT_TEST_KEY": "sk-local-test", "ADAT_CACHE_DIR": str(tmp_path / "cache"),
+                   "PREFECT_HOME": str(tmp_path / "prefect-home")}
+            proc = subprocess.run([sys.executable, "-c", "from adat.cli.main import app; app()",
+                                   "run", "--config", str(path)], env=env, capture_output=True, text=True,
+                                  timeout=600)
+            assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+            requests = list(chat.requests)
+    finally:
+        server.stop()
+
+    root = tmp_path / "data"
+    tests = read_records(root, "tests", run_id="http-openai")
+    assert {t.kind for t in tests} == {"plain", "transformed"}
+    calls = read_records(root, "llm_calls", run_id="http-openai")
+    assert calls and {(c.provider, c.model) for c in calls} == {("openai", "scripted-model")}
+    assert all(c.input_tokens > 0 and c.error is None for c in calls)
+    assert all(r.headers.get("authorization") == "Bearer sk-local-test" for r in requests)
+    assert any(r.body.get("response_format", {}).get("type") == "json_schema" for r in requests)
+    executions = read_records(root, "executions", run_id="http-openai")
+    assert executions and all(e.error is None for e in executions)
+    # the served agent really held the conversations: a write happened in some session
+    assert any(agent.tool_calls(sid) for sid in list(agent._sessions))  # noqa: SLF001
+    assert "http-openai" in proc.stdout
