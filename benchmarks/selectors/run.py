@@ -4,8 +4,8 @@ Every selector of ``adat.selection`` (and an oracle) runs the real selection cod
 simulated worlds; only the generator, runner and judge are replaced by pre-drawn outcomes. See
 README.md in this folder for the model and how to read the table.
 
-    /work/venv/bin/python benchmarks/selectors/run.py            # 20 seeds
-    /work/venv/bin/python benchmarks/selectors/run.py --quick    # 5 seeds, a smoke run
+    .venv/bin/python benchmarks/selectors/run.py            # 20 seeds
+    .venv/bin/python benchmarks/selectors/run.py --quick    # 5 seeds, a smoke run
 """
 
 from __future__ import annotations

@@ -11,6 +11,10 @@
 -- even, agent at odd indexes, stages/discovery.py) that is (i - 1) / 2. Only agent replies of
 -- discovery traces count; events join on run_id and session_id (sessions with an empty id,
 -- i.e. a failed reset, never match). The *_grounded columns keep grounded statements only.
+-- A reply's turn usually evaluates several gate rules on the allowed side (identity, scope,
+-- order exists) besides the rule the reply is about, so distinct_rules is generous; the
+-- denied_* columns keep only rules evaluated on the denied side at that turn - the refusal
+-- the reply states in words - and are the stricter count.
 -- Evaluation only: the side log exists for the reference agent alone.
 with reply_turns as (
     select
@@ -27,7 +31,7 @@ with reply_turns as (
     where tr.kind = 'discovery' and tr.session_id <> '' and ($run_id is null or tt.run_id = $run_id)
 ),
 matches as (
-    select distinct s.run_id, s.statement_id, ev.rule_id
+    select distinct s.run_id, s.statement_id, ev.rule_id, ev.side
     from stg_statements as s
     join reply_turns as r
         on r.run_id = s.run_id and r.trace_id = s.supporting_trace_id and r.turn_index = s.supporting_turn
@@ -40,6 +44,8 @@ select
     count(distinct s.statement_id) as statements,
     count(distinct m.statement_id) as matched_statements,
     count(distinct m.rule_id) as distinct_rules,
+    count(distinct m.statement_id) filter (where m.side = 'denied') as denied_statements,
+    count(distinct m.rule_id) filter (where m.side = 'denied') as distinct_denied_rules,
     count(distinct s.statement_id) filter (where s.grounded) as grounded_statements,
     count(distinct m.statement_id) filter (where s.grounded) as matched_grounded_statements,
     count(distinct m.rule_id) filter (where s.grounded) as distinct_rules_grounded,

@@ -9,6 +9,7 @@ import csv
 import io
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -50,6 +51,14 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return data
 
 
+ALL_RUNS = ["r1", "r2", "s-unif-1", "s-adat2", "s-thompson", "s-unif-2"]
+
+
+@pytest.fixture(scope="module")
+def tables(root: Path) -> dict[str, pd.DataFrame]:
+    return compare_tables(root, ALL_RUNS)
+
+
 def rows(frame, **match):  # type: ignore[no-untyped-def]
     out = frame
     for key, value in match.items():
@@ -57,20 +66,20 @@ def rows(frame, **match):  # type: ignore[no-untyped-def]
     return out.to_dict("records")
 
 
-def test_rq1_rows_per_run_and_kind(root: Path) -> None:
-    rq1 = compare_tables(root, ["r1"])["rq1"]
-    assert list(rq1["kind"]) == ["plain", "transformed", "all"]
-    (plain,) = rows(rq1, kind="plain")
+def test_rq1_rows_per_run_and_kind(tables: dict[str, pd.DataFrame]) -> None:
+    rq1 = tables["rq1"]
+    assert list(rq1["run_id"])[:5] == ["r1", "r1", "r1", "r2", "r2"]
+    assert [r["kind"] for r in rows(rq1, run_id="r1")] == ["plain", "transformed", "all"]
+    (plain,) = rows(rq1, run_id="r1", kind="plain")
     assert (plain["C"], plain["U"], plain["P"]) == (3, 1.0, 1.0)
     assert plain["V/C %"] == pytest.approx(200 / 3) and plain["V_E/C %"] == pytest.approx(100 / 3)
-    (transformed,) = rows(rq1, kind="transformed")
+    (transformed,) = rows(rq1, run_id="r1", kind="transformed")
     assert (transformed["U"], transformed["P"]) == (2.0, 2.0)  # the extra boundaries, as in the paper
-    (total,) = rows(rq1, kind="all")
+    (total,) = rows(rq1, run_id="r1", kind="all")
     assert total["TP"] == 1 and total["method"] == "AdaT2"
 
 
-def test_rq3_and_rq4_from_labels_and_faults(root: Path) -> None:
-    tables = compare_tables(root, ["r1", "r2"])
+def test_rq3_and_rq4_from_labels_and_faults(tables: dict[str, pd.DataFrame]) -> None:
     (r1,) = rows(tables["rq3"], run_id="r1")
     # r1 labels on the original: TN TP TN FP INC FN TN -> accuracy 4/7, FAR 1/4, INC 1/7
     assert r1["Acc. %"] == pytest.approx(400 / 7) and r1["FAR %"] == pytest.approx(25.0)
@@ -83,15 +92,14 @@ def test_rq3_and_rq4_from_labels_and_faults(root: Path) -> None:
     assert none["fault"] == MISSING and none["MS %"] != none["MS %"]  # NaN: missing
 
 
-def test_rq2_differences_to_adat2(root: Path) -> None:
-    tables = compare_tables(root, ["s-unif-1", "s-adat2", "s-thompson", "s-unif-2"])
+def test_rq2_differences_to_adat2(tables: dict[str, pd.DataFrame]) -> None:
     runs = tables["rq2_runs"]
     (thompson,) = rows(runs, run_id="s-thompson")
     assert thompson["N_n"] is None or thompson["N_n"] != thompson["N_n"]  # not reached: no N_n
     assert thompson["Top %"] == pytest.approx(100.0)
-    assert runs["V/C %"].isna().all()  # not audited: no validity, not 0
+    assert runs.loc[runs["run_id"] != "r1", "V/C %"].isna().all()  # not audited: no validity, not 0
     rq2 = tables["rq2"]
-    assert list(rq2["selector"]) == ["adat2", "uniform", "thompson"]
+    assert list(rq2["selector"]) == ["adat2", "?", "uniform", "thompson"]  # r1 records no selector: '?'
     (adat2,) = rows(rq2, selector="adat2")
     assert adat2["N_n"] == 3 and adat2["n/a %"] == pytest.approx(100 / 3) and adat2["vs"] == ""
     (uniform,) = rows(rq2, selector="uniform")
@@ -101,11 +109,11 @@ def test_rq2_differences_to_adat2(root: Path) -> None:
     assert uniform["Top %"] == pytest.approx((25 + 60) / 2)  # absolute
 
 
-def test_rendering_marks_missing_values_and_signs_differences(root: Path) -> None:
-    tables = compare_tables(root, ["s-adat2", "s-unif-1", "s-unif-2"])
+def test_rendering_marks_missing_values_and_signs_differences(tables: dict[str, pd.DataFrame]) -> None:
     text = render_tables(tables, "csv", only="rq2")
-    parsed = list(csv.DictReader(io.StringIO(text)))
-    assert parsed[1]["N_n"] == "+1.5" and parsed[1]["V/C %"] == MISSING and parsed[0]["N_n"] == "3"
+    parsed = {r["selector"]: r for r in csv.DictReader(io.StringIO(text))}
+    assert parsed["uniform"]["N_n"] == "+1.5" and parsed["uniform"]["V/C %"] == MISSING
+    assert parsed["adat2"]["N_n"] == "3" and parsed["thompson"]["N_n"] == MISSING
     boxes = render_tables(tables)
     assert "RQ1 (Table 2)" in boxes and "RQ4 (Table 5)" in boxes
     every = render_tables(tables, "csv")
@@ -118,7 +126,7 @@ def test_unknown_runs_and_tables_are_user_errors(root: Path) -> None:
     with pytest.raises(UserError, match="no run id"):
         compare_tables(root, [])
     with pytest.raises(UserError, match="no table"):
-        render_tables(compare_tables(root, ["r1"]), only="rq9")
+        render_tables({}, only="rq9")
 
 
 def test_cli_prints_the_tables(root: Path) -> None:

@@ -196,9 +196,13 @@ EXPECTED: dict[str, list[Case]] = {
     #   h8 is on an execution trace (session s-e1 has R_other) -> not counted. r2's R_r2 event on
     #   a session also named s-d1 belongs to another run.
     # matched: h1 h2 h3 h4 h5 h7 = 6; rules {auth, cancel, status, exchange, refund} = 5;
+    # denied side at those turns: h1 (R_auth at s-d1/0), h2 h3 (R_status at s-d1/1), h4
+    #   (R_exchange at s-d2/1); h5's R_auth at s-d2/0 and h7's R_refund are allowed -> 4 statements,
+    #   rules {auth, status, exchange} = 3 (s-e1's denied R_other is an execution's)
     # grounded (all but h4): 7 statements, 5 matched, rules {auth, cancel, status, refund} = 4
     "rule_coverage": [Case(
-        ("run_id", "statements", "matched_statements", "distinct_rules", "grounded_statements",
-         "matched_grounded_statements", "distinct_rules_grounded", "rule_ids"),
-        [("r1", 8, 6, 5, 7, 5, 4, ["R_auth", "R_cancel", "R_exchange", "R_refund", "R_status"])])],
+        ("run_id", "statements", "matched_statements", "distinct_rules", "denied_statements",
+         "distinct_denied_rules", "grounded_statements", "matched_grounded_statements",
+         "distinct_rules_grounded", "rule_ids"),
+        [("r1", 8, 6, 5, 4, 3, 7, 5, 4, ["R_auth", "R_cancel", "R_exchange", "R_refund", "R_status"])])],
 }

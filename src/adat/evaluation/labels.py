@@ -107,12 +107,14 @@ def _differences(own: Replay, original: Replay, mapped: set[str], start: int) ->
 
 
 def _caused_by(fault: Fault, own: Replay, first_turn: int) -> bool:
-    """The fault's rule decided differently at or before the first difference, or was evaluated at it.
+    """The differing rule evaluation is the fault's rule.
 
-    The second case covers a fault that changes what the agent *says* about a rule without
-    changing its decision: rewritten sentences, or parameters the sentence quotes (e.g. the
-    statuses a cancellable order may have).
+    Either the fault's rule decided unlike the policy at or before the first difference, or no
+    rule did and the fault's rule was evaluated at the first differing turn — a fault that
+    changes what the agent *says* about a rule without changing its decision (rewritten
+    sentences, or parameters a sentence quotes, e.g. the statuses a cancellable order may have).
     """
-    if any(rule == fault.rule and turn <= first_turn for rule, turn in own.activations):
-        return True
+    earlier = [rule for rule, turn in own.activations if turn <= first_turn]
+    if earlier:
+        return fault.rule in earlier
     return any(rule == fault.rule and turn == first_turn for rule, _side, turn in own.events)

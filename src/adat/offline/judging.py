@@ -19,6 +19,7 @@ from adat.roles import JudgedCriterion, JudgeInput, JudgeOutput
 
 SAYS_AT = 0.6  # share of the behaviour's content words a reply sentence must contain
 SAYS_AT_SHORT = 0.8  # ... when the behaviour has fewer than five content words
+OPPOSITE_AT, OPPOSITE_BACK = 0.8, 0.5  # overlap both ways for "the same sentence, negated"
 NEGATIVE = re.compile(r"\b(not|no|cannot|can't|couldn't|unable|never|won't|isn't|aren't|don't|doesn't|only|"
                       r"without|nothing)\b", re.I)
 _KINDS = (  # checked in order against the lower-cased criterion
@@ -50,16 +51,20 @@ def _says(criterion: str, replies: list[str], *, opposite: bool = False) -> tupl
     same thing with its negations changed): word overlap picks the sentence, negation words decide."""
     core = re.sub(r"^the agent (says the opposite of:?|says that|states that|asks the user to)\s*", "",
                   criterion.strip(), flags=re.I)
-    best, best_sentence = 0.0, ""
+    best, back, best_sentence = 0.0, 0.0, ""
     for reply in replies:
         for sentence in lang.sentences(reply):
             general = lang.generalise(sentence)
-            score = lang.overlap(core, general) + 0.01 * lang.overlap(general, core)
-            if score > best:
-                best, best_sentence = score, general
+            score, reverse = lang.overlap(core, general), lang.overlap(general, core)
+            if (score, reverse) > (best, back):
+                best, back, best_sentence = score, reverse, general
     needed = SAYS_AT if len(lang.content_words(core)) >= 5 else SAYS_AT_SHORT
-    if best < needed:
-        return None, f"no agent reply says this (best word overlap {min(best, 1.0):.0%})"
+    if opposite:  # saying the opposite needs the same sentence, not just shared words
+        needed, back_needed = max(needed, OPPOSITE_AT), OPPOSITE_BACK
+    else:
+        back_needed = 0.0
+    if best < needed or back < back_needed:
+        return None, f"no agent reply says this (best word overlap {best:.0%})"
     same = not (_negations(core) - _negations(best_sentence))
     quote = f"'{best_sentence[:120]}'"
     if opposite:

@@ -91,6 +91,33 @@ class Case:
         return account is not None and bool((account.email and account.email in said)
                                             or (account.zip and account.zip in said))
 
+    # --- situations a user message can put the agent in (for searching the traces) -------
+    def unknown_order(self, text: str, trace: TraceView) -> bool:
+        """The message names an order id the tester facts do not know (a made-up one)."""
+        return any(self.facts.order(normalise_order_id(o)) is None for o in lang.ORDER_ID.findall(text))
+
+    def foreign_order(self, text: str, trace: TraceView) -> bool:
+        """The message names a known order of a user other than the one identified in the trace."""
+        return any(self.facts.order(normalise_order_id(o)) is not None and not self.owns(o, trace)
+                   for o in lang.ORDER_ID.findall(text)) and self.identified(trace)
+
+    def identified(self, trace: TraceView) -> bool:
+        said = " ".join(t.text for t in trace.turns if t.role == "user")
+        return any((a.email and a.email in said) or (a.zip and a.zip in said) for a in self.facts.accounts)
+
+    def unknown_email(self, text: str, trace: TraceView) -> bool:
+        """The message identifies the user by an email no test account has."""
+        emails = {a.email for a in self.facts.accounts}
+        return any(e not in emails for e in lang.EMAIL.findall(text))
+
+    def unknown_zip(self, text: str, trace: TraceView) -> bool:
+        """The message identifies the user by a name and a zip code that do not belong together."""
+        for account in self.facts.accounts:
+            name = f"{account.first_name} {account.last_name}"
+            if account.first_name and name in text:
+                return any(z != account.zip for z in re.findall(r"zip code(?: is)? (\d{5})", text, re.I))
+        return False
+
     # --- building the transformed test ------------------------------------------------
     def keep(self, hints: list[str], change: str) -> GeneratedTest:
         """The base test's expectations with new hints: the change keeps the request's side."""

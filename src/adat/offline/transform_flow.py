@@ -9,12 +9,14 @@ expected behaviour from the agent's reply to such a message in the discovery tra
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from adat.offline import language as lang
 from adat.offline.generation import ACTS
 from adat.offline.transform_case import CONFIRM_HINT, Case, Outcome, is_auth_text, reply_kind
-from adat.offline.transform_values import AUTH_FAILED, DONE_STATUS, _no_reply, _status_swap
+from adat.offline.transform_values import DONE_STATUS, _no_reply, _status_swap
 from adat.offline.transform_wording import ACTIONS, paraphrase, request_of, with_request
+from adat.roles import TraceView
 
 NO_AUTH = "the test never authenticates the user"
 
@@ -55,11 +57,15 @@ def sequence_request_before_auth(case: Case) -> Outcome:
     return case.keep(hints, "the request comes before authentication")
 
 
-def _identity_expectation(case: Case, new_auth: str, pattern: str, change: str) -> Outcome:
+def _identity_expectation(case: Case, new_auth: str, pattern: str | Callable[[str, TraceView], bool],
+                          change: str) -> Outcome:
+    """The auth message replaced by ``new_auth``; the expectation from the first agent reply
+    matching ``pattern``, or following a user message in the situation ``pattern`` tests."""
     split = _auth_split(case)
     if isinstance(split, str):
         return split
-    found = case.find_reply(pattern, ("auth", "refusal", "ask", "other"))
+    kinds = ("auth", "refusal", "ask", "other")
+    found = case.find_reply(pattern, kinds) if isinstance(pattern, str) else case.reply_to(pattern, kinds, kind=None)
     if not found:
         return _no_reply(change)
     test = case.expect(_with_auth(case, new_auth), found[0], f"{change}; expected behaviour from trace {found[1]}",
@@ -92,14 +98,14 @@ def identity_wrong_zip(case: Case) -> Outcome:
         return "the tester facts give no name and zip code of the test's user"
     wrong = account.zip[::-1] if account.zip[::-1] != account.zip else f"{(int(account.zip) + 1) % 100000:05d}"
     return _identity_expectation(case, f"My name is {account.first_name} {account.last_name} and my zip code is "
-                                       f"{wrong}.", AUTH_FAILED, f"a wrong zip code ({wrong})")
+                                       f"{wrong}.", case.unknown_zip, f"a wrong zip code ({wrong})")
 
 
 def identity_unknown_email(case: Case) -> Outcome:
     account = case.account
     if account is None or not account.email:
         return "the test's user authenticates by no email"
-    return _identity_expectation(case, f"My email is nobody.{account.zip or '0'}@example.net.", AUTH_FAILED,
+    return _identity_expectation(case, f"My email is nobody.{account.zip or '0'}@example.net.", case.unknown_email,
                                  "an email that belongs to no user")
 
 
@@ -110,7 +116,7 @@ def identity_mismatched(case: Case) -> Outcome:
     if account is None or other is None or not account.first_name:
         return "the tester facts do not give two users to mix"
     return _identity_expectation(case, f"My name is {account.first_name} {account.last_name} and my zip code is "
-                                       f"{other.zip}.", AUTH_FAILED, "one user's name with another user's zip code")
+                                       f"{other.zip}.", case.unknown_zip, "one user's name with another user's zip code")
 
 
 def identity_switch_user(case: Case) -> Outcome:

@@ -18,9 +18,6 @@ from adat.offline.transform_case import PAYMENT_WORDS, STATUS_WORDS, Case, Outco
 from adat.roles import TraceView
 
 ACCEPTED_REASONS = ("no longer needed", "ordered by mistake")
-NOT_FOUND = r"(could not|couldn't|can't|cannot|unable to|not able to) (find|locate)|not found|no order|does not exist|" \
-            r"doesn't exist|no (user|account)|not (recogni[sz]e|valid)"
-AUTH_FAILED = NOT_FOUND + r"|(does not|doesn't|did not|didn't) match|could not (verify|authenticate)"
 LIFECYCLE = ("pending", "processed", "delivered")
 DONE_STATUS = {"cancel": "cancelled", "return": "return requested", "exchange": "exchange requested",
                "modify_items": "pending (item modified)"}
@@ -189,10 +186,10 @@ def value_swap_related(case: Case) -> Outcome:
     return case.expect(hints, found[0], f"old item {pair[0]} and new item {pair[1]} swapped")
 
 
-def _id_swap(case: Case, new_id: str, pattern: str, change: str) -> Outcome:
+def _id_swap(case: Case, new_id: str, situation: Callable[[str, TraceView], bool], change: str) -> Outcome:
     if not case.orders:
         return "the test names no entity by id"
-    found = case.find_reply(pattern, ("refusal", "ask", "auth", "other"))
+    found = case.reply_to(situation, ("refusal", "ask", "auth", "other"), kind=None)
     if not found:
         return _no_reply(f"a request with {change}")
     return case.expect(_replace(case.hints, case.orders[0], new_id), found[0],
@@ -203,14 +200,14 @@ def _id_swap(case: Case, new_id: str, pattern: str, change: str) -> Outcome:
 def value_nonexistent_id(case: Case) -> Outcome:
     known = {o.order_id for _, o in case.facts.all_orders()}
     new = next(f"#W{d * 7}" for d in "9876543210" if f"#W{d * 7}" not in known)
-    return _id_swap(case, new, NOT_FOUND, "an order id that does not exist")
+    return _id_swap(case, new, case.unknown_order, "an order id that does not exist")
 
 
 def value_wrong_format_id(case: Case) -> Outcome:
     if not case.orders:
         return "the test names no entity by id"
     digits = case.orders[0].lstrip("#W")
-    return _id_swap(case, f"W-{digits[:3]}-{digits[3:]}", NOT_FOUND, "an order id in a wrong format")
+    return _id_swap(case, f"W-{digits[:3]}-{digits[3:]}", case.unknown_order, "an order id in a wrong format")
 
 
 def value_other_users_id(case: Case) -> Outcome:
@@ -222,8 +219,7 @@ def value_other_users_id(case: Case) -> Outcome:
     others.sort(key=lambda o: o.status != status)
     if not others:
         return "the tester facts give no other user's order"
-    return _id_swap(case, others[0].order_id, r"(another|other|different) (user|customer|account)|belong|"
-                    r"not (associated|linked) with|not your order|your account", "another user's order")
+    return _id_swap(case, others[0].order_id, case.foreign_order, "another user's order")
 
 
 def value_missing_required(case: Case) -> Outcome:
@@ -256,11 +252,11 @@ def value_invalid_contact(case: Case) -> Outcome:
     email = next((m.group(0) for h in case.hints if (m := lang.EMAIL.search(h))), None)
     if email is None:
         return "the request includes no email address"
-    found = case.find_reply(AUTH_FAILED, ("refusal", "ask", "auth", "other"))
+    found = case.reply_to(case.unknown_email, ("refusal", "ask", "auth", "other"), kind=None)
     if not found:
-        return _no_reply("identity details that match no user")
+        return _no_reply("an email that identifies no user")
     return case.expect(_replace(case.hints, email, email.replace("@", " at ")), found[0],
-                       f"the email {email} is malformed")
+                       f"the email {email} is malformed", ("auth",))
 
 
 def state_insufficient_balance(case: Case) -> Outcome:

@@ -1,0 +1,40 @@
+"""Flow ``evaluate``: audit a suite run, group its mappings, label its executions, run it on the
+seeded faults and rebuild the catalog — everything ``print_evaluation`` reports (DESIGN §7–8).
+
+The reference agent is audited from its side log with no LLM; any other target needs an LLM in
+the ``auditor`` role and the artifacts named in ``evaluation.artifacts``. All rows go into the
+suite run's partition, so ``adat sql <metric> --run <suite_run_id>`` shows them.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, when loaded by file path
+from prefect import flow
+
+from adat.config import RunConfig
+from adat.evaluation.steps import evaluation_faults, uses_reference_auditor
+from adat.pipeline.context import StepResult
+from adat.pipeline.fingerprint import code_fingerprint
+from flows.regress import regress_faults
+from tasks import evaluation_tasks as e
+from tasks._common import bind
+
+
+@flow(name="adat-evaluate", log_prints=True)
+def evaluate(config: RunConfig, suite_run_id: str, refresh: bool = False) -> StepResult:
+    """Evaluate the suite of run ``suite_run_id``; returns a summary naming the run and the faults."""
+    cfg, code = config, code_fingerprint()
+    uses_reference_auditor(cfg)  # fail fast: a non-reference target needs an LLM auditor
+    faults = evaluation_faults(cfg)
+    suite = e.suite_fingerprint(cfg, suite_run_id)
+    audited = bind(e.audit, cfg, refresh=refresh)(cfg, suite_run_id, code, suite)
+    grouped = bind(e.group, cfg, refresh=refresh)(cfg, suite_run_id, code, audited)
+    labelled = bind(e.label, cfg, refresh=refresh)(cfg, suite_run_id, code, audited)
+    regressed = regress_faults(cfg, suite_run_id, code, audited, faults, refresh=refresh)
+    e.rebuild_catalog(cfg, suite_run_id, after=[grouped, labelled, *regressed])
+    return StepResult(run_id=suite_run_id, step="evaluate", data={"faults": faults},
+                      counts={**{f"validity_{k}": v for k, v in audited.counts.items()},
+                              **{f"original_{k}": v for k, v in labelled.counts.items()}})
