@@ -44,3 +44,28 @@ def test_adat_sql_unknown_name_exits_2_with_one_line(fixture_root: Path) -> None
     assert result.returncode == 2
     message = (result.stdout + result.stderr).strip()
     assert "stg_verdicts" in message and len(message.splitlines()) == 1
+
+
+def test_param_option_binds_and_missing_declared_params_are_null(tmp_path):
+    """`adat sql attempts_until_n` works without --param n (NULL = the run's n) and with it."""
+    import subprocess
+    import sys
+
+    from adat.records import Attempt
+    from adat.warehouse import write_records
+
+    root = tmp_path / "data"
+    attempts = [Attempt(run_id="r1", attempt_no=i, statement_id="s", instruction_id=f"k{i}",
+                        applicable=i % 2 == 0, test_id=f"t{i}" if i % 2 == 0 else None, selector="adat2")
+                for i in range(1, 9)]
+    write_records(root, "attempts", attempts, run_id="r1")
+    base = [sys.executable, "-c", "from adat.cli.main import app; app()", "sql", "attempts_until_n",
+            "--data-dir", str(root), "--format", "csv"]
+    default = subprocess.run(base, capture_output=True, text=True)
+    assert default.returncode == 0, default.stderr
+    with_n = subprocess.run(base + ["--param", "n=2"], capture_output=True, text=True)
+    assert with_n.returncode == 0, with_n.stderr
+    header, row = with_n.stdout.strip().splitlines()[:2]
+    assert dict(zip(header.split(","), row.split(",")))["attempts_until_n"] == "4"
+    bad = subprocess.run(base + ["--param", "n"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--param" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1

@@ -67,6 +67,7 @@ def sql(
     run: Annotated[str | None, typer.Option("--run", help="Bind $run_id (queries filter on it when given).")] = None,
     fmt: Annotated[str, typer.Option("--format", help="table | csv | parquet")] = "table",
     out: Annotated[Path | None, typer.Option("--out", help="Write csv/parquet here instead of stdout.")] = None,
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="Bind another parameter: NAME=VALUE.")] = None,
     data_dir: DataDir = None,
 ) -> None:
     """Run a query from sql/ against the DuckDB catalog (rebuilt first) with bound parameters."""
@@ -75,7 +76,13 @@ def sql(
     if fmt not in ("table", "csv", "parquet"):
         fail(f"unknown format {fmt!r}", field="--format", fix="use table, csv or parquet")
     root = (data_dir or RunConfig().data_path()).resolve()
-    text = sql_command(root, project_root() / "sql", name, run, fmt, out)
+    params: dict[str, object] = {}
+    for item in param or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            fail(f"bad parameter {item!r}", field="--param", fix="write NAME=VALUE, e.g. --param n=50")
+        params[key.strip()] = int(value) if value.strip().lstrip("-").isdigit() else value
+    text = sql_command(root, project_root() / "sql", name, run, fmt, out, params=params or None)
     if text:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")  # verbatim: CSV must not be re-wrapped
 

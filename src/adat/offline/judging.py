@@ -75,7 +75,6 @@ def _says(criterion: str, replies: list[str], *, opposite: bool = False) -> tupl
 def check(criterion: str, replies: list[str]) -> tuple[bool | None, str]:
     """Whether a criterion holds on the agent's replies, and why."""
     kind = kind_of(criterion)
-    refused = [r for r in replies if lang.is_refusal(r)]
     done = [r for r in replies if lang.is_completion(r)]
     if kind == "transfer":
         hit = any(re.search(r"transfer", r, re.I) and re.search(r"human", r, re.I) for r in replies)
@@ -91,17 +90,21 @@ def check(criterion: str, replies: list[str]) -> tuple[bool | None, str]:
         if asked:
             return True, "the agent asks for confirmation before acting"
         return (False, "the agent acted without asking for confirmation") if done else (None, "no confirmation asked")
+    # The later of the last refusal and the last reported action is where the conversation ended up.
+    last_refusal = max((i for i, r in enumerate(replies) if lang.is_refusal(r) and not lang.is_completion(r)),
+                       default=-1)
+    last_done = max((i for i, r in enumerate(replies) if lang.is_completion(r)), default=-1)
     if kind == "refusal":
-        if refused and not done:
-            return True, f"refusal: '{refused[0][:120]}'"
-        if done:
-            return False, f"the agent acted: '{done[0][:120]}'"
+        if last_refusal > last_done:
+            return True, f"refusal: '{replies[last_refusal][:120]}'"
+        if last_done >= 0:
+            return False, f"the agent acted: '{replies[last_done][:120]}'"
         return None, "the agent neither refused nor acted"
     if kind == "action":
-        if done:
-            return True, f"the agent reports it done: '{done[0][:120]}'"
-        if refused:
-            return False, f"the agent refused: '{refused[-1][:120]}'"
+        if last_done > last_refusal:
+            return True, f"the agent reports it done: '{replies[last_done][:120]}'"
+        if last_refusal >= 0:
+            return False, f"the agent refused: '{replies[last_refusal][:120]}'"
         return None, "the conversation ended before the change was due"
     return _says(criterion, replies, opposite=kind == "opposite")
 

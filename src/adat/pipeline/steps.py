@@ -129,7 +129,8 @@ def execution_step(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_i
     ctx.write("verdicts", old_verd + verdicts)
     ctx.write("rule_events", _events_without(ctx, executions) + ctx.rule_events(target, executions, variant))
     if suite_run_id and suite_run_id != run_id:
-        ctx.write("tests", tests)  # a run_suite run carries the suite it executed
+        # a run_suite run carries a copy of the suite it executed (same test ids)
+        ctx.write("tests", [t.model_copy(update={"run_id": run_id}) for t in tests])
     ctx.flush_calls()
     tally = Counter(v.verdict for v in verdicts)
     return StepResult(digest=ctx.digest, run_id=run_id, step=f"execution:{kind}:{variant}", tables={"executions": len(executions)},

@@ -158,7 +158,11 @@ def sql_command(data_root: Path, sql_dir: Path, name: str, run_id: str | None, f
             if not db.is_file():
                 raise UserError(f"cannot build the catalog: {exc.strerror}", file=str(db),
                                 fix="make the data directory writable or point --data at a built one") from None
-    table = run_query(db, sql_file, {"run_id": run_id, **(params or {})})
+    # From the command line, a declared parameter left out means NULL (every metric documents
+    # what NULL means for it, e.g. "all runs" or "the run's configured n").
+    bound: dict[str, object] = dict.fromkeys(declared_params(sql_file))
+    bound.update({"run_id": run_id, **(params or {})})
+    table = run_query(db, sql_file, bound)
     return format_table(table, fmt, out)
 
 

@@ -11,9 +11,11 @@ from adat.agents.reference import info
 from adat.agents.reference.changes import restrict_to_named
 from adat.agents.reference.formatting import CAPABILITIES
 from adat.agents.reference.identity import absorb_identity
+from adat.agents.reference.items import mentioned_lines
 from adat.agents.reference.nlu import INFO_INTENTS, Parsed, parse
 from adat.agents.reference.session import Session, Task
 from adat.agents.reference.tasks import advance, execute
+from adat.domains.retail.database import Order
 
 ITEM_KINDS = ("change_items", "modify_items", "exchange", "return")
 ADDRESS_KINDS = ("modify_address", "user_address")
@@ -30,7 +32,7 @@ def respond(s: Session, text: str) -> str:
     out = absorb_identity(s, p)
     task = s.current()
     if task is not None and task.confirming:
-        reply = _answer(s, task, p)
+        reply = _answer(s, task, p, out)
         if reply is not None:
             return _join(out + [reply])
     reply = _scope_and_transfer(s, p)
@@ -52,8 +54,9 @@ def respond(s: Session, text: str) -> str:
     return _join(out)
 
 
-def _answer(s: Session, task: Task, p: Parsed) -> str | None:
-    """Handle the reply to 'do you confirm?'; None when the message is not about the confirmation."""
+def _answer(s: Session, task: Task, p: Parsed, out: list[str]) -> str | None:
+    """Handle the reply to 'do you confirm?'; None when the message moves on to another request
+    (the unconfirmed change is then dropped, which ``out`` states)."""
     assert task.write is not None
     tool, args, done = task.write
     updated = _fill(s, task, p, dry_run=True)
@@ -77,7 +80,10 @@ def _answer(s: Session, task: Task, p: Parsed) -> str | None:
         task.write = None
         s.tasks.remove(task)
         declined = s.say("confirm_before_write", "denied")
-        return None if other_requests else _join([declined] + _next_task(s, task))
+        if other_requests:
+            out.append(declined)
+            return None
+        return _join([declined] + _next_task(s, task))
     return _join([_information_text(s, p, task), s.say("confirm_before_write", "ask")])
 
 
@@ -204,11 +210,9 @@ def _fill(s: Session, task: Task, p: Parsed, *, dry_run: bool = False, order: bo
     return changed
 
 
-def _names_new_line(task: Task, order: object, text: str) -> bool:
-    from adat.agents.reference.items import mentioned_lines
-
+def _names_new_line(task: Task, order: Order, text: str) -> bool:
     known = {o for o, _ in task.pairs} | set(task.items)
-    return any(line.item_id not in known for _, line in mentioned_lines(order, text))  # type: ignore[arg-type]
+    return any(line.item_id not in known for _, line in mentioned_lines(order, text))
 
 
 def _information(s: Session, p: Parsed, task: Task | None) -> list[str]:
