@@ -4,23 +4,24 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from rich.console import Console
 from rich.table import Table
 
 from adat.config import OFFLINE_MODEL, RunConfig
+from adat.records import Attempt, LLMCall, Statement, TestCase, Verdict
 from adat.warehouse.catalog import catalog_path
 from adat.warehouse.parquet import read_records, table_dir
 
 
 def run_summary(root: Path, run_id: str) -> dict[str, Any]:
     """Counts a user wants after a run: statements, tests, attempts, verdicts, instructions, calls."""
-    statements = read_records(root, "statements", run_id=run_id)
-    tests = read_records(root, "tests", run_id=run_id)
-    attempts = read_records(root, "attempts", run_id=run_id)
-    verdicts = read_records(root, "verdicts", run_id=run_id)
-    calls = read_records(root, "llm_calls", run_id=run_id)
+    statements = cast(list[Statement], read_records(root, "statements", run_id=run_id))
+    tests = cast(list[TestCase], read_records(root, "tests", run_id=run_id))
+    attempts = cast(list[Attempt], read_records(root, "attempts", run_id=run_id))
+    verdicts = cast(list[Verdict], read_records(root, "verdicts", run_id=run_id))
+    calls = cast(list[LLMCall], read_records(root, "llm_calls", run_id=run_id))
     kind_of = {t.test_id: t.kind for t in tests}
     verdict_by_kind: dict[str, Counter[str]] = {}
     for v in verdicts:

@@ -10,6 +10,7 @@ import io
 from typing import Any, get_args
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from adat.cli.flow_loader import load_flow
@@ -32,9 +33,22 @@ def runs(prefect_harness: Any, tmp_path_factory: pytest.TempPathFactory) -> dict
         "generation": cfg.generation.model_copy(update={"n": 5}),
     })
     source = load_flow("pipeline")(config=cfg)
-    baselines = load_flow("baselines")(config=cfg, discovery_run_id=source)
-    ablation = load_flow("ablation")(config=cfg, discovery_run_id=source, selectors=SELECTORS)
+    # The baselines and the ablation run through the CLI commands, which load the same flows.
+    config_file = cfg.data_path().parent / "run.yaml"
+    config_file.write_text(yaml.safe_dump(cfg.model_dump(mode="json")))
+    out = cli(["baselines", "--config", str(config_file), "--from", source])
+    baselines = {p[0]: p[2] for p in map(str.split, out.splitlines()) if p[:1] in (["agenteval"], ["direct"])}
+    out = cli(["ablation", "--config", str(config_file), "--from", source, "--selectors", "all"])
+    ablation = {p[0]: p[1:] for p in map(str.split, out.splitlines()) if p and p[0] in SELECTORS}
     return {"cfg": cfg, "source": source, "baselines": baselines, "ablation": ablation}
+
+
+def cli(args: list[str]) -> str:
+    from adat.cli.main import app
+
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return str(result.stdout)
 
 
 def rows(runs: dict[str, Any], table: str, run_id: str) -> list[Any]:
@@ -43,6 +57,7 @@ def rows(runs: dict[str, Any], table: str, run_id: str) -> list[Any]:
 
 @pytest.mark.parametrize("method", ["agenteval", "direct"])
 def test_each_baseline_writes_tests_and_verdicts(runs: dict[str, Any], method: str) -> None:
+    assert set(runs["baselines"]) == {"agenteval", "direct"}
     run_id = runs["baselines"][method]
     assert run_id != runs["source"]
     traces = rows(runs, "traces", run_id)
@@ -58,6 +73,7 @@ def test_each_baseline_writes_tests_and_verdicts(runs: dict[str, Any], method: s
 
 @pytest.mark.parametrize("selector", SELECTORS)
 def test_each_selector_writes_attempts_tests_and_verdicts(runs: dict[str, Any], selector: str) -> None:
+    assert set(runs["ablation"]) == set(SELECTORS)
     (run_id,) = runs["ablation"][selector]
     statements = {s.statement_id for s in rows(runs, "statements", runs["source"])}
     assert {s.statement_id for s in rows(runs, "statements", run_id)} == statements  # same statements
@@ -72,19 +88,15 @@ def test_each_selector_writes_attempts_tests_and_verdicts(runs: dict[str, Any], 
 
 
 def test_adat_compare_prints_the_tables_for_every_run(runs: dict[str, Any]) -> None:
-    from adat.cli.main import app
-
     every = [runs["source"], *runs["baselines"].values(), *(r for ids in runs["ablation"].values() for r in ids)]
     data = str(runs["cfg"].data_path())
-    result = CliRunner().invoke(app, ["compare", *every, "--data-dir", data])
-    assert result.exit_code == 0, result.output
+    text = cli(["compare", *every, "--data-dir", data])
     for title in ("RQ1 (Table 2)", "RQ2 (Table 3)", "RQ3 (Table 4)", "RQ4 (Table 5)"):
-        assert title in result.stdout
-    rq2 = CliRunner().invoke(app, ["compare", *every, "--data-dir", data, "--format", "csv", "--table", "rq2"])
-    assert rq2.exit_code == 0, rq2.output
-    by_selector = {r["selector"]: r for r in csv.DictReader(io.StringIO(rq2.stdout))}
+        assert title in text
+    rq2 = cli(["compare", *every, "--data-dir", data, "--format", "csv", "--table", "rq2"])
+    by_selector = {r["selector"]: r for r in csv.DictReader(io.StringIO(rq2))}
     assert set(by_selector) == set(SELECTORS)
     assert by_selector["adat2"]["runs"] == "2"  # the source run and the ablation's adat2 run
-    rq3 = CliRunner().invoke(app, ["compare", *every, "--data-dir", data, "--format", "csv", "--table", "rq3"])
-    methods = {r["method"] for r in csv.DictReader(io.StringIO(rq3.stdout))}
+    rq3 = cli(["compare", *every, "--data-dir", data, "--format", "csv", "--table", "rq3"])
+    methods = {r["method"] for r in csv.DictReader(io.StringIO(rq3))}
     assert {"AdaT2", "AgentEval", "direct"} <= methods

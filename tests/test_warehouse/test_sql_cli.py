@@ -66,6 +66,6 @@ def test_param_option_binds_and_missing_declared_params_are_null(tmp_path):
     with_n = subprocess.run(base + ["--param", "n=2"], capture_output=True, text=True)
     assert with_n.returncode == 0, with_n.stderr
     header, row = with_n.stdout.strip().splitlines()[:2]
-    assert dict(zip(header.split(","), row.split(",")))["attempts_until_n"] == "4"
+    assert dict(zip(header.split(","), row.split(","), strict=True))["attempts_until_n"] == "4"
     bad = subprocess.run(base + ["--param", "n"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--param" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1

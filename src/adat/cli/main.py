@@ -116,10 +116,10 @@ def serve_agent(
 @app.command("faults")
 def faults() -> None:
     """List the seeded policy faults of the reference domain (catalogs/faults/retail)."""
-    from adat.agents.reference.faults import list_faults
+    from adat.agents.reference.faults import list_faults, load_fault
 
-    for f in list_faults():
-        console.print(f"{f.id:<32} {f.title}", markup=False)
+    for fault_id in list_faults():
+        console.print(f"{fault_id:<36} {load_fault(fault_id).title}", markup=False)
 
 
 def _run_flow(flow_name: str, **params: object) -> object:
@@ -136,9 +136,8 @@ def run(
     data_dir: DataDir = None,
 ) -> None:
     """Run the whole AdaT2 pipeline (discover → statements → plain + transformed tests → execute → judge)."""
-    from adat.report import print_run_summary
-
     from adat.pipeline.preflight import preflight
+    from adat.report import print_run_summary
 
     cfg = _with_data_dir(load_run_config(config), data_dir)
     preflight(cfg)
@@ -153,9 +152,8 @@ def run_suite(
     data_dir: DataDir = None,
 ) -> None:
     """Execute and judge an existing suite against the config's target (e.g. a new agent version)."""
-    from adat.report import print_run_summary
-
     from adat.pipeline.preflight import preflight
+    from adat.report import print_run_summary
 
     cfg = _with_data_dir(load_run_config(config), data_dir)
     preflight(cfg)

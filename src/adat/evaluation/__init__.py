@@ -10,7 +10,7 @@ from adat.evaluation.groupings import llm_groupings, reference_groupings
 from adat.evaluation.labels import Compliance, paper_label, reference_compliance
 from adat.evaluation.llm_auditor import LLMAuditor, load_artifacts, require_llm_auditor
 from adat.evaluation.reference_auditor import ReferenceAuditor, checked_situation, criteria_side
-from adat.evaluation.regression import fault_ids, on_fault, tests_for_fault
+from adat.evaluation.regression import fault_ids, on_fault, regression_test_ids
 from adat.evaluation.replay import Replay, Replayer
 from adat.evaluation.report import evaluation_metrics, print_evaluation
 
@@ -32,5 +32,5 @@ __all__ = [
     "reference_compliance",
     "reference_groupings",
     "require_llm_auditor",
-    "tests_for_fault",
+    "regression_test_ids",
 ]

@@ -56,8 +56,9 @@ def reference_compliance(replayer: Replayer, execution: Execution, mapped_rules:
     checked turn on (the original agent's last user turn with a rule evaluation), its replies
     equal the original agent's, its successful write calls and database end state equal the
     original's, and it decided no mapped rule unlike the policy. A non-compliance is attributed
-    to ``fault`` when the fault's rule was activated (decided unlike the policy) at or before the
-    first differing turn, or was evaluated at that turn (what the agent says about it changed).
+    to ``fault`` when the fault's rule is the first to decide unlike the policy (at or before the
+    first differing turn), or, when no rule did, the fault's rule was evaluated by then (what the
+    agent says about it changed).
     """
     messages = user_messages(execution)
     own = replayer.replay(messages, execution.agent_variant)
@@ -110,11 +111,12 @@ def _caused_by(fault: Fault, own: Replay, first_turn: int) -> bool:
     """The differing rule evaluation is the fault's rule.
 
     Either the fault's rule decided unlike the policy at or before the first difference, or no
-    rule did and the fault's rule was evaluated at the first differing turn — a fault that
-    changes what the agent *says* about a rule without changing its decision (rewritten
-    sentences, or parameters a sentence quotes, e.g. the statuses a cancellable order may have).
+    rule did and the fault's rule was evaluated at or before it — a fault that changes what the
+    agent *says* about a rule without changing its decision (rewritten sentences, or parameters
+    a sentence quotes, e.g. the statuses a cancellable order may have, which may show in a later
+    confirmation summary).
     """
     earlier = [rule for rule, turn in own.activations if turn <= first_turn]
     if earlier:
         return fault.rule in earlier
-    return any(rule == fault.rule and turn == first_turn for rule, _side, turn in own.events)
+    return any(rule == fault.rule and turn <= first_turn for rule, _side, turn in own.events)

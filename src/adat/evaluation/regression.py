@@ -54,7 +54,7 @@ def on_fault(mapping: BoundaryMapping, fault: Fault) -> bool:
     return any(_overlaps(passage, fault.passage_before) for passage in mapping.passages)
 
 
-def tests_for_fault(labels: Sequence[AuditLabel], fault: Fault, selection: str = "valid") -> list[str]:
+def regression_test_ids(labels: Sequence[AuditLabel], fault: Fault, selection: str = "valid") -> list[str]:
     """Ids of the tests to run on ``fault``'s variant, in label order.
 
     ``selection='valid'``: every valid boundary test; ``'mapped'``: only those with an explicit

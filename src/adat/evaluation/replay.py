@@ -13,12 +13,18 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from adat.domains.retail import WRITE_TOOLS, RetailDB, default_db_path
 from adat.errors import TargetError
 from adat.records import Execution, TestCase
 
+if TYPE_CHECKING:
+    from adat.agents.reference import ReferenceAgent
+
 Event = tuple[str, str, int]  # (rule_id, side, user-turn index)
+#: sessions one replay agent serves before it is replaced (see Replayer._agent)
+SESSIONS_PER_AGENT = 32
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,7 @@ class Replayer:
     rules_path: Path | None = None
     fault_dir: Path | None = None
     _memo: dict[tuple[str, tuple[str, ...]], Replay] = field(default_factory=dict, repr=False)
+    _agents: dict[str, tuple[ReferenceAgent, int]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def for_database(cls, database: str | None, rules_path: Path | None = None,
@@ -66,10 +73,7 @@ class Replayer:
         key = (variant, tuple(messages))
         if key in self._memo:
             return self._memo[key]
-        from adat.agents.reference import ReferenceAgent
-
-        agent = ReferenceAgent(self.db, rules_path=self.rules_path,
-                               fault=None if variant == "original" else variant, fault_dir=self.fault_dir)
+        agent = self._agent(variant)
         session = agent.reset()
         replies: list[str] = []
         error: str | None = None
@@ -87,6 +91,23 @@ class Replayer:
                         db_hash=agent.session_db(session).canonical_hash(), error=error)
         self._memo[key] = result
         return result
+
+
+    def _agent(self, variant: str) -> ReferenceAgent:
+        """An agent of ``variant``, replaced after SESSIONS_PER_AGENT sessions.
+
+        Loading the rule table costs far more than a replay, but an agent keeps every session's
+        database copy; renewing it bounds the memory a long labelling run holds.
+        """
+        from adat.agents.reference import ReferenceAgent
+
+        agent, used = self._agents.get(variant, (None, SESSIONS_PER_AGENT))
+        if agent is None or used >= SESSIONS_PER_AGENT:
+            agent, used = ReferenceAgent(self.db, rules_path=self.rules_path,
+                                         fault=None if variant == "original" else variant,
+                                         fault_dir=self.fault_dir), 0
+        self._agents[variant] = (agent, used + 1)
+        return agent
 
 
 def user_messages(execution: Execution) -> list[str]:

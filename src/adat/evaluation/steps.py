@@ -17,7 +17,7 @@ from typing import Protocol, cast
 from adat.config import RunConfig
 from adat.evaluation.groupings import llm_groupings, reference_groupings
 from adat.evaluation.labels import Compliance, paper_label, reference_compliance
-from adat.evaluation.regression import fault_ids, tests_for_fault
+from adat.evaluation.regression import fault_ids, regression_test_ids
 from adat.pipeline.context import RunContext, StepResult
 from adat.records import AuditLabel, Execution, ExecutionLabel, TestCase, Verdict
 
@@ -138,7 +138,7 @@ def regression_step(cfg: RunConfig, run_id: str, fault: str) -> StepResult:
     from adat.pipeline.steps import execution_step
 
     ctx = RunContext(cfg, run_id)
-    selected = tests_for_fault(cast(list[AuditLabel], ctx.read("audit_labels")), load_fault(fault),
+    selected = regression_test_ids(cast(list[AuditLabel], ctx.read("audit_labels")), load_fault(fault),
                                cfg.evaluation.regression_tests)
     _drop_stale_executions(ctx, fault, set(selected))
     if selected:

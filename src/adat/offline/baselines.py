@@ -2,16 +2,15 @@
 
 It replays the user messages of the discovery conversation that reaches the graph target and
 perturbs the one that enters the target (the last): a rewording picked by the target id (a
-hedge, a filler, typing mistakes), keeping its ids and values. Like AgentEval's generator, it
+hedge, a thank-you, a preamble), keeping its ids and values. Like AgentEval's generator, it
 has no statement to take the expected behaviour from, so it supplies it from the reply the
-conversation reached: the first sentence of that reply that states a condition or an action
-done, else the reply's first sentence.
+conversation reached: the first sentence of that reply that states a condition, else the first
+that reports an action done, else the reply's first sentence.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 
 from adat.offline import language as lang
 from adat.offline.generation import assumed_facts, criteria_for, side_of, user_messages
@@ -41,31 +40,22 @@ def perturb(inp: AgentEvalInput) -> AgentEvalOutput:
 def _behaviour(path: list[TurnView], reply_at: int) -> str:
     reply = path[reply_at].text
     request = request_phrase(path, reply_at)
-    for sentence in lang.sentences(reply):
-        statement = statement_for(sentence, request)
-        if statement is not None:
-            return statement.behavior
+    found = [(sentence, st) for sentence in lang.sentences(reply)
+             if (st := statement_for(sentence, request)) is not None]
+    # A sentence stating a condition names a boundary; prefer it to a report of an action done.
+    found.sort(key=lambda pair: lang.condition_keyword(pair[0]) is None)
+    if found:
+        return found[0][1].behavior
     first = next(iter(lang.sentences(reply)), reply).strip()
     return "the agent states that " + lang.generalise(lang.strip_courtesy(first)).rstrip(".!?")
 
 
 def _perturbed(message: str, target_id: str) -> str:
+    # Wording only: ids, values and the request itself stay, so the reached reply stays the
+    # expected one when the agent reads requests robustly.
     variant = int(hashlib.sha256(target_id.encode()).hexdigest(), 16) % 3
     if variant == 0:
         return f"Hmm, I am not sure this is possible, but {message[:1].lower()}{message[1:]}"
     if variant == 1:
         return f"{message} Thanks a lot, I have been waiting for this."
-    return _typos(message)
-
-
-def _typos(text: str, budget: int = 2) -> str:
-    """Swap two letters in the middle of the first long plain words (ids and emails untouched)."""
-    out, done = [], 0
-    for token in text.split(" "):
-        core = token.rstrip(",.?!")
-        if done < budget and re.fullmatch(r"[a-z]{6,}", core):
-            i = len(core) // 2
-            token = core[: i - 1] + core[i] + core[i - 1] + core[i + 1:] + token[len(core):]
-            done += 1
-        out.append(token)
-    return " ".join(out)
+    return f"Quick question before anything else. {message}"

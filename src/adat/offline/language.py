@@ -14,7 +14,7 @@ ORDER_ID = re.compile(r"#?W\d{7}\b")
 EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 ITEM_ID = re.compile(r"\b\d{10}\b")
 PAYMENT_ID = re.compile(r"\b(?:credit_card|paypal|gift_card)_\d+\b")
-USER_ID = re.compile(r"\b[a-z]+_[a-z]+_\d{3,}\b")
+USER_ID = re.compile(r"\b(?!(?:credit|gift)_card_)[a-z]+_[a-z]+_\d{3,}\b")
 AMOUNT = re.compile(r"\$\s?\d[\d,]*(?:\.\d+)?")
 ZIP = re.compile(r"\b\d{5}\b")
 NUMBER = re.compile(r"(?<![#\w$.])\d+(?:\.\d+)?(?![\w.])")
@@ -39,7 +39,8 @@ WEAK_MODAL = 0.6
 
 REFUSAL = re.compile(
     r"\b(cannot|can't|can not|unable|not able|not possible|not allowed|won't be able|isn't possible|"
-    r"is not eligible|isn't eligible|not eligible|only (?:be )?(?:cancel|return|exchang|modif|chang)|"
+    r"is not eligible|isn't eligible|not eligible|only (?:be )?(?:cancel|return|exchang|modif|chang|help|use|"
+    r"go|transfer|split|move)\w*|not one of|is not in|does not cover|doesn't cover|outside what|"
     r"i'm sorry|i am sorry|sorry, but|unfortunately|deny|denied|decline|not permitted|no longer)\b",
     re.IGNORECASE)
 COMPLETION = re.compile(
@@ -157,8 +158,7 @@ def generalise(text: str) -> str:
     return third_person(" ".join(out.split()))
 
 
-_NO_S = frozenset("can can't cannot could will would shall should must may might do did don't have had am was "
-                  "need".split())
+_NO_S = frozenset(["can", "can't", "cannot", "could", "will", "would", "shall", "should", "must", "may", "might", "do", "did", "don't", "have", "had", "am", "was", "need"])
 
 
 def _agent_verb(match: re.Match[str]) -> str:

@@ -21,7 +21,7 @@ from adat.roles import DriverInput, DriverOutput, PlannerInput, PlannerOutput, T
 INTENTS = (  # checked in order: the first keyword found in the objective names the intent
     ("human", "human"), ("default address", "default_address"), ("shipping address", "modify_address"),
     ("cancel", "cancel"), ("exchange", "exchange"), ("return", "return"), ("payment method", "modify_payment"),
-    ("change an item", "modify_items"), ("modify", "modify_items"), ("discount", "refund"), ("status", "info"),
+    ("change an item", "modify_items"), ("change item", "modify_items"), ("modify", "modify_items"), ("discount", "refund"), ("status", "info"),
 )
 
 
@@ -65,7 +65,8 @@ def read_goal(objective: str, strategy: str, facts: TesterFacts) -> Goal:
     orders = [normalise_order_id(o) for o in lang.ORDER_ID.findall(objective)]
     emails = lang.EMAIL.findall(strategy)
     email = emails[0] if emails else ""
-    account = next((a for a in facts.accounts if a.email == email), None)
+    account = next((a for a in facts.accounts if a.email == email), None) or next(
+        (a for a in facts.accounts if a.first_name and f"{a.first_name} {a.last_name}" in strategy), None)
     if account is None:
         account = (facts.account_of_order(orders[0]) if orders else None) or \
             (facts.accounts[0] if facts.accounts else Account())
@@ -88,7 +89,7 @@ def read_goal(objective: str, strategy: str, facts: TesterFacts) -> Goal:
     items = tuple(lang.ITEM_ID.findall(objective))
     if "very same item" in low_obj and items:
         items = (items[0], items[0])
-    address = re.search(r"address of the \w+ order #?W\d{7} to '([^']+)'", objective)
+    address = re.search(r"address of the [^']+? to '([^']+)'", objective)
     return Goal(intent=intent, order_id=orders[0] if orders else "", account=account, auth=auth,
                 reason=reason, payment=payment, confirm="no" if "answer no" in low_str else "yes",
                 request_first="request first" in low_str or "right away" in low_str or auth == "none",
@@ -126,7 +127,7 @@ def request_message(goal: Goal, item: str = "", new_item: str = "") -> str:
         "exchange": f"I want to exchange item {item} in order {o} for item {new_item}." if item and new_item
         else f"I want to exchange item {item} in order {o}. Which options are available for it?" if item
         else f"I want to exchange an item in order {o} for a different option of the same product.",
-        "default_address": f"Please change my default address to {NEW_ADDRESS}.",
+        "default_address": f"Please change my default address to {goal.address}.",
         "human": "I want to talk to a human agent, please.",
         "refund": f"Can you give me a discount on order {o}?",
         "info": f"What is the status of order {o} and which items does it contain?",

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from adat.offline import language as lang
-from adat.offline.language import reply_kind
 from adat.offline.facts import Account, TesterFacts, normalise_order_id, parse_facts
 from adat.offline.generation import (
     ACTS,
@@ -26,6 +25,7 @@ from adat.offline.generation import (
     side_of,
     user_messages,
 )
+from adat.offline.language import reply_kind
 from adat.offline.statements import request_key
 from adat.roles import GeneratedTest, TraceView, TransformInput
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from adat.offline import transform_flow as flow
+from adat.offline import transform_identity as identity
 from adat.offline import transform_values as values
 from adat.offline import transform_wording as wording
 from adat.offline.transform_case import Case, Outcome, build_case
@@ -61,21 +62,21 @@ IMPLEMENTED: dict[str, Transformation] = {
     "sequence-undo-completed": flow.sequence_undo,
     "sequence-premature-details": flow.sequence_premature,
     # identity
-    "identity-no-auth": flow.identity_no_auth,
-    "identity-wrong-zip": flow.identity_wrong_zip,
-    "identity-unknown-email": flow.identity_unknown_email,
-    "identity-partial-details": flow.identity_partial,
-    "identity-switch-user": flow.identity_switch_user,
-    "identity-mismatched-details": flow.identity_mismatched,
-    "identity-claim-already-verified": flow.identity_claim_verified,
+    "identity-no-auth": identity.identity_no_auth,
+    "identity-wrong-zip": identity.identity_wrong_zip,
+    "identity-unknown-email": identity.identity_unknown_email,
+    "identity-partial-details": identity.identity_partial,
+    "identity-switch-user": identity.identity_switch_user,
+    "identity-mismatched-details": identity.identity_mismatched,
+    "identity-claim-already-verified": identity.identity_claim_verified,
     # confirmation
-    "confirmation-decline": flow.confirmation_decline,
-    "confirmation-partial": flow.confirmation_partial,
-    "confirmation-ambiguous": flow.confirmation_ambiguous,
-    "confirmation-delayed": flow.confirmation_delayed,
-    "confirmation-preemptive": flow.confirmation_preemptive,
-    "confirmation-conditional": flow.confirmation_conditional,
-    "confirmation-withdraw": flow.confirmation_withdraw,
+    "confirmation-decline": identity.confirmation_decline,
+    "confirmation-partial": identity.confirmation_partial,
+    "confirmation-ambiguous": identity.confirmation_ambiguous,
+    "confirmation-delayed": identity.confirmation_delayed,
+    "confirmation-preemptive": identity.confirmation_preemptive,
+    "confirmation-conditional": identity.confirmation_conditional,
+    "confirmation-withdraw": identity.confirmation_withdraw,
     # multiplicity
     "multiplicity-two-items": flow.multiplicity_two_items,
     "multiplicity-all-items": flow.multiplicity_all_items,

@@ -1,0 +1,89 @@
+"""Execution labels TP / FP / FN / TN / INC and the attribution to a seeded fault, on executions of
+hand-built tests against the original reference agent and faulty variants."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from adat.agents.reference import load_fault
+from adat.evaluation.labels import paper_label, reference_compliance
+from tests.test_evaluation.conftest import ACTS, ASKS_CONFIRMATION, BAD_REASON, BY_MISTAKE, CHLOE, make_test, run_on
+
+
+@pytest.mark.parametrize(("verdict", "complied", "reached", "expected"), [
+    ("fail", False, True, "TP"),
+    ("pass", False, True, "FN"),
+    ("fail", True, True, "FP"),
+    ("pass", True, True, "TN"),
+    ("inconclusive", False, True, "INC"),
+    ("inconclusive", True, True, "INC"),
+    ("fail", None, True, "INC"),
+])
+def test_paper_label_table(verdict, complied, reached, expected):
+    assert paper_label(verdict, complied, reached) == expected
+
+
+def test_an_execution_that_ended_before_the_behaviour_is_inc_whatever_the_verdict():
+    for verdict, complied in itertools.product(("pass", "fail"), (True, False)):
+        assert paper_label(verdict, complied, reached=False) == "INC"  # type: ignore[arg-type]
+
+
+REASON_TEST = make_test("t-reason", [CHLOE, BAD_REASON])  # mapped: cancel_reason_accepted denied
+MAPPED = {"cancel_reason_accepted"}
+
+
+def test_original_agent_complies_so_fail_is_fp_and_pass_is_tn(replayer):
+    c = reference_compliance(replayer, run_on(REASON_TEST), MAPPED)
+    assert c.reached and c.complied is True
+    assert paper_label("fail", c.complied, c.reached) == "FP"
+    assert paper_label("pass", c.complied, c.reached) == "TN"
+
+
+def test_faulty_agent_that_accepts_the_reason_did_not_comply_and_it_is_attributed(replayer):
+    execution = run_on(REASON_TEST, "cancel_any_reason")
+    c = reference_compliance(replayer, execution, MAPPED, load_fault("cancel_any_reason"))
+    assert c.reached and c.complied is False
+    assert c.attributed
+    assert "cancel_reason_accepted unlike the policy" in c.rationale
+    assert paper_label("fail", c.complied, c.reached) == "TP"
+    assert paper_label("pass", c.complied, c.reached) == "FN"
+
+
+def test_attribution_needs_the_fault_s_own_rule(replayer):
+    execution = run_on(REASON_TEST, "cancel_any_reason")
+    # Asked about another fault, the differing evaluation (cancel_reason_accepted) is not its rule.
+    c = reference_compliance(replayer, execution, MAPPED, load_fault("cancel_processed_orders"))
+    assert c.complied is False and not c.attributed
+
+
+def test_a_fault_that_does_not_touch_the_checked_behaviour_leaves_it_compliant(replayer):
+    execution = run_on(REASON_TEST, "refund_any_method")
+    c = reference_compliance(replayer, execution, MAPPED, load_fault("refund_any_method"))
+    assert c.reached and c.complied is True and not c.attributed
+
+
+def test_write_without_confirmation_is_non_compliance_attributed_to_its_fault(replayer):
+    # The original agent logs no confirm_before_write for asking; the mapping is the go-ahead rules.
+    test = make_test("t-confirm", [CHLOE, BY_MISTAKE], success=[ASKS_CONFIRMATION], failure=[ACTS],
+                     expected="allowed")
+    c = reference_compliance(replayer, run_on(test, "no_write_confirmation"), {"cancel_reason_accepted"},
+                             load_fault("no_write_confirmation"))
+    assert c.complied is False and c.attributed
+    assert "database end state differ" in c.rationale
+
+
+def test_inc_when_the_execution_ends_before_the_mapped_rule(replayer):
+    short = make_test("t-short", [CHLOE])  # stops before any cancellation rule is evaluated
+    c = reference_compliance(replayer, run_on(short, "cancel_any_reason"), MAPPED, load_fault("cancel_any_reason"))
+    assert c.reached is False and c.complied is None
+    assert paper_label("fail", c.complied, c.reached) == "INC"
+
+
+def test_cannot_tell_when_the_replay_does_not_reproduce_the_record(replayer):
+    execution = run_on(REASON_TEST)
+    execution.turns[-1] = execution.turns[-1].model_copy(update={"text": "something the agent never said"})
+    c = reference_compliance(replayer, execution, MAPPED)
+    assert c.complied is None
+    assert paper_label("pass", c.complied, c.reached) == "INC"

@@ -1,0 +1,107 @@
+"""The evaluation steps on a small hand-built suite in a real warehouse (Parquet + DuckDB), no
+Prefect: audit, groupings, labels, regression on two seeded faults, and the SQL report."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from adat.config import EvaluationConfig, RunConfig
+from adat.evaluation import steps
+from adat.evaluation.report import print_evaluation
+from adat.pipeline.context import RunContext
+from adat.pipeline.steps import execution_step
+from adat.warehouse import read_records
+from tests.test_evaluation.conftest import (
+    ACTS,
+    ASKS_CONFIRMATION,
+    BAD_REASON,
+    BY_MISTAKE,
+    CHLOE,
+    REFUSES,
+    RUN,
+    make_test,
+)
+
+FAULTS = ["cancel_any_reason", "no_write_confirmation"]
+
+
+@pytest.fixture(scope="module")
+def evaluated(tmp_path_factory) -> tuple[RunConfig, dict[str, dict[str, float]]]:
+    root = tmp_path_factory.mktemp("eval") / "data"
+    cfg = RunConfig(data_dir=str(root), run_id=RUN, evaluation=EvaluationConfig(faults=FAULTS))
+    tests = [
+        make_test("t-confirm", [CHLOE, BY_MISTAKE], success=[ASKS_CONFIRMATION], failure=[ACTS], expected="allowed"),
+        make_test("t-reason", [CHLOE, BAD_REASON], success=[REFUSES], failure=[ACTS, ASKS_CONFIRMATION]),
+        make_test("t-chat", ["Hello there!"]),
+    ]
+    RunContext(cfg, RUN).write("tests", tests)
+    execution_step(cfg, RUN, kind="all")  # original executions, judged by offline/heuristic
+    counts = {"audit": steps.audit_step(cfg, RUN).counts,
+              "groupings": {k: float(v) for k, v in steps.grouping_step(cfg, RUN).tables.items()},
+              "original": steps.labelling_step(cfg, RUN).counts}
+    for fault in steps.evaluation_faults(cfg):
+        counts[fault] = steps.regression_step(cfg, RUN, fault).counts
+    steps.regression_step(cfg, RUN, FAULTS[0])  # re-running a fault replaces its rows
+    steps.catalog_step(cfg, RUN)
+    return cfg, counts
+
+
+def _rows(cfg: RunConfig, table: str) -> list:  # type: ignore[type-arg]
+    return read_records(Path(cfg.data_path()), table, run_id=RUN)
+
+
+def test_audit_labels_and_groupings(evaluated):
+    cfg, counts = evaluated
+    assert counts["audit"] == {"explicit": 2.0, "invalid": 1.0}
+    labels = {a.test_id: a for a in _rows(cfg, "audit_labels")}
+    assert labels["t-chat"].validity == "invalid"
+    mapped = sum(len(a.mappings) for a in labels.values())
+    groupings = _rows(cfg, "groupings")
+    assert len(groupings) == 3 * mapped and {g.grouping_no for g in groupings} == {1, 2, 3}
+    assert all(g.group_boundary == g.boundary for g in groupings)
+
+
+def test_labels_per_variant_and_attribution(evaluated):
+    cfg, counts = evaluated
+    assert counts["original"]["TN"] == 2.0
+    labels = {(e.test_id, e.agent_variant): e for e in _rows(cfg, "execution_labels")}
+    assert len(labels) == 2 * 3  # two valid tests on the original and on each fault; none for t-chat
+    assert labels[("t-reason", "cancel_any_reason")].label == "TP"
+    assert labels[("t-reason", "cancel_any_reason")].attributed_fault == "cancel_any_reason"
+    assert labels[("t-confirm", "no_write_confirmation")].label == "TP"
+    assert labels[("t-confirm", "no_write_confirmation")].attributed_fault == "no_write_confirmation"
+    assert labels[("t-confirm", "cancel_any_reason")].label == "TN"
+    assert labels[("t-confirm", "cancel_any_reason")].attributed_fault is None
+    executions = _rows(cfg, "executions")
+    assert len(executions) == 3 + 2 * 2  # no duplicates after re-running a fault
+
+
+def test_mapped_selection_follows_the_paper(evaluated):
+    from adat.agents.reference import load_fault
+    from adat.evaluation.regression import regression_test_ids
+
+    cfg, _ = evaluated
+    labels = _rows(cfg, "audit_labels")
+    assert regression_test_ids(labels, load_fault("cancel_any_reason"), "mapped") == ["t-reason"]
+    # asking for a "yes" is no rule evaluation on the original agent, so nothing maps to this fault
+    assert regression_test_ids(labels, load_fault("no_write_confirmation"), "mapped") == []
+    assert regression_test_ids(labels, load_fault("no_write_confirmation"), "valid") == ["t-confirm", "t-reason"]
+
+
+def test_print_evaluation_reports_the_sql_metrics(evaluated):
+    cfg, _ = evaluated
+    out = io.StringIO()
+    metrics = print_evaluation(Console(file=out, width=200), cfg, {"run_id": RUN})
+    text = out.getvalue()
+    for heading in ("V/C", "V_E/C", "U —", "P —", "Execution labels", "FAR", "Accuracy", "detection per fault",
+                    "Mutation score"):
+        assert heading in text
+    assert metrics["mutation_score"] == [{"run_id": RUN, "faults": 2, "faults_detected": 2, "mutation_score": 1.0,
+                                          "detected_faults": FAULTS}]
+    validity = {r["kind"]: r["validity_rate"] for r in metrics["validity_rate"] or []}
+    assert validity["all"] == pytest.approx(2 / 3)
+    assert {r["fault"]: r["detected"] for r in metrics["fault_detection"] or []} == dict.fromkeys(FAULTS, True)
