@@ -9,7 +9,15 @@ import pytest
 
 from adat.agents.reference import load_fault
 from adat.evaluation.labels import paper_label, reference_compliance
-from tests.test_evaluation.conftest import ACTS, ASKS_CONFIRMATION, BAD_REASON, BY_MISTAKE, CHLOE, make_test, run_on
+from tests.test_evaluation.conftest import (
+    ACTS,
+    ASKS_CONFIRMATION,
+    BAD_REASON,
+    BY_MISTAKE,
+    CHLOE,
+    make_test,
+    run_on,
+)
 
 
 @pytest.mark.parametrize(("verdict", "complied", "reached", "expected"), [

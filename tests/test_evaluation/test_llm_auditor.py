@@ -17,7 +17,12 @@ from adat.llm.client import LLMClient
 from adat.llm.providers.registry import ProviderRegistry
 from adat.llm.types import LLMRequest
 from adat.records import AuditLabel, BoundaryMapping, Execution, Turn
-from adat.roles import PROMPT_AUDITOR, PROMPT_AUDITOR_ATTRIBUTION, PROMPT_AUDITOR_EXECUTION, PROMPT_AUDITOR_GROUPING
+from adat.roles import (
+    PROMPT_AUDITOR,
+    PROMPT_AUDITOR_ATTRIBUTION,
+    PROMPT_AUDITOR_EXECUTION,
+    PROMPT_AUDITOR_GROUPING,
+)
 from tests.test_evaluation.conftest import RUN, make_test
 
 POLICY = """# Store policy

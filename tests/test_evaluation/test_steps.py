@@ -86,7 +86,10 @@ def test_mapped_selection_follows_the_paper(evaluated):
 
     cfg, _ = evaluated
     labels = _rows(cfg, "audit_labels")
-    assert regression_test_ids(labels, load_fault("cancel_any_reason"), "mapped") == ["t-reason"]
+    # both map to cancel_reason_accepted: t-reason on its denied side, t-confirm (a go-ahead) on its allowed side
+    assert regression_test_ids(labels, load_fault("cancel_any_reason"), "mapped") == ["t-confirm", "t-reason"]
+    assert regression_test_ids(labels, load_fault("cancel_processed_orders"), "mapped") == ["t-confirm"]
+    assert regression_test_ids(labels, load_fault("transfer_in_scope"), "mapped") == []
     # asking for a "yes" is no rule evaluation on the original agent, so nothing maps to this fault
     assert regression_test_ids(labels, load_fault("no_write_confirmation"), "mapped") == []
     assert regression_test_ids(labels, load_fault("no_write_confirmation"), "valid") == ["t-confirm", "t-reason"]

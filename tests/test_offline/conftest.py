@@ -70,9 +70,10 @@ def extracted(traces: list[TraceView], tester_facts: list[str]) -> list[Extracte
     return out
 
 
-def find(extracted: list[Extracted], *words: str) -> Extracted:
-    """The first statement whose text holds every word (case-insensitive)."""
+def find(extracted: list[Extracted], *words: str, hint: str = "") -> Extracted:
+    """The first statement whose text holds every word (case-insensitive) and whose plain test's
+    step hints hold ``hint``."""
     for item in extracted:
-        if all(w.lower() in item.view.text.lower() for w in words):
+        if all(w.lower() in item.view.text.lower() for w in words) and hint in " ".join(item.plain.step_hints):
             return item
-    raise AssertionError(f"no statement with {words}")
+    raise AssertionError(f"no statement with {words} and hint {hint!r}")

@@ -27,8 +27,8 @@ from adat.roles import (
     SelectorCandidate,
     SelectorInput,
     SessionSummary,
-    TransformInput,
     TraceView,
+    TransformInput,
 )
 from tests.test_offline.conftest import Extracted, find
 

@@ -216,8 +216,10 @@ def _all_attempts(ctx: RunContext) -> list[Attempt]:
 
 
 def _events_without(ctx: RunContext, executions: list[Execution]) -> list[Any]:
-    sessions = {e.session_id for e in executions}
-    return [e for e in ctx.read("rule_events") if e.session_id not in sessions]
+    # Keyed by variant too: a faulty agent's session ids repeat the original agent's ('s0001', ...),
+    # and re-running a fault must not drop the original sessions' side log.
+    sessions = {(e.session_id, e.agent_variant) for e in executions}
+    return [e for e in ctx.read("rule_events") if (e.session_id, e.agent_variant) not in sessions]
 
 
 def _llm_choose(ctx: RunContext) -> Callable[[list[Any]], tuple[str, str] | None]:

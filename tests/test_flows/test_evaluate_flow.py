@@ -1,0 +1,84 @@
+"""End to end: the `pipeline` flow then the `evaluate` flow under a real (ephemeral) Prefect API,
+reference agent, offline/heuristic provider, real Parquet and DuckDB; the report's numbers come
+from sql/metrics, and a second evaluation of the unchanged suite is served from the task cache."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from adat.cli.flow_loader import load_flow
+from adat.config import project_root
+from adat.evaluation.report import print_evaluation
+from adat.warehouse import read_records
+
+pytestmark = pytest.mark.slow
+
+FAULTS = ["cancel_any_reason", "no_write_confirmation", "transfer_in_scope"]
+
+
+def _parts(root: Path, table: str, run_id: str) -> set[str]:
+    return {p.name for p in (root / "runs" / table / f"run_id={run_id}").glob("*.parquet")}
+
+
+@pytest.fixture(scope="module")
+def evaluated(prefect_harness, tmp_path_factory):
+    from adat.config import load_run_config
+
+    cfg = load_run_config(project_root() / "data" / "reference" / "demo.yaml")
+    cfg = cfg.model_copy(update={
+        "run_id": "e2e-eval",
+        "data_dir": str(tmp_path_factory.mktemp("evaluate") / "data"),
+        "discovery": cfg.discovery.model_copy(update={"sessions": 8}),
+        "generation": cfg.generation.model_copy(update={"n": 8}),
+        "evaluation": cfg.evaluation.model_copy(update={"faults": FAULTS}),
+    })
+    run_id = load_flow("pipeline")(config=cfg)
+    evaluate = load_flow("evaluate")
+    result = evaluate(config=cfg, suite_run_id=run_id)
+    root = cfg.data_path()
+    before = {t: _parts(root, t, run_id) for t in ("executions", "audit_labels", "execution_labels")}
+    again = evaluate(config=cfg, suite_run_id=run_id)
+    after = {t: _parts(root, t, run_id) for t in before}
+    return cfg, run_id, result, again, before, after
+
+
+def test_every_test_is_audited_and_valid_executions_are_labelled(evaluated):
+    cfg, run_id, result, *_ = evaluated
+    root = cfg.data_path()
+    assert result.run_id == run_id and result.data["faults"] == FAULTS
+    tests = {t.test_id for t in read_records(root, "tests", run_id=run_id)}
+    audit = {a.test_id: a for a in read_records(root, "audit_labels", run_id=run_id)}
+    assert set(audit) == tests
+    valid = {t for t, a in audit.items() if a.validity != "invalid"}
+    assert valid and all(audit[t].mappings for t in valid)
+    groupings = read_records(root, "groupings", run_id=run_id)
+    assert {g.grouping_no for g in groupings} == {1, 2, 3}
+    labels = read_records(root, "execution_labels", run_id=run_id)
+    assert {e.agent_variant for e in labels} == {"original", *FAULTS}
+    assert {e.test_id for e in labels} == valid
+    executions = read_records(root, "executions", run_id=run_id)
+    assert {e.agent_variant for e in executions} == {"original", *FAULTS}
+
+
+def test_report_prints_the_sql_metrics(evaluated):
+    cfg, run_id, result, *_ = evaluated
+    out = io.StringIO()
+    metrics = print_evaluation(Console(file=out, width=200), cfg, result)
+    text = out.getvalue()
+    for heading in ("V/C", "V_E/C", "U —", "P —", "Execution labels", "FAR", "Accuracy", "detection per fault",
+                    "Mutation score"):
+        assert heading in text, heading
+    assert sorted(r["fault"] for r in metrics["fault_detection"] or []) == FAULTS
+    (score,) = metrics["mutation_score"] or []
+    assert score["faults"] == len(FAULTS)
+    assert score["mutation_score"] == score["faults_detected"] / len(FAULTS)
+
+
+def test_second_evaluation_is_served_from_the_cache(evaluated):
+    _, run_id, result, again, before, after = evaluated
+    assert again.run_id == run_id and again.counts == result.counts
+    assert after == before  # no task rewrote a table
