@@ -82,3 +82,12 @@ def test_second_evaluation_is_served_from_the_cache(evaluated):
     _, run_id, result, again, before, after = evaluated
     assert again.run_id == run_id and again.counts == result.counts
     assert after == before  # no task rewrote a table
+
+
+def test_regress_flow_adds_a_fault_to_the_audited_suite(evaluated):
+    # Runs last in this module: it adds a variant to the shared run.
+    cfg, run_id, *_ = evaluated
+    result = load_flow("regress")(config=cfg, suite_run_id=run_id, faults=["refund_any_method"])
+    assert result.data["faults"] == ["refund_any_method"] and result.counts["tests_run"] > 0
+    labels = read_records(cfg.data_path(), "execution_labels", run_id=run_id)
+    assert {e.agent_variant for e in labels} == {"original", *FAULTS, "refund_any_method"}

@@ -97,3 +97,10 @@ def test_driver_ends_when_the_agent_repeats_itself(tester_facts: list[str]) -> N
     same = "Order #W2832706 is already paid with gift_card_4640580; the new payment method must be a different one."
     out = _drive(objective, strategy, tester_facts, [("user", "a"), ("agent", same), ("user", "b"), ("agent", same)])
     assert out.status == "cannot"
+
+
+def test_driver_fills_in_an_order_when_the_objective_names_none(tester_facts: list[str]) -> None:
+    out = _drive("Find out whether the agent lets me return a delivered item to a different card.",
+                 "Be a cooperative customer; authenticate with the email grace.dubois9572@example.com.",
+                 tester_facts, [])
+    assert "return" in out.message and "#W7114153" in out.message and "grace.dubois9572@example.com" in out.message

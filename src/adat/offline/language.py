@@ -196,17 +196,6 @@ def strip_courtesy(sentence: str) -> str:
     return out[:1].upper() + out[1:] if out else out
 
 
-def negate(behavior: str) -> str:
-    """A readable negation of a behaviour phrase, for failure criteria."""
-    low = behavior.lower()
-    for pos, neg in ((" cannot ", " can "), (" can't ", " can "), (" must not ", " may "), (" must ", " need not "),
-                     (" only ", " also "), (" will not ", " will "), (" won't ", " will "), (" does not ", " does "),
-                     (" is not ", " is "), (" not ", " "), (" will ", " will not "), (" can ", " cannot ")):
-        if pos in f" {low} ":
-            return re.sub(re.escape(pos.strip()), neg.strip(), behavior, count=1, flags=re.IGNORECASE)
-    return f"does not: {behavior}"
-
-
 def reply_kind(text: str) -> str:
     """What an agent reply does: completion, confirm, auth, refusal, ask or other."""
     if is_completion(text):

@@ -214,6 +214,14 @@ MENU: tuple[tuple[str, Builder], ...] = (
                                                "account to '12 Oak Street' only, without city or zip code.",
                                                "State the request first, {auth} when asked. " + _ACT, "name")),
     ("foreign order status", _foreign_status),
+    ("modify processed address", _with_order(("processed",), "Try to change the shipping address of the processed "
+                                             "order {order} to {address}.", "{auth} first. " + _ACT, "name")),
+    ("exchange processed", _with_order(("processed",), "Try to exchange an item of the processed order {order} for "
+                                       "another option of the same product.", "{auth} first. " + _ACT)),
+    ("return cancelled", _with_order(("cancelled",), "Try to return an item of the cancelled order {order}.",
+                                     "{auth} first. " + _ACT)),
+    ("return no refund method", _with_order(("delivered",), "Return item {item} of the delivered order {order} "
+                                            "without saying where the refund should go.", "{auth} first. " + _ACT)),
     ("out of scope", _with_order(("delivered", "pending"), "Ask for a discount on order {order}.",
                                  "{auth} first, then ask for a discount; accept a transfer to a human if offered.")),
 )

@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from adat.offline import language as lang
 from adat.offline.facts import Account, TesterFacts, normalise_order_id, parse_facts
 from adat.offline.objectives import BAD_REASON, NEW_ADDRESS, plan_for
-from adat.roles import DriverInput, DriverOutput, PlannerInput, PlannerOutput, TurnView
+from adat.roles import DriverInput, DriverOutput, PlannerInput, PlannerOutput
 
-INTENTS = (  # checked in order: the first keyword found in the objective names the intent
-    ("human", "human"), ("default address", "default_address"), ("shipping address", "modify_address"),
-    ("cancel", "cancel"), ("exchange", "exchange"), ("return", "return"), ("payment method", "modify_payment"),
-    ("change an item", "modify_items"), ("change item", "modify_items"), ("modify", "modify_items"), ("discount", "refund"), ("status", "info"),
+INTENTS = (  # checked in order: the first pattern found in the objective names the intent
+    (r"\bhuman\b", "human"), (r"default address", "default_address"), (r"shipping address", "modify_address"),
+    (r"\bexchange\b(?! requested)", "exchange"), (r"\breturn\b(?! requested)", "return"), (r"\bcancel\b", "cancel"),
+    (r"payment method", "modify_payment"), (r"change (?:an )?item|\bmodify\b", "modify_items"),
+    (r"discount", "refund"), (r"status", "info"),
 )
 
 
@@ -61,7 +62,7 @@ class Goal:
 def read_goal(objective: str, strategy: str, facts: TesterFacts) -> Goal:
     """The driver's reading of the planner's objective and strategy."""
     low_obj, low_str = objective.lower(), strategy.lower()
-    intent = next((i for k, i in INTENTS if k in low_obj), "info")
+    intent = next((i for pattern, i in INTENTS if re.search(pattern, low_obj)), "info")
     orders = [normalise_order_id(o) for o in lang.ORDER_ID.findall(objective)]
     emails = lang.EMAIL.findall(strategy)
     email = emails[0] if emails else ""
@@ -81,7 +82,8 @@ def read_goal(objective: str, strategy: str, facts: TesterFacts) -> Goal:
     reason_match = re.search(r"reason '([^']+)'|because '([^']+)'", objective + " " + strategy)
     reason = next((g for g in reason_match.groups() if g), "") if reason_match else "no longer needed"
     payments = lang.PAYMENT_ID.findall(objective)
-    payment = payments[0] if payments else ("original" if "original payment" in low_obj else "")
+    payment = payments[0] if payments else ("original" if "original payment" in low_obj else
+                                            "unspecified" if "without saying where the refund" in low_obj else "")
     zip_match = re.search(r"zip code (\d{5})", strategy)
     switch = re.search(r"you are now (\S+@\S+?) and ask to cancel order (#?W\d{7})", strategy)
     if email and account.email != email and "zip code" not in low_str:
@@ -90,6 +92,9 @@ def read_goal(objective: str, strategy: str, facts: TesterFacts) -> Goal:
     if "very same item" in low_obj and items:
         items = (items[0], items[0])
     address = re.search(r"address of the [^']+? to '([^']+)'", objective)
+    if not orders:  # an objective written without ids (e.g. by a real LLM planner): take one from the facts
+        fallback = _order_for(intent, low_obj, account)
+        orders = [fallback] if fallback else []
     return Goal(intent=intent, order_id=orders[0] if orders else "", account=account, auth=auth,
                 reason=reason, payment=payment, confirm="no" if "answer no" in low_str else "yes",
                 request_first="request first" in low_str or "right away" in low_str or auth == "none",
@@ -97,6 +102,14 @@ def read_goal(objective: str, strategy: str, facts: TesterFacts) -> Goal:
                 zip=zip_match.group(1) if zip_match else account.zip,
                 switch=(switch.group(1), switch.group(2)) if switch else None, items=items,
                 payments=tuple(payments), address=address.group(1) if address else NEW_ADDRESS)
+
+
+def _order_for(intent: str, objective: str, account: Account) -> str:
+    """An order of the account in the status the objective names, else the status the intent needs."""
+    named = next((st for st in ("pending", "processed", "delivered", "cancelled") if st in objective), "")
+    wanted = named or ("delivered" if intent in ("return", "exchange") else "pending")
+    order = account.order_with(wanted) or (account.orders[0] if account.orders else None)
+    return order.order_id if order else ""
 
 
 def auth_message(goal: Goal) -> str:
@@ -113,7 +126,7 @@ def auth_message(goal: Goal) -> str:
 def request_message(goal: Goal, item: str = "", new_item: str = "") -> str:
     """The user's request for the goal, with what the driver knows so far."""
     o = goal.order_id
-    pay = "the original payment method" if goal.payment in ("original", "") else goal.payment
+    pay = "the original payment method" if goal.payment in ("original", "", "unspecified") else goal.payment
     return {
         "cancel": f"I want to cancel order {o}.",
         "modify_address": f"Please change the shipping address of order {o} to {goal.address}.",
@@ -122,7 +135,8 @@ def request_message(goal: Goal, item: str = "", new_item: str = "") -> str:
         "modify_items": f"I'd like to change item {item} in order {o} to item {new_item}." if item and new_item
         else f"I'd like to change item {item} in order {o}. Which options are available for it?" if item
         else f"I'd like to change an item in order {o} to a different option.",
-        "return": f"I want to return item {item} from order {o}, refund to {pay}." if item
+        "return": f"I want to return item {item} from order {o}." if item and goal.payment == "unspecified"
+        else f"I want to return item {item} from order {o}, refund to {pay}." if item
         else f"I want to return an item from order {o} with the refund to {pay}.",
         "exchange": f"I want to exchange item {item} in order {o} for item {new_item}." if item and new_item
         else f"I want to exchange item {item} in order {o}. Which options are available for it?" if item
@@ -186,7 +200,7 @@ def _answer(goal: Goal, last: str, users: list[str], agents: list[str]) -> str |
         return f"The order id is {goal.order_id}."
     item, new_item = _items(goal, agents)
     if lang.ASKS_PAYMENT.search(last) and asks:
-        return "Please use the original payment method." if goal.payment in ("", "original") \
+        return "Please use the original payment method." if goal.payment in ("", "original", "unspecified") \
             else f"Please use {goal.payment}."
     if lang.ASKS_ITEMS.search(last) and asks and item:
         return request_message(goal, item, new_item)
@@ -221,6 +235,3 @@ def _items(goal: Goal, agents: list[str]) -> tuple[str, str]:
             break
     return item, new_item
 
-
-def transcript(turns: list[TurnView]) -> str:
-    return "\n".join(f"{t.role}: {t.text}" for t in turns)

@@ -23,7 +23,6 @@ from adat.offline.generation import (
     criteria_for,
     plain_test,
     side_of,
-    user_messages,
 )
 from adat.offline.language import reply_kind
 from adat.offline.statements import request_key
@@ -230,6 +229,3 @@ def build_case(inp: TransformInput) -> Case | str:
 def user_messages_ok(hints: list[str]) -> bool:
     return any(h.strip() for h in hints)
 
-
-__all__ = ["Case", "Outcome", "build_case", "reply_kind", "decisive_sentence", "user_messages", "AUTH_WORDS",
-           "PAYMENT_WORDS", "STATUS_WORDS"]

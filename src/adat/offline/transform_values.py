@@ -55,7 +55,7 @@ def _status_swap(case: Case, statuses: tuple[str, ...], change: str) -> Outcome:
             return case.expect(_replace(case.hints, order, candidate.order_id), found[0],
                                f"{change}: order {order} ({status}) replaced by {candidate.order_id} "
                                f"({candidate.status}); expected behaviour from trace {found[1]}")
-    return _no_reply(f"a {case.kind or 'similar'} request on the user's orders in another status than {status}")
+    return _no_reply(f"a {(case.kind or 'similar').replace('_', ' ')} request on the user's orders in another status than {status}")
 
 
 def state_status_change(case: Case) -> Outcome:
@@ -107,7 +107,7 @@ def _payment_swap(case: Case, *, refund_only: bool = False) -> Outcome:
         if found:
             return case.expect(_replace(case.hints, current, new), found[0],
                                f"payment method {current} replaced by {new}; expected behaviour from trace {found[1]}")
-    return _no_reply(f"a {case.kind or 'similar'} request with another of the user's payment methods")
+    return _no_reply(f"a {(case.kind or 'similar').replace('_', ' ')} request with another of the user's payment methods")
 
 
 def _mentions(word: str) -> Callable[[str, TraceView], bool]:
