@@ -106,3 +106,9 @@ def test_adat_run_with_openai_provider_and_http_target(tmp_path: Path):
     # the served agent really held the conversations: a write happened in some session
     assert any(agent.tool_calls(sid) for sid in list(agent._sessions))  # noqa: SLF001
     assert "http-openai" in proc.stdout
+    # the API key is in the environment only: never in a Parquet file, cache file, log or output
+    key = b"sk-local-test"
+    leaked = [p for p in tmp_path.rglob("*") if p.is_file() and key in p.read_bytes()]
+    assert leaked == []
+    assert "sk-local-test" not in proc.stdout + proc.stderr
+    assert list((tmp_path / "cache").rglob("*.json")), "the response cache was not used"

@@ -56,9 +56,9 @@ def reference_compliance(replayer: Replayer, execution: Execution, mapped_rules:
     checked turn on (the original agent's last user turn with a rule evaluation), its replies
     equal the original agent's, its successful write calls and database end state equal the
     original's, and it decided no mapped rule unlike the policy. A non-compliance is attributed
-    to ``fault`` when the fault's rule is the first to decide unlike the policy (at or before the
-    first differing turn), or, when no rule did, the fault's rule was evaluated by then (what the
-    agent says about it changed).
+    to ``fault`` when the fault's rule decided unlike the policy at or before the first differing
+    turn, or, when no rule did, the fault's rule was evaluated by then (what the agent says about
+    it changed).
     """
     messages = user_messages(execution)
     own = replayer.replay(messages, execution.agent_variant)

@@ -216,8 +216,7 @@ def _all_attempts(ctx: RunContext) -> list[Attempt]:
 
 
 def _events_without(ctx: RunContext, executions: list[Execution]) -> list[Any]:
-    # Keyed by variant too: a faulty agent's session ids repeat the original agent's ('s0001', ...),
-    # and re-running a fault must not drop the original sessions' side log.
+    # Keyed by variant too, so re-executing one variant can never drop another variant's side log.
     sessions = {(e.session_id, e.agent_variant) for e in executions}
     return [e for e in ctx.read("rule_events") if (e.session_id, e.agent_variant) not in sessions]
 
