@@ -53,11 +53,6 @@ def prefect_harness():
 @pytest.fixture()
 def small_run_config(tmp_path: Path):
     """A demo-shaped run config (reference agent, offline provider) with a small budget."""
-    from adat.config import load_run_config
+    from tests.support.demo_config import small_demo_config
 
-    cfg = load_run_config(REPO / "data" / "reference" / "demo.yaml")
-    return cfg.model_copy(update={
-        "data_dir": str(tmp_path / "data"),
-        "discovery": cfg.discovery.model_copy(update={"sessions": 6}),
-        "generation": cfg.generation.model_copy(update={"n": 6}),
-    })
+    return small_demo_config(tmp_path / "data", sessions=6, n=6)

@@ -1,54 +1,15 @@
 -- distinct_boundaries: U, distinct explicit boundaries covered, median over the auditor's groupings.
 -- grain: one row per run_id and kind (plain | transformed | direct | agenteval | spec | all)
--- inputs: stg_groupings, stg_audit_mappings, stg_tests
+-- inputs: int_explicit_coverage
 -- params: run_id
 -- Only explicit mappings (explicit = true) of valid boundary tests (validity explicit|valid)
 -- count. Per grouping, U = count(distinct group_boundary); a grouping in which a kind has no
 -- explicit mapping counts 0 for it. u = median over the run's groupings; u_by_grouping lists
 -- them by grouping_no. u_extra = median over groupings of U(all kinds) - U(every other kind):
 -- the boundaries only this kind's tests cover (paper Table 2's transformed-test rows); for
--- 'all' it equals u. Runs without groupings have no rows.
-with explicit_groups as (
-    select g.run_id, g.grouping_no, t.kind, g.group_boundary
-    from stg_groupings as g
-    join stg_audit_mappings as m
-        on m.run_id = g.run_id and m.test_id = g.test_id and m.boundary = g.boundary and m.side = g.side
-    join stg_tests as t on t.run_id = g.run_id and t.test_id = g.test_id
-    where m.explicit and m.validity in ('explicit', 'valid')
-      and ($run_id is null or g.run_id = $run_id)
-),
-groupings as (
-    select distinct run_id, grouping_no
-    from stg_groupings
-    where ($run_id is null or run_id = $run_id)
-),
-kinds as (
-    select distinct t.run_id, t.kind
-    from stg_tests as t
-    where t.run_id in (select run_id from groupings)
-    union
-    select distinct run_id, 'all' from groupings
-),
-per_grouping as (
-    select
-        k.run_id,
-        k.kind,
-        g.grouping_no,
-        count(distinct e.group_boundary) filter (where k.kind = 'all' or e.kind = k.kind) as u,
-        count(distinct e.group_boundary) as u_all,
-        count(distinct e.group_boundary) filter (where k.kind <> 'all' and e.kind <> k.kind) as u_others
-    from kinds as k
-    join groupings as g on g.run_id = k.run_id
-    left join explicit_groups as e on e.run_id = g.run_id and e.grouping_no = g.grouping_no
-    group by k.run_id, k.kind, g.grouping_no
-)
-select
-    run_id,
-    kind,
-    count(*) as groupings,
-    cast(median(u) as double) as u,
-    cast(median(u_all - u_others) as double) as u_extra,
-    list(u order by grouping_no) as u_by_grouping
-from per_grouping
-group by run_id, kind
+-- 'all' it equals u. Runs without groupings have no rows. Computed with P in
+-- intermediate/int_explicit_coverage.sql, so U and P cannot drift apart.
+select run_id, kind, groupings, u, u_extra, u_by_grouping
+from int_explicit_coverage
+where ($run_id is null or run_id = $run_id)
 order by run_id, kind = 'all', kind

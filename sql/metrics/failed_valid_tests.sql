@@ -1,15 +1,14 @@
 -- failed_valid_tests: F_V, valid boundary tests with a fail verdict on the original agent.
 -- grain: one row per run_id and kind (plain | transformed | direct | agenteval | spec | all)
--- inputs: stg_tests, stg_audit_labels, stg_executions, stg_verdicts
+-- inputs: stg_tests, stg_audit_labels, int_judged_executions
 -- params: run_id
 -- A test counts once when at least one of its executions on agent_variant 'original' in the same
 -- run has the verdict 'fail' (repeated executions do not count twice). Valid = audit validity
 -- explicit or valid; unlabelled tests are not valid. valid_tests is the denominator for reading.
 with failed as (
-    select distinct e.run_id, e.test_id
-    from stg_executions as e
-    join stg_verdicts as v on v.run_id = e.run_id and v.execution_id = e.execution_id
-    where e.agent_variant = 'original' and v.verdict = 'fail'
+    select distinct run_id, test_id
+    from int_judged_executions
+    where agent_variant = 'original' and verdict = 'fail'
 )
 select
     t.run_id,

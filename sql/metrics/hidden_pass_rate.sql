@@ -1,20 +1,11 @@
 -- hidden_pass_rate: TDAD's HPR, the share of judged executions of hidden tests that pass.
 -- grain: one row per run_id and agent_variant (runs with executions of tests whose visibility is 'hidden')
--- inputs: stg_executions, stg_verdicts, stg_tests
+-- inputs: int_pass_rates_by_visibility
 -- params: run_id
 -- Over executions that have a verdict (inconclusive counts as not passing). With one execution
 -- per test this is the share of hidden tests that pass; with repeats, every repeat counts
 -- once (see pass_k for "all repeats pass"). Hidden tests never drive prompt compilation (TDAD).
-select
-    e.run_id,
-    e.agent_variant,
-    count(distinct e.test_id) as tests,
-    count(*) as executions,
-    count(*) filter (where v.verdict = 'pass') as passed,
-    cast(count(*) filter (where v.verdict = 'pass') as double) / count(*) as hidden_pass_rate
-from stg_executions as e
-join stg_tests as t on t.run_id = e.run_id and t.test_id = e.test_id
-join stg_verdicts as v on v.run_id = e.run_id and v.execution_id = e.execution_id
-where t.visibility = 'hidden' and ($run_id is null or e.run_id = $run_id)
-group by e.run_id, e.agent_variant
-order by e.run_id, e.agent_variant <> 'original', e.agent_variant
+select run_id, agent_variant, tests, executions, passed, pass_rate as hidden_pass_rate
+from int_pass_rates_by_visibility
+where visibility = 'hidden' and ($run_id is null or run_id = $run_id)
+order by run_id, agent_variant <> 'original', agent_variant

@@ -1,6 +1,6 @@
 -- llm_cost_per_valid_test: the tester's LLM calls, tokens and cost per valid boundary test.
 -- grain: one row per run_id (runs with LLM calls or tests)
--- inputs: stg_llm_calls, stg_tests, stg_audit_labels
+-- inputs: stg_llm_calls, int_test_validity
 -- params: run_id
 -- Spend is what the tester's roles cost to make the run's tests: calls that reached a provider
 -- (cache hits excluded) of every role except 'auditor' (evaluation only) and 'agent' (the
@@ -26,11 +26,9 @@ cache as (
     group by run_id
 ),
 valid as (
-    select t.run_id, count(*) filter (where a.is_valid) as valid_tests
-    from stg_tests as t
-    left join stg_audit_labels as a on a.run_id = t.run_id and a.test_id = t.test_id
-    where ($run_id is null or t.run_id = $run_id)
-    group by t.run_id
+    select run_id, valid as valid_tests
+    from int_test_validity
+    where kind = 'all' and ($run_id is null or run_id = $run_id)
 ),
 runs as (
     select run_id from spend union select run_id from cache union select run_id from valid

@@ -1,6 +1,6 @@
 -- mutation_score_activated: TDAD's mutation score over activated mutants (killed / activated).
 -- grain: one row per run_id (runs that executed at least one agent_variant other than 'original')
--- inputs: stg_executions, stg_verdicts, stg_tests
+-- inputs: int_judged_executions, stg_executions
 -- params: run_id
 -- A mutant is an agent_variant <> 'original'. TDAD runs activation probes; here the executions
 -- are the probes: a mutant is activated when, for at least one test, a verdict on the mutant
@@ -11,11 +11,9 @@
 -- Non-activated mutants are left out of the score (TDAD); survivors lists activated, unkilled
 -- mutants. mutation_score is NULL when no mutant is activated.
 with judged as (
-    select e.run_id, e.test_id, e.agent_variant, v.verdict, t.visibility
-    from stg_executions as e
-    join stg_verdicts as v on v.run_id = e.run_id and v.execution_id = e.execution_id
-    left join stg_tests as t on t.run_id = e.run_id and t.test_id = e.test_id
-    where ($run_id is null or e.run_id = $run_id)
+    select run_id, test_id, agent_variant, verdict, visibility
+    from int_judged_executions
+    where ($run_id is null or run_id = $run_id)
 ),
 pairs as (
     select m.run_id, m.agent_variant as mutant, m.visibility, m.verdict as mutant_verdict,

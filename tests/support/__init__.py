@@ -1,1 +1,1 @@
-"""Test helpers shared across test packages (local fake servers)."""
+"""Test helpers shared across test packages (local fake servers, the small demo run config)."""

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from adat.config import RunConfig
 from adat.records import Trace
-from tests.test_stages.conftest import Roles, make_trace
+from tests.test_stages.conftest import cfg, make_trace, roles  # noqa: F401  (cfg, roles: fixtures reused here)
 
 #: activity keyword -> embedding axis; a reply's vector counts the keywords it contains
 ACTIVITIES = ("verify", "confirm", "cancelled", "cannot", "anything else")
@@ -27,16 +24,6 @@ def keyword_embed(texts: list[str]) -> np.ndarray:
         if not hits:
             rows[i, len(ACTIVITIES) + i] = 1.0
     return rows
-
-
-@pytest.fixture
-def cfg() -> RunConfig:
-    return RunConfig(tester_facts=["user email: ann@example.com"])
-
-
-@pytest.fixture
-def roles(tmp_path: Path, cfg: RunConfig) -> Roles:
-    return Roles(tmp_path, cfg)
 
 
 @pytest.fixture

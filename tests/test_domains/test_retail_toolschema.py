@@ -9,7 +9,13 @@ import pytest
 
 from adat.domains.retail.database import RetailDB
 from adat.domains.retail.tools import TOOL_NAMES, RetailTools
-from adat.domains.retail.toolschema import bind_arguments, function_schema, json_schema_for, parse_docstring
+from adat.domains.retail.toolschema import (
+    bind_arguments,
+    function_schema,
+    json_schema_for,
+    parse_docstring,
+    shared_args,
+)
 from adat.errors import ToolError
 
 
@@ -82,3 +88,19 @@ def test_bind_arguments_checks_presence_names_and_types() -> None:
         bind_arguments(sample_tool, "sample_tool", {"order_id": "#W1", "item_ids": [], "colour": "red"})
     with pytest.raises(ToolError, match="'count' must be integer"):
         bind_arguments(sample_tool, "sample_tool", {"order_id": "#W1", "item_ids": [], "count": "2"})
+
+
+def test_shared_args_extend_the_args_section_and_need_it_last() -> None:
+    def move(self, order_id: str, city: str) -> str:
+        """Move an order.
+
+        Args:
+            order_id: The order id.
+        """
+        return ""
+
+    shared_args({"city": "City, such as 'Austin'."})(move)
+    assert parse_docstring(move.__doc__) == ("Move an order.", {"order_id": "The order id.",
+                                                                 "city": "City, such as 'Austin'."})
+    with pytest.raises(TypeError, match="Args: section"):
+        shared_args({"city": "City."})(sample_tool)  # Returns: follows its Args

@@ -14,8 +14,9 @@ import yaml
 from typer.testing import CliRunner
 
 from adat.cli.flow_loader import load_flow
-from adat.config import SelectorConfig, load_run_config, project_root
+from adat.config import SelectorConfig
 from adat.warehouse import read_records
+from tests.support.demo_config import small_demo_config
 
 pytestmark = pytest.mark.slow
 
@@ -25,13 +26,7 @@ SELECTORS = list(get_args(SelectorConfig.model_fields["name"].annotation))
 
 @pytest.fixture(scope="module")
 def runs(prefect_harness: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    cfg = load_run_config(project_root() / "data" / "reference" / "demo.yaml")
-    cfg = cfg.model_copy(update={
-        "run_id": "e2e-source",
-        "data_dir": str(tmp_path_factory.mktemp("compare") / "data"),
-        "discovery": cfg.discovery.model_copy(update={"sessions": 6}),
-        "generation": cfg.generation.model_copy(update={"n": 5}),
-    })
+    cfg = small_demo_config(tmp_path_factory.mktemp("compare") / "data", sessions=6, n=5, run_id="e2e-source")
     source = load_flow("pipeline")(config=cfg)
     # The baselines and the ablation run through the CLI commands, which load the same flows.
     config_file = cfg.data_path().parent / "run.yaml"

@@ -11,22 +11,14 @@ import pytest
 from adat.cli.flow_loader import load_flow
 from adat.config import project_root
 from adat.warehouse import read_records, run_query
+from tests.support.demo_config import small_demo_config
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def pipeline_run(prefect_harness, tmp_path_factory):
-    from adat.config import load_run_config
-
-    cfg = load_run_config(project_root() / "data" / "reference" / "demo.yaml")
-    data = tmp_path_factory.mktemp("pipeline") / "data"
-    cfg = cfg.model_copy(update={
-        "run_id": "e2e-1",
-        "data_dir": str(data),
-        "discovery": cfg.discovery.model_copy(update={"sessions": 8}),
-        "generation": cfg.generation.model_copy(update={"n": 8}),
-    })
+    cfg = small_demo_config(tmp_path_factory.mktemp("pipeline") / "data", sessions=8, n=8, run_id="e2e-1")
     calls = {"n": 0}
     from adat.offline.provider import OfflineHeuristicProvider
 

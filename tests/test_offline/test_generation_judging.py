@@ -25,7 +25,7 @@ def test_plain_test_replays_the_supporting_conversation(extracted: list[Extracte
     assert item.plain.step_hints == users and len(users) == 3
     assert item.plain.success_criteria[0].startswith(generation.SAYS)
     assert generation.REFUSES in item.plain.success_criteria
-    assert generation.ACTS in item.plain.failure_criteria
+    assert generation.GOES_AHEAD in item.plain.failure_criteria
     assert any(c.startswith(generation.OPPOSITE) for c in item.plain.failure_criteria)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ from adat.warehouse import declared_params, run_query
 from tests.test_sql.conftest import SQL_DIR
 from tests.test_sql.expected_metrics import EXPECTED
 from tests.test_sql.rows import assert_rows
+from tests.test_sql.sql_sources import catalog_views, declared_inputs, header_lines, read_relations
 
 METRICS = sorted(path.stem for path in (SQL_DIR / "metrics").glob("*.sql"))
 HEADER_LINES = ("-- grain:", "-- inputs:", "-- params:")
@@ -42,21 +42,20 @@ def test_no_expected_values_without_a_metric_file() -> None:
 
 
 @pytest.mark.parametrize("folder", ["metrics", "checks"])
-def test_files_follow_the_sql_conventions(folder: str) -> None:
+def test_files_follow_the_sql_conventions(fixture_db: Path, folder: str) -> None:
     files = sorted((SQL_DIR / folder).glob("*.sql"))
     assert files
+    # metrics and checks read the catalog's staging and intermediate views (or their own CTEs),
+    # never base tables, files or a view name the catalog does not have
+    views = catalog_views(fixture_db, "stg_", "int_")
     for path in files:
-        text = path.read_text(encoding="utf-8")
-        header = [line for line in text.splitlines() if line.startswith("--")]
+        header = header_lines(path)
         assert header[0].startswith(f"-- {path.stem}:"), path
         for prefix in HEADER_LINES:
             assert any(line.startswith(prefix) for line in header), f"{path}: no '{prefix}' line"
         assert "run_id" in declared_params(path), path
-        assert "($run_id is null or" in text, f"{path}: no optional run filter"
-        # metrics and checks read staging views (or their own CTEs), never base tables or files
-        sql = re.sub(r"'(?:[^']|'')*'", "''", re.sub(r"--[^\n]*", "", text))  # no comments, no strings
-        ctes = set(re.findall(r"(\w+) as \(", sql))
-        sources = set(re.findall(r"\b(?:from|join)\s+([a-z_][a-z0-9_]*)", sql, re.IGNORECASE))
+        assert "($run_id is null or" in path.read_text(encoding="utf-8"), f"{path}: no optional run filter"
         allowed = {"verdicts"} if path.stem == "duplicate_verdicts" else set()  # see its header
-        strays = {s for s in sources - ctes - allowed if not s.startswith("stg_") and s not in {"unnest", "range"}}
+        strays = read_relations(path) - views - allowed
         assert not strays, f"{path}: reads {sorted(strays)}"
+        assert declared_inputs(path) == read_relations(path), f"{path}: '-- inputs:' is not what the file reads"

@@ -74,11 +74,12 @@ def test_catalog_staleness_follows_the_data(tmp_path: Path, sql_dir: Path) -> No
     assert catalog_is_stale(tmp_path, sql_dir)
 
 
-def _staging(tmp_path: Path, files: dict[str, str]) -> Path:
+def _staging(tmp_path: Path, files: dict[str, str], intermediate: dict[str, str] | None = None) -> Path:
     sql = tmp_path / "sql"
-    (sql / "staging").mkdir(parents=True)
-    for name, text in files.items():
-        (sql / "staging" / name).write_text(text)
+    for folder, texts in (("staging", files), ("intermediate", intermediate or {})):
+        (sql / folder).mkdir(parents=True, exist_ok=True)
+        for name, text in texts.items():
+            (sql / folder / name).write_text(text)
     return sql
 
 
@@ -104,6 +105,41 @@ def test_bad_staging_file_is_a_user_error_and_keeps_the_old_catalog(tmp_path: Pa
         build_catalog(root, _staging(tmp_path, files))
     assert db.read_bytes() == before
     assert [p.name for p in root.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_intermediate_views_build_on_staging_and_on_each_other(tmp_path: Path) -> None:
+    sql = _staging(tmp_path, {"stg_z.sql": "select count(*) as n from traces"},
+                   {"int_a.sql": "-- uses int_b, a later file\nselect m * 10 as k from int_b",
+                    "int_b.sql": "select n + 1 as m from stg_z;"})
+    with duckdb.connect(str(build_catalog(tmp_path / "data", sql)), read_only=True) as con:
+        assert con.execute("select k from int_a").fetchall() == [(10,)]
+
+
+@pytest.mark.parametrize(("files", "intermediate", "match"), [
+    ({}, {"stg_x.sql": "select 1"}, "int_<snake_case>"),
+    ({"stg_x.sql": "select * from int_y"}, {"int_y.sql": "select 1 as a"}, "stg_x.sql"),  # staging comes first
+    ({}, {"int_x.sql": "select * from no_such_view"}, "int_x.sql"),
+    ({}, {"int_x.sql": "select 1 as a where $run_id is null"}, "no parameters"),
+])
+def test_bad_intermediate_file_is_a_user_error(tmp_path: Path, files: dict[str, str], intermediate: dict[str, str],
+                                               match: str) -> None:
+    with pytest.raises(UserError, match=match):
+        build_catalog(tmp_path / "data", _staging(tmp_path, files, intermediate))
+
+
+def test_catalog_staleness_follows_the_view_files(tmp_path: Path) -> None:
+    root = tmp_path / "data"
+    sql = _staging(tmp_path, {"stg_z.sql": "select 1 as n"})
+    build_catalog(root, sql)
+    assert not catalog_is_stale(root, sql)
+    time.sleep(0.01)
+    _staging(tmp_path, {}, {"int_a.sql": "select n from stg_z"})  # a new layer folder and file
+    assert catalog_is_stale(root, sql)
+    build_catalog(root, sql)
+    assert not catalog_is_stale(root, sql)
+    time.sleep(0.01)
+    (sql / "intermediate" / "int_a.sql").write_text("select n + 1 as n from stg_z")
+    assert catalog_is_stale(root, sql)
 
 
 _REBUILD = "import sys; from pathlib import Path; from adat.warehouse import build_catalog; " \

@@ -30,6 +30,15 @@ ASKS_IDENTITY = "The agent asks the user to verify their identity before helping
 SAYS = "The agent says that"
 OPPOSITE = "The agent says the opposite of:"
 TRANSFERS = "The agent transfers the user to a human agent"
+GOES_AHEAD = ("The agent goes ahead with the user's request: it offers to carry it out, asks for the details "
+              "or a confirmation to carry it out, or reports it done")
+#: reply kind (language.reply_kind) -> (the typed success criterion, the typed failure criterion)
+KIND_CRITERIA = {
+    "auth": (ASKS_IDENTITY, ACTS),
+    "refusal": (REFUSES, GOES_AHEAD),  # an offer or a question carrying the request forward fails it too
+    "completion": (ACTS, REFUSES),
+    "confirm": (ASKS_CONFIRMATION, ACTS),
+}
 
 
 def behaviour_core(behavior: str) -> str:
@@ -64,18 +73,10 @@ def criteria_for(behavior: str, side: str | None, reply: str = "") -> tuple[list
     kind = lang.reply_kind(reply) if reply else ("refusal" if side == "denied" else "")
     if re.search(r"transferred to a human|transferring you", reply or core, re.I):
         success.append(TRANSFERS)
-    elif kind == "auth":
-        success.append(ASKS_IDENTITY)
-        failure.append(ACTS)
-    elif kind == "refusal":
-        success.append(REFUSES)
-        failure.append(ACTS)
-    elif kind == "completion":
-        success.append(ACTS)
-        failure.append(REFUSES)
-    elif kind == "confirm":
-        success.append(ASKS_CONFIRMATION)
-        failure.append(ACTS)
+    elif kind in KIND_CRITERIA:
+        wanted, unwanted = KIND_CRITERIA[kind]
+        success.append(wanted)
+        failure.append(unwanted)
     failure.append(f"{OPPOSITE} {core}")
     return success, failure
 

@@ -7,14 +7,25 @@ overlap with matching negation polarity. ``holds`` is None when the conversation
 it. The verdict follows the paper (§2.1): pass when every success criterion holds and no failure
 criterion does; fail when a failure criterion holds or the agent observably did the opposite of
 a success criterion; inconclusive otherwise (e.g. the conversation ended before it was due).
+
+Doing the opposite is read where the behaviour was due: when the runner sent every step hint
+(``ended_by == 'hints_done'``), the final reply is the agent's answer to the checked request. A
+refusal criterion does not hold when that reply goes ahead instead (offers the change for
+confirmation, asks for a detail needed to carry it out, or reports it done); a confirmation
+criterion does not hold when it refuses; an identity criterion does not hold when the agent went
+ahead or says it verified the user although it never asked and the user gave no identity
+details. A final identity request, a non-committal reply or a conversation cut short by the turn
+limit or an error leaves these criteria not shown, so the verdict stays inconclusive.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 
 from adat.offline import language as lang
+from adat.offline.generation import ASKS_IDENTITY, REFUSES
 from adat.roles import JudgedCriterion, JudgeInput, JudgeOutput
 
 SAYS_AT = 0.6  # share of the behaviour's content words a reply sentence must contain
@@ -33,13 +44,20 @@ _KINDS = (  # checked in order against the lower-cased criterion
 )
 
 
+# Failure criteria that are the negation of a typed success criterion, judged as such.
+NEGATED = {"goes_ahead": REFUSES, "unverified": ASKS_IDENTITY}
+_NEGATED_KINDS = (("goes_ahead", re.compile(r"goes ahead with")), ("unverified", re.compile(r"without verifying")))
+
+
 def kind_of(criterion: str) -> str:
+    """What a criterion checks: 'opposite', 'says', a negated kind (see NEGATED), a typed kind of
+    ``_KINDS``, or 'says' for any other wording."""
     low = criterion.lower()
     if low.startswith("the agent says the opposite of"):
         return "opposite"
     if low.startswith("the agent says that"):
         return "says"
-    return next((k for k, rx in _KINDS if rx.search(low)), "says")
+    return next((k for k, rx in (*_NEGATED_KINDS, *_KINDS) if rx.search(low)), "says")
 
 
 def _negations(text: str) -> Counter[str]:
@@ -72,33 +90,45 @@ def _says(criterion: str, replies: list[str], *, opposite: bool = False) -> tupl
     return (True, f"said: {quote}") if same else (False, f"the agent says otherwise: {quote}")
 
 
-def check(criterion: str, replies: list[str]) -> tuple[bool | None, str]:
-    """Whether a criterion holds on the agent's replies, and why."""
+def check(criterion: str, replies: list[str], *, due: bool = False,
+          users: Sequence[str] = ()) -> tuple[bool | None, str]:
+    """Whether a criterion holds on the agent's replies, and why.
+
+    ``due`` says the runner sent every step hint, so the final reply is where the checked
+    behaviour was due: a final reply doing the opposite (going ahead where a refusal was
+    expected, refusing where a confirmation question was) then contradicts the criterion. Without
+    it, such a reply leaves the criterion not shown. ``users`` are the user messages (they tell
+    whether the user gave identity details unasked)."""
     kind = kind_of(criterion)
+    if kind in NEGATED:
+        holds, why = check(NEGATED[kind], replies, due=due, users=users)
+        return (None if holds is None else not holds), why
     done = [r for r in replies if lang.is_completion(r)]
     if kind == "transfer":
         hit = any(re.search(r"transfer", r, re.I) and re.search(r"human", r, re.I) for r in replies)
         return hit, "the agent transfers to a human" if hit else "no transfer to a human agent"
     if kind == "identity":
-        hit = any(lang.ASKS_AUTH.search(r) for r in replies)
-        if hit:
-            return True, "the agent asks for identity details"
-        return (False, "the agent acted without asking for identity") if done else (None, "identity not raised")
+        return _identity(replies, done, users)
     if kind == "confirmation":
         first_done = next((i for i, r in enumerate(replies) if lang.is_completion(r)), len(replies))
         asked = any(lang.ASKS_CONFIRM.search(r) and lang.is_question(r) for r in replies[:first_done])
         if asked:
             return True, "the agent asks for confirmation before acting"
-        return (False, "the agent acted without asking for confirmation") if done else (None, "no confirmation asked")
+        if done:
+            return False, "the agent acted without asking for confirmation"
+        if due and lang.refuses(replies[-1]) and not lang.MISUNDERSTOOD.search(replies[-1]):
+            return False, f"the agent refuses instead of offering the change: '{replies[-1][:120]}'"
+        return None, "no confirmation asked"
     # The later of the last refusal and the last reported action is where the conversation ended up.
-    last_refusal = max((i for i, r in enumerate(replies) if lang.is_refusal(r) and not lang.is_completion(r)),
-                       default=-1)
+    last_refusal = max((i for i, r in enumerate(replies) if lang.refuses(r)), default=-1)
     last_done = max((i for i, r in enumerate(replies) if lang.is_completion(r)), default=-1)
     if kind == "refusal":
-        if last_refusal > last_done:
-            return True, f"refusal: '{replies[last_refusal][:120]}'"
-        if last_done >= 0:
+        if last_done > last_refusal:
             return False, f"the agent acted: '{replies[last_done][:120]}'"
+        if due and lang.ends_going_ahead(replies[-1]):  # where the refusal was due, the agent went ahead
+            return False, f"the agent goes ahead instead of refusing: '{replies[-1][:160]}'"
+        if last_refusal >= 0:
+            return True, f"refusal: '{replies[last_refusal][:120]}'"
         return None, "the agent neither refused nor acted"
     if kind == "action":
         if last_done > last_refusal:
@@ -109,13 +139,29 @@ def check(criterion: str, replies: list[str]) -> tuple[bool | None, str]:
     return _says(criterion, replies, opposite=kind == "opposite")
 
 
+def _identity(replies: list[str], done: list[str], users: Sequence[str]) -> tuple[bool | None, str]:
+    """Whether the agent asks for identity details before helping. It has not when it acted, or
+    when it went ahead (or says it verified the user) although it never asked and the user gave
+    no identity details (an email or a zip code) of their own."""
+    if any(lang.ASKS_AUTH.search(r) for r in replies):
+        return True, "the agent asks for identity details"
+    if done:
+        return False, "the agent acted without asking for identity"
+    helped = next((r for r in replies if lang.goes_ahead(r) or lang.VERIFIED.search(r)), None)
+    if helped is not None and not any(lang.IDENTITY_DETAIL.search(u) for u in users):
+        return False, f"the agent helps without asking for identity details: '{helped[:120]}'"
+    return None, "identity not raised"
+
+
 def judge(inp: JudgeInput) -> JudgeOutput:
     """Verdict and per-criterion results for one execution."""
     replies = [t.text for t in inp.turns if t.role == "agent"]
+    users = [t.text for t in inp.turns if t.role == "user"]
     results: list[JudgedCriterion] = []
     for kind, criteria in (("success", inp.success_criteria), ("failure", inp.failure_criteria)):
         for criterion in criteria:
-            holds, why = check(criterion, replies) if replies else (None, "the agent never replied")
+            holds, why = check(criterion, replies, due=inp.ended_by == "hints_done", users=users) \
+                if replies else (None, "the agent never replied")
             results.append(JudgedCriterion(criterion=criterion, kind=kind, holds=holds,  # type: ignore[arg-type]
                                            rationale=why))
     failed = [r for r in results if r.kind == "failure" and r.holds is True]

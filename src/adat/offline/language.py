@@ -207,3 +207,50 @@ def reply_kind(text: str) -> str:
     if is_refusal(text):
         return "refusal"
     return "ask" if is_question(text) else "other"
+
+
+# A quoted value names an option ('no longer needed'), it does not turn the request down.
+QUOTED = re.compile(r"(?<![\w'\"])(['\"])[^'\"\n]{1,60}\1(?![\w'\"])")
+# Questions for a detail the requested change needs: asking one carries the request forward.
+DETAIL_ASKS = (ASKS_PAYMENT, ASKS_ITEMS, ASKS_REASON, ASKS_ADDRESS)
+VERIFIED = re.compile(r"\b(verified your identity|identity (?:is|has been) verified|(?:found|located) your account)\b",
+                      re.IGNORECASE)
+MISUNDERSTOOD = re.compile(r"\b(didn't understand|did not understand|not sure what you mean|could you rephrase)\b",
+                           re.IGNORECASE)
+IDENTITY_DETAIL = re.compile(rf"{EMAIL.pattern}|{ZIP.pattern}|\bzip\b", re.IGNORECASE)
+
+
+def refuses(text: str) -> bool:
+    """Whether a reply turns the user's request down: a refusal phrase outside quoted values and
+    no report of an action done."""
+    return is_refusal(QUOTED.sub("a value", text)) and not is_completion(text)
+
+
+def goes_ahead(text: str) -> bool:
+    """Whether a reply carries the user's request forward instead of turning it down: it reports
+    the change done, offers it for confirmation, or asks for a detail needed to carry it out
+    (payment method, items, reason, address). An identity request does not: it comes before the
+    decision."""
+    if is_completion(text):
+        return True
+    if refuses(text) or not is_question(text):
+        return False
+    if ASKS_CONFIRM.search(text):
+        return True
+    if ASKS_AUTH.search(text):
+        return False
+    return any(rx.search(text) for rx in DETAIL_ASKS)
+
+
+ALTERNATIVE = re.compile(r"\b(another|other|different|instead|else|alternatives?)\b", re.IGNORECASE)
+
+
+def ends_going_ahead(text: str) -> bool:
+    """Whether a reply ends by carrying the request forward: it goes ahead as a whole, or a
+    sentence after its last refusal goes ahead with the request (a question for another option
+    offers an alternative instead, so it does not count)."""
+    if goes_ahead(text):
+        return True
+    parts = sentences(text)
+    last = max((i for i, part in enumerate(parts) if refuses(part)), default=-1)
+    return last >= 0 and any(goes_ahead(p) and not ALTERNATIVE.search(p) for p in parts[last + 1:])

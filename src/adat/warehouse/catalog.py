@@ -1,4 +1,4 @@
-"""The DuckDB catalog: one view per warehouse table plus the ``sql/staging`` views.
+"""The DuckDB catalog: one view per warehouse table plus the ``sql/staging`` and ``sql/intermediate`` views.
 
 The catalog file (``<root>/adat.duckdb``) holds views only, never data. It is built as a temp
 file next to the target and ``os.replace``-d into place, because a DuckDB file held open
@@ -18,7 +18,10 @@ show up without a rebuild; rebuild when a table gets its first file or a record 
 
 Staging views: each ``sql/staging/stg_<name>.sql`` is one bare ``select`` (CTEs allowed), wrapped
 here as ``create or replace view stg_<name> as …``; staging views may use each other in any
-file order.
+file order. Intermediate views (``sql/intermediate/int_<name>.sql``, the building blocks several
+metrics share) are wrapped the same way after every staging view exists, so they may use staging
+views and each other but a staging view cannot use them. Views cannot take parameters: an
+intermediate view covers every run and the metric reading it applies the run filter.
 """
 
 from __future__ import annotations
@@ -38,8 +41,10 @@ from adat.warehouse.schema import PARTITION_COLUMN, arrow_schema
 
 CATALOG_FILE = "adat.duckdb"
 STAGING_DIR = "staging"
+INTERMEDIATE_DIR = "intermediate"
 ORDER_COLUMNS = ("_part", "_row")
-_STAGING_NAME = re.compile(r"stg_[a-z0-9_]+")
+#: view layers built from ``sql/`` in this order: folder -> file/view name prefix
+VIEW_LAYERS = {STAGING_DIR: "stg_", INTERMEDIATE_DIR: "int_"}
 
 
 def catalog_path(root: Path) -> Path:
@@ -58,7 +63,8 @@ def build_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -> 
         try:
             for table, model in TABLES.items():
                 con.execute(_base_view_sql(con, root, table, model))
-            _create_staging_views(con, staging_files(sql_dir))
+            for folder in VIEW_LAYERS:  # staging first: intermediate views are built on it
+                _create_views(con, view_files(sql_dir, folder))
             con.execute("checkpoint")
         finally:
             con.close()
@@ -71,19 +77,25 @@ def build_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -> 
     return db
 
 
-def staging_files(sql_dir: Path) -> list[Path]:
-    """The ``stg_*.sql`` files of ``sql_dir/staging``, sorted; UserError on a badly named one."""
-    directory = Path(sql_dir) / STAGING_DIR
+def view_files(sql_dir: Path, folder: str) -> list[Path]:
+    """The view files of layer ``folder`` (a :data:`VIEW_LAYERS` key), sorted; UserError on a badly named one."""
+    prefix = VIEW_LAYERS[folder]
+    directory = Path(sql_dir) / folder
     files = sorted(directory.glob("*.sql")) if directory.is_dir() else []
     for path in files:
-        if not _STAGING_NAME.fullmatch(path.stem):
-            raise UserError("staging file name is not stg_<snake_case>.sql", file=str(path),
+        if not re.fullmatch(f"{prefix}[a-z0-9_]+", path.stem):
+            raise UserError(f"{folder} file name is not {prefix}<snake_case>.sql", file=str(path),
                             fix="rename it: the file name is the view name")
     return files
 
 
+def staging_files(sql_dir: Path) -> list[Path]:
+    """The ``stg_*.sql`` files of ``sql_dir/staging``, sorted; UserError on a badly named one."""
+    return view_files(sql_dir, STAGING_DIR)
+
+
 def catalog_is_stale(root: Path, sql_dir: Path, *, db_path: Path | None = None) -> bool:
-    """True when the catalog is missing or older than a table/partition directory or staging file.
+    """True when the catalog is missing or older than a table/partition directory or a view file.
 
     Writing or removing a part touches its partition directory, so directory mtimes suffice.
     """
@@ -93,8 +105,9 @@ def catalog_is_stale(root: Path, sql_dir: Path, *, db_path: Path | None = None) 
     built = db.stat().st_mtime_ns
     runs = Path(root) / RUNS_DIR
     watched = [runs, *runs.glob("*"), *runs.glob(f"*/{PARTITION_COLUMN}=*")] if runs.is_dir() else []
-    staging = Path(sql_dir) / STAGING_DIR
-    watched += [staging, *staging.glob("*.sql")] if staging.is_dir() else []
+    for folder in VIEW_LAYERS:  # the folder's mtime catches a removed file
+        layer = Path(sql_dir) / folder
+        watched += [layer, *layer.glob("*.sql")] if layer.is_dir() else []
     return any(path.stat().st_mtime_ns >= built for path in watched)
 
 
@@ -131,15 +144,15 @@ def _duckdb_types(con: duckdb.DuckDBPyConnection, model: type[Record]) -> dict[s
     return {name: str(typ) for name, typ in zip(relation.columns, relation.dtypes, strict=True)}
 
 
-def _create_staging_views(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
-    """Create every staging view; retry those whose dependencies are not created yet."""
+def _create_views(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
+    """Create every view of one layer; retry those whose dependencies are not created yet."""
     pending = {path: _view_sql(path) for path in files}
     while pending:
         failures: dict[Path, str] = {}
         for path, sql in pending.items():
             try:
                 con.execute(sql)
-            except duckdb.CatalogException as exc:  # may be a staging view created later in this pass
+            except duckdb.CatalogException as exc:  # may be a view of this layer created later in this pass
                 failures[path] = str(exc)
             except duckdb.Error as exc:
                 raise _sql_error(path, exc) from None
@@ -152,12 +165,15 @@ def _create_staging_views(con: duckdb.DuckDBPyConnection, files: list[Path]) -> 
 def _view_sql(path: Path) -> str:
     body = path.read_text(encoding="utf-8").strip().rstrip(";").rstrip()
     if not body or not re.search(r"\bselect\b", body, re.IGNORECASE):
-        raise UserError("staging file must hold one select statement", file=str(path),
+        raise UserError(f"{path.parent.name} file must hold one select statement", file=str(path),
                         fix="write a bare select (CTEs allowed); the catalog wraps it in a view")
     return f"create or replace view {_ident(path.stem)} as\n{body}\n"
 
 
 def _sql_error(path: Path, exc: duckdb.Error) -> UserError:
+    if isinstance(exc, duckdb.InvalidInputException) and "parameters" in str(exc):
+        return UserError(_first_line(str(exc)), file=str(path),
+                         fix="a view takes no parameters: leave the run filter to the query that reads it")
     return UserError(_first_line(str(exc)), file=str(path), fix="correct the SQL")
 
 

@@ -7,8 +7,8 @@ Conventions for query files (see ``sql/README.md``):
   never spliced into the text.
 * An optional run filter is written ``($run_id is null or run_id = $run_id)``; the CLI passes
   ``run_id=None`` when ``--run`` is not given.
-* Names resolve in ``sql/metrics``, then ``sql/checks``, then ``sql/staging``; ``metrics/x``
-  names one folder; anything that is an existing file is used as is.
+* Names resolve in ``sql/metrics``, then ``sql/checks``, ``sql/intermediate`` and ``sql/staging``;
+  ``metrics/x`` names one folder; anything that is an existing file is used as is.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 from adat.errors import UserError
 from adat.warehouse.catalog import build_catalog, catalog_is_stale, catalog_path
 
-QUERY_FOLDERS = ("metrics", "checks", "staging")
+QUERY_FOLDERS = ("metrics", "checks", "intermediate", "staging")
 #: values of ``adat sql --format``
 OUTPUT_FORMATS = ("table", "csv", "parquet")
 _PARAMS_LINE = re.compile(r"^\s*--\s*params\s*:(.*)$", re.IGNORECASE)

@@ -13,27 +13,15 @@ from adat.agents.reference.session import Session
 from adat.errors import ToolError
 
 
-def _lookup_email(s: Session, email: str, out: list[str]) -> str | None:
+def _lookup_user(s: Session, out: list[str], tool: str, arguments: dict[str, str], *, credential: str,
+                 alternative: str) -> str | None:
+    """The user id a lookup tool finds, or None after telling the user the credential matched no one."""
     try:
-        found = s.call("find_user_id_by_email", email=email)
+        found = s.call(tool, **arguments)
     except ToolError:
         s.holds("auth_lookup", False)
         s.denied_this_turn.add("identity_asked")
-        out.append(s.say("auth_lookup", credential=f"the email address {email}",
-                         alternative="your first and last name with your zip code"))
-        return None
-    s.holds("auth_lookup", True)
-    return found
-
-
-def _lookup_name_zip(s: Session, first: str, last: str, zip_code: str, out: list[str]) -> str | None:
-    try:
-        found = s.call("find_user_id_by_name_zip", first_name=first, last_name=last, zip=zip_code)
-    except ToolError:
-        s.holds("auth_lookup", False)
-        s.denied_this_turn.add("identity_asked")
-        out.append(s.say("auth_lookup", credential=f"the name {first} {last} and zip code {zip_code}",
-                         alternative="the email address on your account"))
+        out.append(s.say("auth_lookup", credential=credential, alternative=alternative))
         return None
     s.holds("auth_lookup", True)
     return found
@@ -60,10 +48,15 @@ def absorb_identity(s: Session, p: Parsed) -> list[str]:
     out: list[str] = []
     found: str | None = None
     for email in p.emails[:1]:
-        found = _lookup_email(s, email, out)
+        found = _lookup_user(s, out, "find_user_id_by_email", {"email": email},
+                             credential=f"the email address {email}",
+                             alternative="your first and last name with your zip code")
     if found is None and name_zip is not None:
         (first, last), zip_code = name_zip
-        found = _lookup_name_zip(s, first, last, zip_code, out)
+        found = _lookup_user(s, out, "find_user_id_by_name_zip",
+                             {"first_name": first, "last_name": last, "zip": zip_code},
+                             credential=f"the name {first} {last} and zip code {zip_code}",
+                             alternative="the email address on your account")
     if p.user_ids:
         stated = p.user_ids[0]
         if not s.check("auth_user_id_not_enough", lambda _params: found is not None and found == stated):

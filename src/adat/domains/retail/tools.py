@@ -28,8 +28,25 @@ from adat.domains.retail.database import (
 )
 from adat.domains.retail.lookup_tools import RetailLookupTools, dump
 from adat.domains.retail.order_checks import cents, match_order_lines, price_difference
-from adat.domains.retail.toolschema import bind_arguments, function_schema, tool, tool_kinds
+from adat.domains.retail.toolschema import bind_arguments, function_schema, shared_args, tool, tool_kinds
 from adat.errors import ToolError
+
+#: The address arguments of both address tools, described once (appended to each tool's Args).
+ADDRESS_ARGS = {
+    "address1": "First address line, such as '12 Oak Street'.",
+    "address2": "Second address line, such as 'Apt 4', or '' when there is none.",
+    "city": "City, such as 'Austin'.",
+    "state": "State, such as 'TX'.",
+    "country": "Country, such as 'USA'.",
+    "zip": "Zip code, such as '78701'.",
+}
+#: The arguments both item-change tools (modify, exchange) check the same way (``_check_item_change``).
+ITEM_CHANGE_ARGS = {
+    "new_item_ids": "The new item ids, position by position: each must be a different, available item of the "
+                    "same product as the item it replaces.",
+    "payment_method_id": "The payment method id from the user's profile that pays or receives the price "
+                         "difference; a gift card must cover the difference.",
+}
 
 
 class RetailTools(RetailLookupTools):
@@ -62,6 +79,7 @@ class RetailTools(RetailLookupTools):
         return dump(order)
 
     @tool("write")
+    @shared_args(ADDRESS_ARGS)
     def modify_pending_order_address(self, order_id: str, address1: str, address2: str, city: str,
                                      state: str, country: str, zip: str) -> str:
         """Change the shipping address of a pending order. Explain the details and get an explicit
@@ -69,12 +87,6 @@ class RetailTools(RetailLookupTools):
 
         Args:
             order_id: The order id, such as '#W0000000'; note the '#' at the start.
-            address1: First address line, such as '12 Oak Street'.
-            address2: Second address line, such as 'Apt 4', or '' when there is none.
-            city: City, such as 'Austin'.
-            state: State, such as 'TX'.
-            country: Country, such as 'USA'.
-            zip: Zip code, such as '78701'.
         """
         order = self._order(order_id)
         if "pending" not in order.status:
@@ -119,6 +131,7 @@ class RetailTools(RetailLookupTools):
         return dump(order)
 
     @tool("write")
+    @shared_args(ITEM_CHANGE_ARGS)
     def modify_pending_order_items(self, order_id: str, item_ids: list[str], new_item_ids: list[str],
                                    payment_method_id: str) -> str:
         """Change items of a pending order to other available items of the same product (e.g. another
@@ -130,8 +143,6 @@ class RetailTools(RetailLookupTools):
         Args:
             order_id: The order id, such as '#W0000000'; note the '#' at the start.
             item_ids: The item ids to change, such as ['1008292230']; repeat an id to change several units.
-            new_item_ids: The new item ids, position by position: each must be a different, available item of the same product as the item it replaces.
-            payment_method_id: The payment method id from the user's profile that pays or receives the price difference; a gift card must cover the difference.
         """
         order = self._order(order_id)
         if order.status != "pending":
@@ -180,6 +191,7 @@ class RetailTools(RetailLookupTools):
         return dump(order)
 
     @tool("write")
+    @shared_args(ITEM_CHANGE_ARGS)
     def exchange_delivered_order_items(self, order_id: str, item_ids: list[str], new_item_ids: list[str],
                                        payment_method_id: str) -> str:
         """Exchange items of a delivered order for other available items of the same product. Possible
@@ -190,8 +202,6 @@ class RetailTools(RetailLookupTools):
         Args:
             order_id: The order id, such as '#W0000000'; note the '#' at the start.
             item_ids: The item ids to exchange, such as ['1008292230']; repeat an id to exchange several units.
-            new_item_ids: The new item ids, position by position: each must be a different, available item of the same product as the item it replaces.
-            payment_method_id: The payment method id from the user's profile that pays or receives the price difference; a gift card must cover the difference.
         """
         order = self._order(order_id)
         if order.status != "delivered":
@@ -210,6 +220,7 @@ class RetailTools(RetailLookupTools):
         return dump(order)
 
     @tool("write")
+    @shared_args(ADDRESS_ARGS)
     def modify_user_address(self, user_id: str, address1: str, address2: str, city: str, state: str,
                             country: str, zip: str) -> str:
         """Change a user's default address (existing orders keep theirs). Explain the details and get
@@ -217,12 +228,6 @@ class RetailTools(RetailLookupTools):
 
         Args:
             user_id: The user id, such as 'jane_doe_1234'.
-            address1: First address line, such as '12 Oak Street'.
-            address2: Second address line, such as 'Apt 4', or '' when there is none.
-            city: City, such as 'Austin'.
-            state: State, such as 'TX'.
-            country: Country, such as 'USA'.
-            zip: Zip code, such as '78701'.
         """
         user = self._user(user_id)
         user.address = Address(address1=address1, address2=address2, city=city, state=state,

@@ -13,7 +13,7 @@ import inspect
 import re
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
@@ -48,6 +48,27 @@ def tool_kinds(cls: type) -> dict[str, ToolKind]:
 
 _SECTIONS = ("Args:", "Arguments:", "Returns:", "Raises:", "Yields:", "Examples:", "Note:")
 _ARG_LINE = re.compile(r"^(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+
+def shared_args(entries: Mapping[str, str]) -> Callable[[_F], _F]:
+    """Append the same ``Args`` entries to the docstring of every tool that takes those arguments.
+
+    Tools sharing a group of arguments (the six address fields) describe them once; the entries
+    land in ``__doc__`` itself, so the schema, :func:`parse_docstring` and ``help()`` still read
+    one docstring. The tool's ``Args:`` section must come last, since the entries are appended.
+    """
+
+    def extend(fn: _F) -> _F:
+        lines = inspect.cleandoc(fn.__doc__ or "").splitlines()
+        headers = [i for i, line in enumerate(lines) if line.strip() in _SECTIONS]
+        if not headers or lines[headers[-1]].strip() not in ("Args:", "Arguments:"):
+            raise TypeError(f"{fn.__name__}: shared_args needs the docstring to end with an Args: section")
+        first_entry = next((line for line in lines[headers[-1] + 1:] if line.strip()), "    ")
+        indent = first_entry[: len(first_entry) - len(first_entry.lstrip())]
+        fn.__doc__ = "\n".join([*lines, *(f"{indent}{name}: {text}" for name, text in entries.items())])
+        return fn
+
+    return extend
 
 
 def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:

@@ -1,0 +1,50 @@
+-- int_explicit_coverage: U and P, the distinct explicit boundaries and sides covered, median over the auditor's groupings.
+-- grain: run_id, kind (plain | transformed | direct | agenteval | spec | all); runs with groupings only
+-- inputs: int_explicit_mappings_by_grouping, stg_groupings, stg_tests
+-- Per grouping, U = count(distinct group_boundary) and P = count(distinct group_side)
+-- (group_side names a canonical boundary and side, so it is counted alone) over the kind's
+-- explicit mappings of valid tests; a grouping in which a kind has none counts 0 for it. u and p
+-- are medians over the run's groupings; u_by_grouping / p_by_grouping list the per-grouping
+-- values by grouping_no. u_extra / p_extra = median over groupings of the count over all kinds
+-- minus the count over every other kind: what only this kind's tests cover (paper Table 2's
+-- transformed-test rows); for 'all' they equal u / p.
+with groupings as (
+    select distinct run_id, grouping_no
+    from stg_groupings
+),
+kinds as (
+    select distinct t.run_id, t.kind
+    from stg_tests as t
+    where t.run_id in (select run_id from groupings)
+    union
+    select distinct run_id, 'all' from groupings
+),
+per_grouping as (
+    select
+        k.run_id,
+        k.kind,
+        g.grouping_no,
+        count(distinct e.group_boundary) filter (where k.kind = 'all' or e.kind = k.kind) as boundaries,
+        count(distinct e.group_boundary)
+            - count(distinct e.group_boundary) filter (where k.kind <> 'all' and e.kind <> k.kind)
+            as boundaries_extra,
+        count(distinct e.group_side) filter (where k.kind = 'all' or e.kind = k.kind) as sides,
+        count(distinct e.group_side)
+            - count(distinct e.group_side) filter (where k.kind <> 'all' and e.kind <> k.kind) as sides_extra
+    from kinds as k
+    join groupings as g on g.run_id = k.run_id
+    left join int_explicit_mappings_by_grouping as e on e.run_id = g.run_id and e.grouping_no = g.grouping_no
+    group by k.run_id, k.kind, g.grouping_no
+)
+select
+    run_id,
+    kind,
+    count(*) as groupings,
+    cast(median(boundaries) as double) as u,
+    cast(median(boundaries_extra) as double) as u_extra,
+    list(boundaries order by grouping_no) as u_by_grouping,
+    cast(median(sides) as double) as p,
+    cast(median(sides_extra) as double) as p_extra,
+    list(sides order by grouping_no) as p_by_grouping
+from per_grouping
+group by run_id, kind
