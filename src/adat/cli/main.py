@@ -89,7 +89,7 @@ def sql(
 
 @app.command("catalog")
 def catalog(data_dir: DataDir = None) -> None:
-    """Rebuild data/adat.duckdb (views over every Parquet table + sql/staging), atomically."""
+    """Rebuild data/adat.duckdb (views over every Parquet table + sql/staging + sql/intermediate), atomically."""
     from adat.warehouse.catalog import build_catalog
 
     root = (data_dir or RunConfig().data_path()).resolve()

@@ -25,6 +25,7 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from adat.errors import UserError
@@ -160,9 +161,17 @@ def sql_command(data_root: Path, sql_dir: Path, name: str, run_id: str | None, f
                                 fix="make the data directory writable or point --data at a built one") from None
     # From the command line, a declared parameter left out means NULL (every metric documents
     # what NULL means for it, e.g. "all runs" or "the run's configured n").
-    bound: dict[str, object] = dict.fromkeys(declared_params(sql_file))
-    bound.update({"run_id": run_id, **(params or {})})
+    declared = declared_params(sql_file)
+    bound: dict[str, object] = dict.fromkeys(declared)
+    # A view without a run_id parameter (staging, intermediate) is filtered on its run_id column.
+    filter_rows = run_id is not None and "run_id" not in declared
+    bound.update({"run_id": None if filter_rows else run_id, **(params or {})})
     table = run_query(db, sql_file, bound)
+    if filter_rows:
+        if "run_id" not in table.column_names:
+            raise UserError("the query has no run_id column to filter", file=str(sql_file), field="--run",
+                            fix="drop --run, or declare '-- params: run_id' and filter in the query")
+        table = table.filter(pc.equal(table["run_id"].cast(pa.string()), str(run_id)))
     return format_table(table, fmt, out)
 
 
