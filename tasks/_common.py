@@ -15,6 +15,7 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import INPUTS, TASK_SOURCE
 
 from adat.config import RunConfig
+from adat.progress import terminal_progress
 
 CACHE_POLICY = INPUTS + TASK_SOURCE
 
@@ -33,11 +34,13 @@ def bind(task_obj: Any, cfg: RunConfig, *, refresh: bool = False) -> Any:
 
 
 def progress(label: str) -> Callable[[int, int], None]:
-    """A progress callback that logs every 10 % (visible in the Prefect UI and the terminal)."""
+    """A progress callback for the Prefect UI (a log line every 10 %) and the terminal (a bar)."""
     logger = get_run_logger()
+    terminal = terminal_progress(label)
     last = {"decile": -1}
 
     def report(done: int, total: int) -> None:
+        terminal(done, total)
         decile = int(10 * done / total) if total else 10
         if decile != last["decile"] or done == total:
             last["decile"] = decile

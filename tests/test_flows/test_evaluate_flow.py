@@ -11,9 +11,9 @@ import pytest
 from rich.console import Console
 
 from adat.cli.flow_loader import load_flow
-from adat.config import project_root
 from adat.evaluation.report import print_evaluation
 from adat.warehouse import read_records
+from tests.support.demo_config import small_demo_config
 
 pytestmark = pytest.mark.slow
 
@@ -26,16 +26,8 @@ def _parts(root: Path, table: str, run_id: str) -> set[str]:
 
 @pytest.fixture(scope="module")
 def evaluated(prefect_harness, tmp_path_factory):
-    from adat.config import load_run_config
-
-    cfg = load_run_config(project_root() / "data" / "reference" / "demo.yaml")
-    cfg = cfg.model_copy(update={
-        "run_id": "e2e-eval",
-        "data_dir": str(tmp_path_factory.mktemp("evaluate") / "data"),
-        "discovery": cfg.discovery.model_copy(update={"sessions": 8}),
-        "generation": cfg.generation.model_copy(update={"n": 8}),
-        "evaluation": cfg.evaluation.model_copy(update={"faults": FAULTS}),
-    })
+    cfg = small_demo_config(tmp_path_factory.mktemp("evaluate") / "data", sessions=8, n=8, run_id="e2e-eval")
+    cfg = cfg.model_copy(update={"evaluation": cfg.evaluation.model_copy(update={"faults": FAULTS})})
     run_id = load_flow("pipeline")(config=cfg)
     evaluate = load_flow("evaluate")
     result = evaluate(config=cfg, suite_run_id=run_id)

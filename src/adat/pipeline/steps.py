@@ -193,6 +193,9 @@ def transformation_step(cfg: RunConfig, run_id: str, priors: dict[str, Any] | No
     transform(cfg, ctx.client, selector, target, statements, plain, traces, instructions, run_id,
               progress=progress, done_attempts=done_attempts, done_tests=done_tests, on_attempt=persist,
               counts=counts)
+    attempts_made = int(getattr(selector, "attempts", 0))
+    if progress is not None and attempts_made:
+        progress(attempts_made, attempts_made)  # the loop stopped before the budget: close the bar
     for table in ("attempts", "tests", "executions", "verdicts", "rule_events", "llm_calls"):
         ctx.write(table, ctx.read(table))  # compact the run's parts into one file
     attempts = cast(list[Attempt], ctx.read("attempts"))
