@@ -204,7 +204,7 @@ def reply_kind(text: str) -> str:
         return "confirm"
     if ASKS_AUTH.search(text) and (is_question(text) or "need" in text.lower()):
         return "auth"
-    if is_refusal(text):
+    if refuses(text):  # not is_refusal: a quoted 'no longer needed' names an option, it refuses nothing
         return "refusal"
     return "ask" if is_question(text) else "other"
 
