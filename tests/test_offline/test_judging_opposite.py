@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from adat.offline import judging
+from adat.offline import language as lang
 from adat.offline.generation import ACTS, ASKS_CONFIRMATION, ASKS_IDENTITY, GOES_AHEAD, REFUSES
 from adat.roles import JudgeInput, JudgeOutput, TurnView
 
@@ -100,6 +101,12 @@ def test_helping_without_an_identity_check_fails_the_identity_criterion() -> Non
                    user="My email is omar.jensen4658@example.com. Status of #W9729269?")
     assert given.verdict == "inconclusive" and _holds(given, ASKS_IDENTITY) is None
     assert _judge([ASKS_IDENTITY], [ACTS], AUTH).verdict == "pass"
+
+
+def test_a_quoted_option_is_no_refusal_for_the_judge_or_the_generator() -> None:
+    assert not lang.refuses(ASKS_REASON) and lang.goes_ahead(ASKS_REASON)
+    assert lang.reply_kind(ASKS_REASON) == "ask" and lang.reply_kind(REFUSAL) == "refusal"
+    assert lang.refuses("I can't cancel an order's items twice.")  # an apostrophe opens no quote
 
 
 def test_negated_criteria_are_classified_before_the_typed_kinds_but_after_says() -> None:
