@@ -63,6 +63,19 @@ def main() -> int:
     print(f"  attempts             {len(attempts):8d}     not applicable {na / max(len(attempts), 1):.0%}")
     print(f"  rules at supporting replies {rules:3d}     (target ≥ 15)")
     print(f"  machine: {os.cpu_count()} cores; data: {data}")
+    if args.evaluate:
+        def metric(name: str) -> list[dict]:
+            path = project_root() / "sql" / "metrics" / f"{name}.sql"
+            return run_query(db, path, {"run_id": run_id}).to_pylist()
+
+        validity = next(r for r in metric("validity_rate") if r["kind"] == "all")
+        original = [r for r in metric("false_alarm_rate") if r.get("agent_variant", "original") == "original"]
+        accuracy = [r for r in metric("accuracy") if r.get("agent_variant", "original") == "original"]
+        score = metric("mutation_score")[0]
+        print(f"  V/C (all tests)      {validity['validity_rate']:8.3f}     ({validity['valid']} of {validity['counted']})")
+        if original and accuracy:
+            print(f"  original agent: FAR  {original[0]['false_alarm_rate']:8.3f}     accuracy {accuracy[0]['accuracy']:.3f}")
+        print(f"  mutation score       {score['mutation_score']:8.3f}     ({score['faults_detected']} of {score['faults']} faults)")
     ok = wall <= limit and plain >= 40 and transformed >= 40 and rules >= 15
     print("OK" if ok else "TARGET MISSED")
     return 0 if ok else 1
