@@ -12,10 +12,10 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from adat.errors import UserError
+from adat.yaml_io import read_yaml
 
 OFFLINE_MODEL = "offline/heuristic"
 SERVE_HOST = "127.0.0.1"  # `adat serve-agent` binds here unless told otherwise
@@ -199,12 +199,7 @@ def load_run_config(path: str | Path) -> RunConfig:
     p = Path(path)
     if not p.is_file():
         raise UserError("file not found", file=str(p), fix="pass the path of an existing YAML run config")
-    try:
-        raw = yaml.safe_load(p.read_text()) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else None
-        raise UserError("not valid YAML", file=str(p), field=where, fix="correct the YAML syntax") from None
+    raw = read_yaml(p) or {}
     if not isinstance(raw, dict):
         raise UserError("top level must be a mapping", file=str(p), fix="write 'key: value' lines")
     try:

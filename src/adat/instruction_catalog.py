@@ -13,12 +13,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from adat.config import project_root
 from adat.errors import UserError
 from adat.records import Instruction
+from adat.yaml_io import read_yaml
 
 #: Factors an instruction may change (one per instruction); a typo here would silently split a factor.
 FACTORS = ("wording", "value", "state", "sequence", "identity", "confirmation", "multiplicity",
@@ -35,12 +35,7 @@ def default_instructions_path() -> Path:
 def _read_entries(p: Path) -> list[Any]:
     if not p.is_file():
         raise UserError("file not found", file=str(p), fix="pass the path of an instruction catalog YAML file")
-    try:
-        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else None
-        raise UserError("not valid YAML", file=str(p), field=where, fix="correct the YAML syntax") from None
+    raw = read_yaml(p)
     if not isinstance(raw, dict) or not isinstance(raw.get("instructions"), list):
         raise UserError("expected a mapping with an 'instructions' list", file=str(p), field="instructions",
                         fix="write 'instructions:' followed by '- instruction_id: ...' entries")

@@ -14,11 +14,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from adat.config import ROLES, validation_user_error
 from adat.errors import UserError
+from adat.yaml_io import read_yaml
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 # Anything that could open or close a fence inside fenced data: `<data`, `</data`, `< / DATA`.
@@ -152,12 +152,7 @@ def load_prompt(prompt_id: str, prompts_dir: Path) -> PromptTemplate:
     if not path.is_file():
         raise UserError("prompt file not found", file=str(path),
                         fix=f"create it (format: catalogs/prompts/README.md) or check the prompt id {prompt_id!r}")
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else None
-        raise UserError("not valid YAML", file=str(path), field=where, fix="correct the YAML syntax") from None
+    raw = read_yaml(path)
     if not isinstance(raw, dict):
         raise UserError("top level must be a mapping", file=str(path), fix="write 'key: value' lines")
     try:

@@ -10,12 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from adat.agents.reference.rules import RuleOverride
 from adat.config import project_root
 from adat.errors import UserError
+from adat.yaml_io import read_yaml
 
 
 def default_fault_dir() -> Path:
@@ -49,10 +49,7 @@ class Fault(BaseModel):
 
 
 def _read(path: Path) -> Fault:
-    try:
-        doc: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError:
-        raise UserError("not valid YAML", file=str(path), fix="correct the YAML syntax") from None
+    doc: Any = read_yaml(path)
     try:
         fault = Fault.model_validate(doc)
     except ValidationError as exc:

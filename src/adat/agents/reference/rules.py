@@ -12,12 +12,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from adat.agents.reference.sidelog import SideLog
 from adat.config import project_root
 from adat.errors import UserError
+from adat.yaml_io import read_yaml
 
 Predicate = Callable[[Mapping[str, Any]], bool]
 Outcome = Literal["allowed", "denied"]
@@ -64,10 +64,7 @@ class RuleBook:
         p = Path(path) if path is not None else default_rules_path()
         if not p.is_file():
             raise UserError("rule table not found", file=str(p), fix="pass an existing rules.yaml")
-        try:
-            doc = yaml.safe_load(p.read_text(encoding="utf-8"))
-        except yaml.YAMLError:
-            raise UserError("not valid YAML", file=str(p), fix="correct the YAML syntax") from None
+        doc = read_yaml(p)
         if not isinstance(doc, dict) or not isinstance(doc.get("rules"), list):
             raise UserError("expected a mapping with a 'rules' list", file=str(p), field="rules",
                             fix="list the rules under a top-level 'rules:' key")
