@@ -48,7 +48,7 @@ def copy_source_step(cfg: RunConfig, run_id: str, source_run_id: str, scope: Cop
     tables = {}
     for table, rows in copied.items():
         tables[table] = ctx.write(table, [row.model_copy(update={"run_id": run_id}) for row in rows])
-    return StepResult(digest=ctx.digest, run_id=run_id, step=f"copy:{scope}", tables=tables,
+    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step=f"copy:{scope}", tables=tables,
                       data={"source_run_id": source_run_id})
 
 
@@ -64,7 +64,7 @@ def agenteval_generation_step(cfg: RunConfig, run_id: str) -> StepResult:
     kept = [t for t in cast(list[TestCase], ctx.read("tests")) if t.kind != "agenteval"]
     ctx.write("tests", kept + result.tests)
     ctx.flush_calls()
-    return StepResult(digest=ctx.digest, run_id=run_id, step="agenteval", tables={"tests": len(result.tests)},
+    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="agenteval", tables={"tests": len(result.tests)},
                       counts={"nodes": len(result.graph.nodes), "edges": len(result.graph.edges),
                               "agenteval_tests": len(result.tests), "skipped_targets": len(result.skipped)},
                       data={"skipped": result.skipped})
@@ -79,7 +79,7 @@ def direct_generation_step(cfg: RunConfig, run_id: str) -> StepResult:
     kept = [t for t in cast(list[TestCase], ctx.read("tests")) if t.kind != "direct"]
     ctx.write("tests", kept + result.tests)
     ctx.flush_calls()
-    return StepResult(digest=ctx.digest, run_id=run_id, step="direct", tables={"tests": len(result.tests)},
+    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="direct", tables={"tests": len(result.tests)},
                       counts={"direct_tests": len(result.tests), "batches": result.batches,
                               "duplicates": result.duplicates},
                       data={"stop_reason": result.stop_reason, "errors": result.errors})

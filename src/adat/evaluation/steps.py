@@ -80,7 +80,7 @@ def audit_step(cfg: RunConfig, run_id: str) -> StepResult:
     ctx.write("audit_labels", labels)
     ctx.flush_calls()
     tally = Counter(a.validity for a in labels)
-    return StepResult(digest=ctx.digest, run_id=run_id, step="audit", tables={"audit_labels": len(labels)},
+    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="audit", tables={"audit_labels": len(labels)},
                       counts={k: float(v) for k, v in tally.items()})
 
 
@@ -95,7 +95,7 @@ def grouping_step(cfg: RunConfig, run_id: str) -> StepResult:
         rows = llm_groupings(ctx.client, labels, run_id, count)
     ctx.write("groupings", rows)
     ctx.flush_calls()
-    return StepResult(digest=ctx.digest, run_id=run_id, step="groupings", tables={"groupings": len(rows)})
+    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="groupings", tables={"groupings": len(rows)})
 
 
 def labelling_step(cfg: RunConfig, run_id: str, variant: str = "original") -> StepResult:
@@ -126,7 +126,7 @@ def labelling_step(cfg: RunConfig, run_id: str, variant: str = "original") -> St
     ctx.write("execution_labels", kept + labels)
     ctx.flush_calls()
     tally = Counter(e.label for e in labels)
-    return StepResult(digest=ctx.digest, run_id=run_id, step=f"labels:{variant}",
+    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step=f"labels:{variant}",
                       tables={"execution_labels": len(labels)},
                       counts={**{k: float(v) for k, v in tally.items()}, "unlabelled": float(unlabelled),
                               "attributed": float(sum(1 for e in labels if e.attributed_fault))})

@@ -17,7 +17,7 @@ import adat
 from adat.config import RunConfig, cache_dir
 from adat.records import Execution, Record, RuleEvent, Run, Trace
 from adat.targets.base import SideLogged, Target
-from adat.warehouse.parquet import read_records, write_records
+from adat.warehouse.parquet import partition_dir, read_records, write_records
 
 
 class StepResult(BaseModel):
@@ -28,6 +28,7 @@ class StepResult(BaseModel):
     run_id: str
     step: str
     digest: str = ""
+    paths: dict[str, str] = {}
     tables: dict[str, int] = {}
     counts: dict[str, float] = {}
     data: dict[str, Any] = {}
@@ -52,6 +53,7 @@ class RunContext:
     run_id: str
     _client: Any = field(default=None, repr=False)
     _digest: Any = field(default_factory=hashlib.sha256, repr=False)
+    _paths: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def root(self) -> Path:
@@ -60,11 +62,17 @@ class RunContext:
     # --- warehouse -----------------------------------------------------------------------
     def write(self, table: str, records: Sequence[Record], *, replace: bool = True) -> int:
         write_records(self.root, table, records, run_id=self.run_id, replace=replace)
+        self._paths[table] = str(partition_dir(self.root, table, self.run_id))
         if table != "llm_calls":  # call rows carry latencies; they must not change the digest
             self._digest.update(table.encode())
             for record in records:
                 self._digest.update(record.model_dump_json().encode())
         return len(records)
+
+    @property
+    def paths(self) -> dict[str, str]:
+        """Table -> the run's Parquet partition this context wrote (what a task hands on)."""
+        return dict(self._paths)
 
     @property
     def digest(self) -> str:

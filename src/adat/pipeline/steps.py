@@ -27,7 +27,7 @@ def start_run(cfg: RunConfig, run_id: str, flow: str) -> StepResult:
     ctx.record_run(flow, "running")
     instructions = load_instructions()
     ctx.write("instructions", instructions)
-    return StepResult(digest=ctx.digest, run_id=run_id, step="start", tables={"runs": 1, "instructions": len(instructions)})
+    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="start", tables={"runs": 1, "instructions": len(instructions)})
 
 
 def finish_run(cfg: RunConfig, run_id: str, flow: str, status: str = "completed") -> StepResult:
@@ -38,7 +38,7 @@ def finish_run(cfg: RunConfig, run_id: str, flow: str, status: str = "completed"
     ctx = RunContext(cfg, run_id)
     ctx.record_run(flow, status)
     path = build_catalog(ctx.root, project_root() / "sql")
-    return StepResult(digest=ctx.digest, run_id=run_id, step="finish", data={"catalog": str(path), "status": status})
+    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="finish", data={"catalog": str(path), "status": status})
 
 
 def discovery_step(cfg: RunConfig, run_id: str, progress: Progress | None = None) -> StepResult:
@@ -53,7 +53,7 @@ def discovery_step(cfg: RunConfig, run_id: str, progress: Progress | None = None
     ctx.write("rule_events", events)
     ctx.flush_calls()
     ended = Counter(t.ended_by for t in traces)
-    return StepResult(digest=ctx.digest, run_id=run_id, step="discovery", tables={"traces": len(traces), "rule_events": len(events)},
+    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="discovery", tables={"traces": len(traces), "rule_events": len(events)},
                       counts={f"ended_{k}": v for k, v in ended.items()})
 
 
@@ -67,7 +67,7 @@ def extraction_step(cfg: RunConfig, run_id: str) -> StepResult:
     statements = extract_statements(cfg, ctx.client, traces, run_id, counts=counts)
     ctx.write("statements", statements)
     ctx.flush_calls()
-    return StepResult(digest=ctx.digest, run_id=run_id, step="extraction", tables={"statements": len(statements)}, counts=dict(counts))
+    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="extraction", tables={"statements": len(statements)}, counts=dict(counts))
 
 
 def grounding_step(cfg: RunConfig, run_id: str) -> StepResult:
@@ -81,7 +81,7 @@ def grounding_step(cfg: RunConfig, run_id: str) -> StepResult:
     ctx.write("statements", grounded)
     ctx.flush_calls()
     counts["grounded"] = sum(1 for s in grounded if s.grounded)
-    return StepResult(digest=ctx.digest, run_id=run_id, step="grounding", tables={"statements": len(grounded)}, counts=dict(counts))
+    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="grounding", tables={"statements": len(grounded)}, counts=dict(counts))
 
 
 def plain_generation_step(cfg: RunConfig, run_id: str) -> StepResult:
@@ -95,7 +95,7 @@ def plain_generation_step(cfg: RunConfig, run_id: str) -> StepResult:
     kept = [t for t in _tests(ctx) if t.kind != "plain"]
     ctx.write("tests", kept + tests)
     ctx.flush_calls()
-    return StepResult(digest=ctx.digest, run_id=run_id, step="plain", tables={"tests": len(tests)},
+    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="plain", tables={"tests": len(tests)},
                       counts={"plain_tests": len(tests), "generator_failures": len(failures)})
 
 
@@ -133,7 +133,7 @@ def execution_step(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_i
         ctx.write("tests", [t.model_copy(update={"run_id": run_id}) for t in tests])
     ctx.flush_calls()
     tally = Counter(v.verdict for v in verdicts)
-    return StepResult(digest=ctx.digest, run_id=run_id, step=f"execution:{kind}:{variant}", tables={"executions": len(executions)},
+    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step=f"execution:{kind}:{variant}", tables={"executions": len(executions)},
                       counts={k: float(v) for k, v in tally.items()})
 
 
@@ -143,10 +143,10 @@ def selection_priors_step(cfg: RunConfig, run_id: str) -> StepResult:
 
     ctx = RunContext(cfg, run_id)
     if cfg.selector.name == "cold-start":
-        return StepResult(digest=ctx.digest, run_id=run_id, step="priors", data={"priors": {}})
+        return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="priors", data={"priors": {}})
     history = [a for a in _all_attempts(ctx) if a.run_id != run_id]
     priors = instruction_history_priors(history)
-    return StepResult(digest=ctx.digest, run_id=run_id, step="priors", counts={"history_attempts": len(history)},
+    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="priors", counts={"history_attempts": len(history)},
                       data={"priors": {k: list(v) for k, v in priors.items()}})
 
 
@@ -200,7 +200,7 @@ def transformation_step(cfg: RunConfig, run_id: str, priors: dict[str, Any] | No
         ctx.write(table, ctx.read(table))  # compact the run's parts into one file
     attempts = cast(list[Attempt], ctx.read("attempts"))
     n_tests = sum(1 for a in attempts if a.test_id)
-    return StepResult(digest=ctx.digest, run_id=run_id, step="transformation",
+    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="transformation",
                       tables={"attempts": len(attempts), "transformed_tests": n_tests},
                       counts={**{k: float(v) for k, v in counts.items()},
                               "not_applicable": sum(1 for a in attempts if not a.applicable)},
