@@ -178,7 +178,8 @@ def transformation_step(cfg: RunConfig, run_id: str, priors: dict[str, Any] | No
 
     def persist(outcome: AttemptOutcome) -> None:
         # One small part per attempt keeps a crash from losing finished work; compacted below.
-        # The attempt row goes last: resume replays attempts, so one must never lack its test.
+        # The attempt row goes last: resume replays attempts, so one must never lack its test,
+        # execution, verdict or LLM-call rows.
         if outcome.test is not None:
             ctx.write("tests", [outcome.test], replace=False)
         if outcome.execution is not None:
@@ -186,8 +187,8 @@ def transformation_step(cfg: RunConfig, run_id: str, priors: dict[str, Any] | No
             ctx.write("rule_events", ctx.rule_events(target, [outcome.execution], "original"), replace=False)
         if outcome.verdict is not None:
             ctx.write("verdicts", [outcome.verdict], replace=False)
-        ctx.write("attempts", [outcome.attempt], replace=False)
         ctx.flush_calls()
+        ctx.write("attempts", [outcome.attempt], replace=False)
 
     counts: Counter[str] = Counter()
     transform(cfg, ctx.client, selector, target, statements, plain, traces, instructions, run_id,
