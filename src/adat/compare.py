@@ -6,13 +6,15 @@ groupings, no faulty variants, no attempts — is None (printed as ``—``), nev
 
 * ``rq1`` (Table 2): per run and test kind — C, V/C, V_E/C, U, P, TP. As in the paper, U and P of
   ``transformed`` rows are the *extra* explicit boundaries/sides the transformed tests add
-  (``u_extra``/``p_extra``). TP (the auditor's TP labels on the original agent) exists per run
-  only, so it is on the ``all`` row.
+  (``u_extra``/``p_extra``). TP: the auditor's TP labels of executions on the original agent of
+  the row's tests (``execution_label_counts`` by kind; 0 for a kind of a labelled run without one).
 * ``rq2_runs`` / ``rq2`` (Table 3): per selector run — N_n, not-applicable share, U, P, V/C,
   V_E/C, F_V of its transformed tests, Top; ``rq2`` averages the runs of each selector and gives
   every selector but ``adat2`` as the difference to adat2's mean (Top stays absolute).
 * ``rq3`` (Table 4): per run and method — the suite's C, V/C, V_E/C, U, P and the labels of its
-  executions on the original agent: TP, INC (share), accuracy, FAR.
+  executions on the original agent: TP, INC (share), accuracy, FAR. A method is a run (the
+  baselines write one run each, AdaT2's suite is its run's plain + transformed tests), so every
+  value is the run's ``all`` row.
 * ``rq4`` (Table 5): per run and seeded fault — tests run, labels, detected; an ``all`` row per
   run sums the labels and gives the detected count and the mutation score.
 
@@ -103,6 +105,10 @@ class _Metrics:
         values = frame.loc[mask, column].tolist()
         return None if not values or _missing(values[0]) else values[0]
 
+    def labels(self, run_id: str, column: str, *, variant: str = "original", kind: str = "all") -> Any:
+        """A count of the auditor's execution labels of ``run_id`` on ``variant``, for tests of ``kind``."""
+        return self.get("execution_label_counts", column, run_id, agent_variant=variant, kind=kind)
+
     def kinds(self, run_id: str) -> list[str]:
         frame = self.frames["counted_tests"]
         return [str(k) for k in frame.loc[frame["run_id"].astype(str) == run_id, "kind"] if str(k) != "all"]
@@ -126,9 +132,9 @@ def _rq1(m: _Metrics, info: dict[str, _RunInfo]) -> pd.DataFrame:
     rows = []
     for run in info.values():
         for kind in [*run.kinds, "all"]:
-            tp = m.get("execution_label_counts", "tp", run.run_id, agent_variant="original") if kind == "all" else None
             rows.append({"run_id": run.run_id, "method": run.method, "kind": kind,
-                         **m.generation(run.run_id, kind, extra=kind == "transformed"), "TP": tp})
+                         **m.generation(run.run_id, kind, extra=kind == "transformed"),
+                         "TP": m.labels(run.run_id, "tp", kind=kind)})
     return pd.DataFrame(rows, columns=["run_id", "method", "kind", "C", "V/C %", "V_E/C %", "U", "P", "TP"])
 
 
@@ -178,10 +184,8 @@ def _rq3(m: _Metrics, info: dict[str, _RunInfo]) -> pd.DataFrame:
     rows = []
     for run in info.values():
         r = run.run_id
-        labelled = m.get("execution_label_counts", "labelled", r, agent_variant="original")
-        inc = m.get("execution_label_counts", "inc", r, agent_variant="original")
-        rows.append({"run_id": r, "method": run.method, **m.generation(r, "all"),
-                     "TP": m.get("execution_label_counts", "tp", r, agent_variant="original"),
+        labelled, inc = m.labels(r, "labelled"), m.labels(r, "inc")
+        rows.append({"run_id": r, "method": run.method, **m.generation(r, "all"), "TP": m.labels(r, "tp"),
                      "INC %": _pct(inc / labelled) if labelled else None,
                      "Acc. %": _pct(m.get("accuracy", "accuracy", r, agent_variant="original")),
                      "FAR %": _pct(m.get("false_alarm_rate", "false_alarm_rate", r, agent_variant="original"))})
@@ -201,7 +205,7 @@ def _rq4(m: _Metrics, info: dict[str, _RunInfo]) -> pd.DataFrame:
             row: Row = {"run_id": r, "method": run.method, "fault": fault,
                         "tests run": m.get("fault_detection", "tests_run", r, fault=fault)}
             for name in labels:
-                row[name] = m.get("execution_label_counts", name.lower(), r, agent_variant=fault)
+                row[name] = m.labels(r, name.lower(), variant=fault)
                 if row[name] is not None:
                     totals[name] = (totals[name] or 0) + row[name]
             row["detected"] = int(bool(m.get("fault_detection", "detected", r, fault=fault)))

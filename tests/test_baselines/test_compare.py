@@ -79,15 +79,32 @@ def test_rq1_rows_per_run_and_kind(tables: dict[str, pd.DataFrame]) -> None:
     assert total["TP"] == 1 and total["method"] == "AdaT2"
 
 
+def test_rq1_tp_per_kind(tables: dict[str, pd.DataFrame]) -> None:
+    rq1 = tables["rq1"]
+    # r1 on the original: e-p2 TP (plain); transformed labels TN FP INC FN TN, no TP
+    assert {r["kind"]: r["TP"] for r in rows(rq1, run_id="r1")} == {"plain": 1, "transformed": 0, "all": 1}
+    assert {r["kind"]: r["TP"] for r in rows(rq1, run_id="r2")} == {"spec": 0, "all": 0}  # labelled, no TP
+    unlabelled = rows(rq1, run_id="s-adat2")  # no execution labels at all: TP missing, not 0
+    assert [r["kind"] for r in unlabelled] == ["transformed", "all"]
+    assert all(r["TP"] is None or r["TP"] != r["TP"] for r in unlabelled)
+    text = render_tables(tables, "csv", only="rq1")
+    parsed = {(r["run_id"], r["kind"]): r["TP"] for r in csv.DictReader(io.StringIO(text))}
+    assert parsed[("r1", "plain")] == "1" and parsed[("r1", "transformed")] == "0"
+    assert parsed[("s-adat2", "transformed")] == MISSING
+
+
 def test_rq3_and_rq4_from_labels_and_faults(tables: dict[str, pd.DataFrame]) -> None:
     (r1,) = rows(tables["rq3"], run_id="r1")
     # r1 labels on the original: TN TP TN FP INC FN TN -> accuracy 4/7, FAR 1/4, INC 1/7
     assert r1["Acc. %"] == pytest.approx(400 / 7) and r1["FAR %"] == pytest.approx(25.0)
     assert r1["INC %"] == pytest.approx(100 / 7) and r1["C"] == 7
+    assert r1["TP"] == 1  # the run's 'all' row, not one kind's
     rq4 = tables["rq4"]
     (summary,) = rows(rq4, run_id="r2", fault="all")
     assert summary["detected"] == 2 and summary["MS %"] == pytest.approx(50.0)
     assert [r["detected"] for r in rows(rq4, run_id="r2") if r["fault"] != "all"] == [1, 0, 0, 1]
+    # labels summed over F1..F4: TP 2+1+0+1, TN 1+1+1+0, INC 0+0+1+1 (one 'all' row per variant)
+    assert (summary["TP"], summary["TN"], summary["INC"]) == (4, 3, 2)
     (none,) = rows(rq4, run_id="r1")  # r1 ran no fault: one row of missing values
     assert none["fault"] == MISSING and none["MS %"] != none["MS %"]  # NaN: missing
 

@@ -102,16 +102,24 @@ EXPECTED: dict[str, list[Case]] = {
         [("r1", "k1", "Change wording", "wording", 3, 3, 1.0, 3, (1.0 + 0.0 + 1.0) / 3),  # attempts 1, 3, 7
          ("r1", "k2", "Change value", "value", 2, 1, 1 / 2, 1, 0.5),                      # 2 n/a, 5 inconclusive
          ("r1", "k3", "Swap order", "sequence", 2, 0, 0.0, 0, None)])],                   # 4, 6 n/a: no reward
-    # r1 labels: e-p1 TN, e-p2 TP, e-t1 TN, e-t2 FP, e-t3 INC, e-t1b FN, e-t2b TN
-    # r2 labels: original TN TN TN; F1 TP(F1) TP(-) TN; F2 TN TP(F1); F3 TN INC; F4 INC TP(F4)
+    # r1 labels: e-p1 TN, e-p2 TP (plain); e-t1 TN, e-t2 FP, e-t3 INC, e-t1b FN, e-t2b TN (transformed)
+    # r2 labels (all spec): original TN TN TN; F1 TP(F1) TP(-) TN; F2 TN TP(F1); F3 TN INC; F4 INC TP(F4)
+    # 'all' = the kinds summed; every labelled variant has a row per kind of its run's tests
     "execution_label_counts": [Case(
-        ("run_id", "agent_variant", "labelled", "tp", "fp", "fn", "tn", "inc"),
-        [("r1", "original", 7, 1, 1, 1, 3, 1),
-         ("r2", "original", 3, 0, 0, 0, 3, 0),
-         ("r2", "F1", 3, 2, 0, 0, 1, 0),
-         ("r2", "F2", 2, 1, 0, 0, 1, 0),
-         ("r2", "F3", 2, 0, 0, 0, 1, 1),
-         ("r2", "F4", 2, 1, 0, 0, 0, 1)])],
+        ("run_id", "agent_variant", "kind", "labelled", "tp", "fp", "fn", "tn", "inc"),
+        [("r1", "original", "plain", 2, 1, 0, 0, 1, 0),
+         ("r1", "original", "transformed", 5, 0, 1, 1, 2, 1),
+         ("r1", "original", "all", 7, 1, 1, 1, 3, 1),
+         ("r2", "original", "spec", 3, 0, 0, 0, 3, 0),
+         ("r2", "original", "all", 3, 0, 0, 0, 3, 0),
+         ("r2", "F1", "spec", 3, 2, 0, 0, 1, 0),
+         ("r2", "F1", "all", 3, 2, 0, 0, 1, 0),
+         ("r2", "F2", "spec", 2, 1, 0, 0, 1, 0),
+         ("r2", "F2", "all", 2, 1, 0, 0, 1, 0),
+         ("r2", "F3", "spec", 2, 0, 0, 0, 1, 1),
+         ("r2", "F3", "all", 2, 0, 0, 0, 1, 1),
+         ("r2", "F4", "spec", 2, 1, 0, 0, 0, 1),
+         ("r2", "F4", "all", 2, 1, 0, 0, 0, 1)])],
     "false_alarm_rate": [Case(
         ("run_id", "agent_variant", "fp", "tn", "false_alarm_rate"),
         [("r1", "original", 1, 3, 1 / (1 + 3)),

@@ -59,3 +59,24 @@ def test_files_follow_the_sql_conventions(fixture_db: Path, folder: str) -> None
         strays = read_relations(path) - views - allowed
         assert not strays, f"{path}: reads {sorted(strays)}"
         assert declared_inputs(path) == read_relations(path), f"{path}: '-- inputs:' is not what the file reads"
+
+
+def test_execution_label_counts_gives_kinds_without_labels_zero_and_keeps_orphans_in_all(tmp_path: Path) -> None:
+    # on top of the fixture: a faulty variant F9 with one plain label only, and an original-agent
+    # label of a test that is not among r1's tests
+    from adat.warehouse import build_catalog, write_records
+    from tests.test_sql import warehouse_fixture as fx
+
+    root = fx.write_metrics_fixture(tmp_path / "data")
+    write_records(root, "execution_labels", [fx.exec_label("r1", "e-f9", "p1", "TP", "F9", "F9"),
+                                             fx.exec_label("r1", "e-x", "te-missing", "FP")], run_id="r1")
+    table = run_query(build_catalog(root, SQL_DIR), metric_file("execution_label_counts"), {"run_id": "r1"})
+    got = {(r["agent_variant"], r["kind"]): (r["labelled"], r["tp"], r["fp"]) for r in table.to_pylist()}
+    assert got == {("original", "plain"): (2, 1, 0), ("original", "transformed"): (5, 0, 1),
+                   ("original", None): (1, 0, 1),            # the orphan's own row
+                   ("original", "all"): (8, 1, 2),           # 7 of the fixture + the orphan
+                   ("F9", "plain"): (1, 1, 0),
+                   ("F9", "transformed"): (0, 0, 0),         # no label of this kind: 0, not missing
+                   ("F9", "all"): (1, 1, 0)}
+    assert [(r["agent_variant"], r["kind"]) for r in table.to_pylist()][:4] == [
+        ("original", "plain"), ("original", "transformed"), ("original", None), ("original", "all")]
