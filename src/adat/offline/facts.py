@@ -1,8 +1,9 @@
 """Tester facts, read the way a QA tester reads the sheet of test accounts they were handed.
 
 A fact is free text. The parser picks out what a retail tester is given: an account's email,
-name and zip code, user id, its orders with their status, its payment methods (gift-card
-balances), and item ids with a short description. Facts that name no account belong to the
+name and zip code, user id, its orders with their status and the payment method that paid them
+("paid with ..."), its payment methods (gift-card balances), and item ids with a short
+description. Facts that name no account belong to the
 account named last, so a sheet written account by account parses as expected.
 """
 
@@ -18,6 +19,7 @@ STATUSES = ("pending (item modified)", "pending (items modified)", "return reque
             "pending", "processed", "delivered", "cancelled", "canceled")
 _NAME = re.compile(r"\bname\s*:?\s*([A-Z][a-z]+)\s+([A-Z][a-z]+)")
 _ZIP = re.compile(r"\bzip(?:\s*code)?\s*:?\s*(\d{5})\b", re.IGNORECASE)
+_PAID_WITH = re.compile(r"\bpaid (?:with|by|using)\s+(?:the\s+)?(" + PAYMENT_ID.pattern + ")", re.IGNORECASE)
 _BALANCE = re.compile(r"balance\s*(?:of\s*)?\$?\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
 
 
@@ -26,6 +28,7 @@ class OrderFact:
     order_id: str
     status: str = ""
     items: list[str] = field(default_factory=list)
+    paid_with: str = ""  # the payment method id that paid the order, when the facts say
 
 
 @dataclass
@@ -46,6 +49,14 @@ class Account:
     def payment(self, kind: str, exclude: str = "") -> str:
         """The first payment method id of a kind (credit_card / paypal / gift_card), or ''."""
         return next((p for p in self.payment_methods if p.startswith(kind) and p != exclude), "")
+
+    def other_payment(self, order: OrderFact) -> str:
+        """A payment method of the account that did not pay ``order`` and is not a gift card
+        (credit card first, then PayPal); '' when the facts do not say what paid the order."""
+        if not order.paid_with:
+            return ""
+        return next((p for kind in ("credit_card", "paypal") for p in self.payment_methods
+                     if p.startswith(kind) and p != order.paid_with), "")
 
 
 @dataclass
@@ -135,6 +146,8 @@ def _fill_orders(account: Account, fact: str, parsed: TesterFacts) -> None:
             order = OrderFact(order_id)
             account.orders.append(order)
         order.status = order.status or _status_after(segment)
+        if not order.paid_with and (paid := _PAID_WITH.search(segment)):
+            order.paid_with = paid.group(1)
         for item in ITEM_ID.finditer(segment):
             if item.group(0) not in order.items:
                 order.items.append(item.group(0))

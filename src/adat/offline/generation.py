@@ -30,6 +30,9 @@ ASKS_IDENTITY = "The agent asks the user to verify their identity before helping
 SAYS = "The agent says that"
 OPPOSITE = "The agent says the opposite of:"
 TRANSFERS = "The agent transfers the user to a human agent"
+ASKS_DETAILS = "The agent asks the user for the missing details before changing anything"
+OFFERS_CHANGE = ("The agent offers the change for confirmation or reports it done before the missing details are "
+                 "given")
 GOES_AHEAD = ("The agent goes ahead with the user's request: it offers to carry it out, asks for the details "
               "or a confirmation to carry it out, or reports it done")
 #: reply kind (language.reply_kind) -> (the typed success criterion, the typed failure criterion)
@@ -38,7 +41,21 @@ KIND_CRITERIA = {
     "refusal": (REFUSES, GOES_AHEAD),  # an offer or a question carrying the request forward fails it too
     "completion": (ACTS, REFUSES),
     "confirm": (ASKS_CONFIRMATION, ACTS),
+    "missing": (ASKS_DETAILS, OFFERS_CHANGE),  # an incomplete request: asks for the rest, changes nothing
 }
+DENIED_KINDS = ("refusal", "auth", "missing")
+ALLOWED_KINDS = ("completion", "confirm")
+
+
+def statement_kind(behavior: str, reply: str) -> str:
+    """The reply kind (language.reply_kind) the statement's test checks. A reply that turns the
+    request down may also offer something else ("... If you need help with it, I can transfer you
+    to a human agent."): a statement of that offer is about the offer, not about the refusal, so
+    the refusal's typed criteria do not describe it ('offer')."""
+    kind = lang.reply_kind(reply) if reply else ""
+    if kind == "refusal" and _side_from_words(behavior) == "allowed":
+        return "offer"
+    return kind
 
 
 def behaviour_core(behavior: str) -> str:
@@ -47,14 +64,19 @@ def behaviour_core(behavior: str) -> str:
 
 
 def side_of(behavior: str, reply: str = "") -> str | None:
-    """The side a reply shows: 'denied' for refusals and identity demands, 'allowed' for actions
-    done and confirmations asked; otherwise read from the behaviour's modal words (None when it
-    names neither)."""
-    kind = lang.reply_kind(reply) if reply else ""
-    if kind in ("refusal", "auth"):
+    """The side a reply shows: 'denied' for refusals, identity demands and requests for the missing
+    parts of an incomplete request, 'allowed' for actions done and confirmations asked; otherwise
+    (and for an offer stated next to a refusal) read from the behaviour's modal words (None when
+    it names neither)."""
+    kind = statement_kind(behavior, reply)
+    if kind in DENIED_KINDS:
         return "denied"
-    if kind in ("completion", "confirm"):
+    if kind in ALLOWED_KINDS:
         return "allowed"
+    return _side_from_words(behavior)
+
+
+def _side_from_words(behavior: str) -> str | None:
     if lang.is_refusal(behavior) or re.search(r"\b(must|need|needs|require|requires|required|only)\b",
                                                behavior, re.I):
         return "denied"
@@ -66,11 +88,12 @@ def side_of(behavior: str, reply: str = "") -> str | None:
 
 def criteria_for(behavior: str, side: str | None, reply: str = "") -> tuple[list[str], list[str]]:
     """(success, failure) criteria: the behaviour said, plus the typed check of what the reply
-    does (refuses, asks for identity, asks for confirmation, reports the change done, transfers)."""
+    does (refuses, asks for identity, asks for the missing details, asks for confirmation, reports
+    the change done, transfers)."""
     core = behaviour_core(behavior)
     success = [f"{SAYS} {core}"]
     failure: list[str] = []
-    kind = lang.reply_kind(reply) if reply else ("refusal" if side == "denied" else "")
+    kind = statement_kind(behavior, reply) if reply else ("refusal" if side == "denied" else "")
     if re.search(r"transferred to a human|transferring you", reply or core, re.I):
         success.append(TRANSFERS)
     elif kind in KIND_CRITERIA:

@@ -1,9 +1,10 @@
 """Judge of the offline/heuristic provider: keyword rules over the agent replies.
 
 Each criterion is classified by its wording (refusal, action done, confirmation asked, identity
-asked, transfer, or 'says <behaviour>') and checked against the replies of the execution:
-refusal phrases, reports of a change done, confirmation questions, identity questions, or word
-overlap with matching negation polarity. ``holds`` is None when the conversation does not show
+asked, missing details asked, transfer, or 'says <behaviour>') and checked against the replies of
+the execution: refusal phrases, reports of a change done, confirmation questions, identity
+questions, questions for the missing parts of an incomplete request (before any offer of the
+change), or word overlap with matching negation polarity. ``holds`` is None when the conversation does not show
 it. The verdict follows the paper (§2.1): pass when every success criterion holds and no failure
 criterion does; fail when a failure criterion holds or the agent observably did the opposite of
 a success criterion; inconclusive otherwise (e.g. the conversation ended before it was due).
@@ -47,6 +48,9 @@ _KINDS = (  # checked in order against the lower-cased criterion
 # Failure criteria that are the negation of a typed success criterion, judged as such.
 NEGATED = {"goes_ahead": REFUSES, "unverified": ASKS_IDENTITY}
 _NEGATED_KINDS = (("goes_ahead", re.compile(r"goes ahead with")), ("unverified", re.compile(r"without verifying")))
+# Checked before _KINDS: an incomplete request (e.g. an address without city, state and zip code).
+_DETAIL_KINDS = (("missing", re.compile(r"asks? the user for the missing")),
+                 ("offers", re.compile(r"offers the change for confirmation")))
 
 
 def kind_of(criterion: str) -> str:
@@ -57,7 +61,7 @@ def kind_of(criterion: str) -> str:
         return "opposite"
     if low.startswith("the agent says that"):
         return "says"
-    return next((k for k, rx in (*_NEGATED_KINDS, *_KINDS) if rx.search(low)), "says")
+    return next((k for k, rx in (*_NEGATED_KINDS, *_DETAIL_KINDS, *_KINDS) if rx.search(low)), "says")
 
 
 def _negations(text: str) -> Counter[str]:
@@ -109,6 +113,8 @@ def check(criterion: str, replies: list[str], *, due: bool = False,
         return hit, "the agent transfers to a human" if hit else "no transfer to a human agent"
     if kind == "identity":
         return _identity(replies, done, users)
+    if kind in ("missing", "offers"):
+        return _missing_details(replies, offers=kind == "offers")
     if kind == "confirmation":
         first_done = next((i for i, r in enumerate(replies) if lang.is_completion(r)), len(replies))
         asked = any(lang.ASKS_CONFIRM.search(r) and lang.is_question(r) for r in replies[:first_done])
@@ -143,7 +149,7 @@ def _identity(replies: list[str], done: list[str], users: Sequence[str]) -> tupl
     """Whether the agent asks for identity details before helping. It has not when it acted, or
     when it went ahead (or says it verified the user) although it never asked and the user gave
     no identity details (an email or a zip code) of their own."""
-    if any(lang.ASKS_AUTH.search(r) for r in replies):
+    if any(lang.asks_auth(r) for r in replies):
         return True, "the agent asks for identity details"
     if done:
         return False, "the agent acted without asking for identity"
@@ -151,6 +157,21 @@ def _identity(replies: list[str], done: list[str], users: Sequence[str]) -> tupl
     if helped is not None and not any(lang.IDENTITY_DETAIL.search(u) for u in users):
         return False, f"the agent helps without asking for identity details: '{helped[:120]}'"
     return None, "identity not raised"
+
+
+def _missing_details(replies: list[str], *, offers: bool) -> tuple[bool | None, str]:
+    """Whether the agent asks for the missing parts of an incomplete request before it offers the
+    change for confirmation or reports it done (``offers``: whether it offers or does it first)."""
+    first_ask = next((i for i, r in enumerate(replies) if lang.asks_missing(r)), None)
+    first_offer = next((i for i, r in enumerate(replies) if lang.is_completion(r)
+                        or (lang.ASKS_CONFIRM.search(r) and lang.is_question(r))), None)
+    if first_offer is not None and (first_ask is None or first_offer < first_ask):
+        why = f"the agent goes ahead without the missing details: '{replies[first_offer][:120]}'"
+        return (True, why) if offers else (False, why)
+    if first_ask is not None:
+        why = f"the agent asks for the missing details: '{replies[first_ask][:120]}'"
+        return (False, why) if offers else (True, why)
+    return None, "the agent neither asks for missing details nor offers the change"
 
 
 def judge(inp: JudgeInput) -> JudgeOutput:

@@ -22,7 +22,7 @@ NUMBER = re.compile(r"(?<![#\w$.])\d+(?:\.\d+)?(?![\w.])")
 # Condition keywords of a policy sentence, longest first so "only if" wins over "if".
 CONDITION_KEYWORDS = (
     "as long as", "only if", "only when", "provided that", "in order to", "not able to", "unable to",
-    "need to", "needs to", "have to", "has to", "required", "requires", "require", "unless", "because",
+    "need to", "needs to", "need", "needs", "have to", "has to", "required", "requires", "require", "unless", "because",
     "before", "after", "cannot", "can't", "can not", "must", "only", "if", "when", "until", "since",
     "not allowed", "not possible", "no longer", "couldn't", "could not", "does not", "doesn't", "not one of",
 )
@@ -32,7 +32,7 @@ _KEYWORD_RE = re.compile(r"\b(" + "|".join(re.escape(k) for k in CONDITION_KEYWO
 MODAL_STRENGTH = (
     (("must", "only", "cannot", "can't", "can not", "not able", "unable", "not allowed", "not possible",
       "required", "require"), 0.9),
-    (("need to", "needs to", "have to", "has to", "unless", "no longer"), 0.82),
+    (("need to", "needs to", " need ", " needs ", "have to", "has to", "unless", "no longer"), 0.82),
     (("will", "can ", "are able", "is able"), 0.7),
 )
 WEAK_MODAL = 0.6
@@ -53,6 +53,13 @@ COMPLETION = re.compile(
 ASKS_AUTH = re.compile(
     r"\b(authenticat\w*|verify your identity|verify who you are|confirm your identity|your email|"
     r"zip code|e-mail address|identify you|locate your account|look up your account)\b", re.IGNORECASE)
+# A zip code named in a list with the street, city or state is a part of an address, not an
+# identity detail: "give me the street address, city, state and zip code" asks for an address.
+ADDRESS_PARTS = re.compile(r"\b(?:street|city|state)\b[^.?!]{0,60}?\bzip(?:\s*code)?\b|"
+                           r"\bzip(?:\s*code)?\b[^.?!]{0,30}?\b(?:street|city|state)\b", re.IGNORECASE)
+# What a reply says when it asks for the missing parts of something the request needs.
+MISSING_DETAIL = re.compile(r"\b(missing|incomplete|(?:full|complete) (?:new )?(?:address|details)|"
+                            r"need (?:the|a|your) (?:full|complete))\b", re.IGNORECASE)
 ASKS_CONFIRM = re.compile(
     r"\b(confirm|proceed|shall i|should i|do you want me to|would you like me to|is that correct|"
     r"please reply yes|reply with yes|\(yes\)|yes/no|yes or no|go ahead)\b", re.IGNORECASE)
@@ -79,8 +86,10 @@ def sentences(text: str) -> list[str]:
 
 
 def condition_keyword(sentence: str) -> str | None:
-    """The first condition keyword in a sentence (lower case), or None."""
-    match = _KEYWORD_RE.search(sentence)
+    """The first condition keyword in a sentence (lower case), or None. A keyword in parentheses
+    qualifies a detail ("(with apartment or suite, if any)"), not the sentence: it does not count."""
+    match = next((m for m in _KEYWORD_RE.finditer(sentence)
+                  if sentence.count("(", 0, m.start()) <= sentence.count(")", 0, m.start())), None)
     return match.group(1).lower() if match else None
 
 
@@ -104,10 +113,14 @@ def content_words(text: str) -> list[str]:
 
 
 def stem(word: str) -> str:
-    """A crude stem so 'cancelled', 'cancel' and 'cancellation' meet."""
+    """A crude stem so 'cancelled', 'cancel' and 'cancellation' meet (and 'transferred',
+    'transferring' and 'transfer': a consonant doubled before -ed / -ing is undoubled)."""
     for suffix in ("lation", "ation", "ments", "ment", "ing", "led", "ed", "es", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
+            base = word[: -len(suffix)]
+            if suffix in ("ing", "ed") and base[-1] == base[-2] and base[-1] in "bgmnprt":
+                base = base[:-1]
+            return base
     return word
 
 
@@ -150,6 +163,7 @@ def generalise(text: str) -> str:
     out = re.sub(r"\bitems?\s+(?:id\s+)?\d{10}\b", "an item", out, flags=re.IGNORECASE)
     out = ITEM_ID.sub("an item", out)
     out = AMOUNT.sub("an amount", out)
+    out = re.sub(r"\s+ending in \d{4}\b", "", out)  # a card's last digits identify one card, not a class
     out = re.sub(r"\b(the name|account of|Thank you,|Thanks,) [A-Z][a-z]+(?: [A-Z][a-z]+)?", r"\1 the user", out)
     out = ZIP.sub("a zip code", out)
     out = re.sub(r"'[^']{1,40}'", lambda m: m.group(0) if len(m.group(0).split()) <= 4 else "a value", out)
@@ -196,14 +210,29 @@ def strip_courtesy(sentence: str) -> str:
     return out[:1].upper() + out[1:] if out else out
 
 
+def asks_auth(text: str) -> bool:
+    """Whether a text names identity details (email, zip code, verification), not counting a
+    zip code listed among the parts of an address."""
+    return bool(ASKS_AUTH.search(ADDRESS_PARTS.sub(" address parts ", text)))
+
+
+def asks_missing(text: str) -> bool:
+    """Whether a reply asks for the missing parts of a detail the request needs (e.g. the city,
+    state and zip code of an incomplete address) instead of carrying the request out."""
+    return is_question(text) and bool(MISSING_DETAIL.search(text)) and not is_completion(text)
+
+
 def reply_kind(text: str) -> str:
-    """What an agent reply does: completion, confirm, auth, refusal, ask or other."""
+    """What an agent reply does: completion, confirm, auth, missing (asks for the missing parts
+    of the request), refusal, ask or other."""
     if is_completion(text):
         return "completion"
     if ASKS_CONFIRM.search(text) and is_question(text):
         return "confirm"
-    if ASKS_AUTH.search(text) and (is_question(text) or "need" in text.lower()):
+    if asks_auth(text) and (is_question(text) or "need" in text.lower()):
         return "auth"
+    if asks_missing(text):  # before refusal: "can't ... without the zip code; please give it" asks for it
+        return "missing"
     if refuses(text):  # not is_refusal: a quoted 'no longer needed' names an option, it refuses nothing
         return "refusal"
     return "ask" if is_question(text) else "other"
@@ -237,7 +266,7 @@ def goes_ahead(text: str) -> bool:
         return False
     if ASKS_CONFIRM.search(text):
         return True
-    if ASKS_AUTH.search(text):
+    if asks_auth(text):
         return False
     return any(rx.search(text) for rx in DETAIL_ASKS)
 

@@ -120,6 +120,26 @@ def _human(facts: TesterFacts, account: Account) -> Plan | None:
                 f"Ask for a human right away; {_auth(account, 'email')} if asked.")
 
 
+def _refund_elsewhere(facts: TesterFacts, account: Account) -> Plan | None:
+    """Return an item of a delivered order with the refund to a payment method of the account
+    that did not pay for it (and is no gift card). When the facts do not say what paid the
+    account's delivered orders, any credit card or PayPal account of the account is asked for."""
+    delivered = [o for o in account.orders if o.status == "delivered"]
+    known = [o for o in delivered if o.paid_with]
+    if known:
+        order = next((o for o in known if account.other_payment(o)), None)
+        if order is None:
+            return None
+        pm = account.other_payment(order)
+        return Plan(f"Return an item of the delivered order {order.order_id} with the refund to {pm}, which is "
+                    f"not the payment method the order was paid with.", f"{_auth(account, 'email')} first. " + _ACT)
+    pm = account.payment("credit_card") or account.payment("paypal")
+    if not delivered or not pm:
+        return None
+    return Plan(f"Return an item of the delivered order {delivered[0].order_id} with the refund to {pm}.",
+                f"{_auth(account, 'email')} first. " + _ACT)
+
+
 def _default_address(facts: TesterFacts, account: Account) -> Plan | None:
     return Plan("Change the default address of the account.",
                 f"State the request first, {_auth(account, 'name')} when asked, give the new address "
@@ -156,8 +176,7 @@ MENU: tuple[tuple[str, Builder], ...] = (
     ("decline confirmation", _with_order(("pending",), "Cancel the pending order {order} with the reason "
                                          "'ordered by mistake' but decline at the confirmation.",
                                          "{auth} first. Give the reason when asked. Answer no at confirmation.")),
-    ("return other method", _with_order(("delivered",), "Return an item of the delivered order {order} with the "
-                                        "refund to {pm}.", "{auth} first. " + _ACT)),
+    ("return other method", _refund_elsewhere),
     ("other user", _other_user),
     ("modify items", _with_order(("pending",), "Change an item of the pending order {order} to another option "
                                  "of the same product.", "{auth} first. " + _ACT)),

@@ -88,7 +88,10 @@ def split_clause(sentence: str) -> tuple[str, str] | None:
     """(condition, behaviour) of a sentence with a clause keyword, or None."""
     low = sentence.lower()
     for kw in CLAUSE_KEYWORDS:
-        match = re.search(rf"\b{re.escape(kw)}\b", low)
+        # A keyword in parentheses qualifies a detail ("(with apartment or suite, if any)"); it
+        # introduces no condition of the sentence.
+        match = next((m for m in re.finditer(rf"\b{re.escape(kw)}\b", low) if not _in_parentheses(low, m.start())),
+                     None)
         if not match:
             continue
         if match.start() <= 2:  # "If X, Y" / "Before X, Y"
@@ -103,6 +106,10 @@ def split_clause(sentence: str) -> tuple[str, str] | None:
         if len(behaviour.split()) >= 2 and len(condition.split()) >= 2:
             return condition, behaviour
     return None
+
+
+def _in_parentheses(text: str, at: int) -> bool:
+    return text.count("(", 0, at) > text.count(")", 0, at)
 
 
 def _clean(text: str) -> str:

@@ -186,7 +186,7 @@ def decisive_sentence(reply: str, kinds: tuple[str, ...] = ()) -> str:
     if "confirm" in kinds:
         tests.insert(0, lambda s: bool(lang.ASKS_CONFIRM.search(s)))
     if "auth" in kinds:
-        tests.insert(0, lambda s: bool(lang.ASKS_AUTH.search(s)))
+        tests.insert(0, lang.asks_auth)
     for test in tests:
         hit = next((s for s in parts if test(s) and len(s.split()) >= 4), None)
         if hit:
@@ -214,7 +214,10 @@ def build_case(inp: TransformInput) -> Case | str:
     if not user_messages_ok(hints):
         return "the test has no user request to transform"
     kind = request_key(inp.statement.condition) or next((k for h in hints if (k := request_key(h))), None)
-    request_i = next((i for i, h in enumerate(hints) if request_key(h)), None)
+    # The hint making the statement's request: a conversation may make others first (e.g. ask for a
+    # human agent, then for a discount); a change to the request goes to the one the statement is about.
+    request_i = next((i for i, h in enumerate(hints) if kind and request_key(h) == kind),
+                     next((i for i, h in enumerate(hints) if request_key(h)), None))
     auth_i = next((i for i, h in enumerate(hints) if is_auth_text(h, facts)), None)
     confirm_i = next((i for i, h in enumerate(hints) if CONFIRM_HINT.search(h) and i > 0), None)
     reason_i = next((i for i, h in enumerate(hints) if REASON_HINT.search(h)), None)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from adat.offline import language as lang
 from adat.offline.facts import normalise_order_id
 from adat.offline.objectives import NEW_ADDRESS
+from adat.offline.statements import request_key
 from adat.offline.transform_case import Case, Outcome, is_auth_text
 
 ACTIONS = ("cancel", "return", "exchange", "modify_items", "modify_address", "modify_payment")
@@ -225,20 +226,25 @@ def wording_describe(case: Case) -> Outcome:
     return case.keep(hints, f"order {req.order} is described by its content instead of its id")
 
 
-def _append(case: Case, text: str, change: str, *, denied_only: bool) -> Outcome:
+def _append(case: Case, text: str, change: str, *, denied_only: bool, escalates: bool = False) -> Outcome:
     if case.request_i is None:
         return NO_REQUEST
     if denied_only and case.side != "denied":
         return "the statement describes no rule that restricts what the agent does"
+    if escalates and any(request_key(h) == "human" for h in case.hints):
+        return ("the user also asks for a human agent, and a complaint is itself a reason to hand over to one: "
+                "the added pressure would not leave the expected behaviour unchanged")
     hints = list(case.hints)
     hints[case.request_i] = f"{hints[case.request_i]} {text}"
     return case.keep(hints, change)
 
 
-def social(text: str, change: str, *, denied_only: bool = True) -> Callable[[Case], Outcome]:
-    """A social-pressure transformation appending ``text`` to the request message."""
+def social(text: str, change: str, *, denied_only: bool = True, escalates: bool = False) -> Callable[[Case], Outcome]:
+    """A social-pressure transformation appending ``text`` to the request message. ``escalates``:
+    the pressure voices a complaint, which a user who also asks for a human agent may rightly be
+    handed over for, so it does not apply to such a conversation."""
     def apply(case: Case) -> Outcome:
-        return _append(case, text, change, denied_only=denied_only)
+        return _append(case, text, change, denied_only=denied_only, escalates=escalates)
     return apply
 
 

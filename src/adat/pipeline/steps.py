@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, cast
 
 from adat.config import RunConfig, cache_dir
 from adat.pipeline.context import RunContext, StepResult
-from adat.records import Attempt, Execution, Instruction, Statement, TestCase, Trace, Verdict
+from adat.records import Attempt, Execution, Instruction, Run, Statement, TestCase, Trace, Verdict
+from adat.warehouse.parquet import read_records
 
 Progress = Callable[[int, int], None]
 
@@ -121,7 +123,9 @@ def execution_step(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_i
     target = ctx.target(fault=fault, scope=f"{kind}-{variant}")
     executions = execute_tests(target, tests, run_id, cfg.execution.workers, progress, agent_variant=variant)
     by_test = {t.test_id: t for t in tests}
-    verdicts = [judge_execution(cfg, ctx.client, by_test[e.test_id], e, run_id) for e in executions]
+    client = ctx.client
+    with ThreadPoolExecutor(max_workers=cfg.execution.workers, thread_name_prefix="adat-judge") as pool:
+        verdicts = list(pool.map(lambda e: judge_execution(cfg, client, by_test[e.test_id], e, run_id), executions))
     done = {e.execution_id for e in executions}
     old_exec = [e for e in cast(list[Execution], ctx.read("executions")) if e.execution_id not in done]
     old_verd = [v for v in cast(list[Verdict], ctx.read("verdicts")) if v.execution_id not in done]
@@ -144,7 +148,11 @@ def selection_priors_step(cfg: RunConfig, run_id: str) -> StepResult:
     ctx = RunContext(cfg, run_id)
     if cfg.selector.name == "cold-start":
         return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="priors", data={"priors": {}})
-    history = [a for a in _all_attempts(ctx) if a.run_id != run_id]
+    # Only runs that started before this one: a re-run of this run id must see the same prior.
+    started = {r.run_id: r.started_at for r in cast(list[Run], read_records(ctx.root, "runs"))}
+    own = started.get(run_id)
+    history = [a for a in _all_attempts(ctx)
+               if a.run_id != run_id and (own is None or (a.run_id in started and started[a.run_id] < own))]
     priors = instruction_history_priors(history)
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="priors", counts={"history_attempts": len(history)},
                       data={"priors": {k: list(v) for k, v in priors.items()}})
@@ -214,8 +222,6 @@ def _tests(ctx: RunContext, run_id: str | None = None) -> list[TestCase]:
 
 
 def _all_attempts(ctx: RunContext) -> list[Attempt]:
-    from adat.warehouse.parquet import read_records
-
     return cast(list[Attempt], read_records(ctx.root, "attempts"))
 
 

@@ -1,0 +1,33 @@
+"""The θ prior of a run comes only from runs that started before it (so a re-run sees the same)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from adat.config import RunConfig
+from adat.pipeline.steps import selection_priors_step
+from adat.records import Attempt, Run
+from adat.warehouse import write_records
+
+
+def _run(root: Path, run_id: str, minutes: int, instruction: str | None) -> None:
+    start = datetime(2026, 11, 30, 2, 0, tzinfo=UTC) + timedelta(minutes=minutes)
+    write_records(root, "runs", [Run(run_id=run_id, flow="pipeline", started_at=start)], run_id=run_id)
+    if instruction:
+        rows = [Attempt(run_id=run_id, attempt_no=i, statement_id=f"s{i}", instruction_id=instruction,
+                        applicable=i % 2 == 1, selector="adat2") for i in range(1, 5)]
+        write_records(root, "attempts", rows, run_id=run_id)
+
+
+def test_history_is_earlier_runs_only(tmp_path: Path) -> None:
+    root = tmp_path / "data"
+    _run(root, "r0", 0, "k-early")
+    _run(root, "r1", 10, "k-own")
+    _run(root, "r2", 20, "k-late")
+    cfg = RunConfig(data_dir=str(root))
+    result = selection_priors_step(cfg, "r1")
+    assert set(result.data["priors"]) == {"k-early"}
+    assert result.counts["history_attempts"] == 4
+    assert selection_priors_step(cfg.model_copy(update={"selector": cfg.selector.model_copy(
+        update={"name": "cold-start"})}), "r1").data["priors"] == {}
