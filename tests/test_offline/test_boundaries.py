@@ -12,8 +12,8 @@ from adat.offline import generation, judging, planning, statements
 from adat.offline import language as lang
 from adat.offline.facts import parse_facts
 from adat.offline.objectives import MENU
-from adat.offline.transformations import IMPLEMENTED
 from adat.offline.transform_case import build_case
+from adat.offline.transformations import IMPLEMENTED
 from adat.roles import (
     DriverInput,
     ExtractorInput,
