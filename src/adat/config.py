@@ -64,6 +64,8 @@ class LLMSettings(_Section):
     temperature: float = 0.0
     max_output_tokens: int = 2048
     cache: bool = True
+    concurrency: int = Field(4, ge=1, description="maximum concurrent calls to the endpoint from one stage "
+                             "(extraction, grounding, plain generation, judging); 1 = one after another")
     prices_usd_per_mtok: dict[str, tuple[float, float]] = Field(
         default_factory=dict, description="model -> (input, output) USD per million tokens; overrides built-ins")
 

@@ -58,6 +58,9 @@ class Roles:
         self.registry = ProviderRegistry()
         self.cfg = cfg.model_copy(deep=True, update={"models": RoleModels(**{r: f"fake/{r}" for r in ROLES})})
         self.cfg.llm.cache = False
+        # A list script answers in call order, and concurrent calls have none: one call at a time
+        # here; the concurrency tests raise it and answer from the request instead.
+        self.cfg.llm.concurrency = 1
         self.tmp_path = tmp_path
         self.fakes: dict[str, FakeProvider] = {}
 

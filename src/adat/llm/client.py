@@ -248,8 +248,11 @@ class LLMClient:
         cost, priced = call_cost_usd(bound.provider_name, bound.model, meter.input_tokens,
                                      meter.output_tokens, self.cfg.llm.prices_usd_per_mtok)
         spec = f"{bound.provider_name}/{bound.model}"
-        if not priced and spec not in self._unpriced_warned:
-            self._unpriced_warned.add(spec)
+        with self._lock:  # check-and-add under the lock: concurrent calls must warn once, not once each
+            first_unpriced = not priced and spec not in self._unpriced_warned
+            if first_unpriced:
+                self._unpriced_warned.add(spec)
+        if first_unpriced:
             log.warning("no price for %s; its cost is recorded as 0 (set llm.prices_usd_per_mtok)", spec)
         row = LLMCall(
             call_id=uuid.uuid4().hex, run_id=self.run_id, role=request.role,

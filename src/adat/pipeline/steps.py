@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, cast
 
 from adat.config import RunConfig, cache_dir
@@ -110,6 +109,7 @@ def execution_step(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_i
     to a fault). Executions and verdicts of other kinds/variants already in the run are kept, so
     plain and transformed tests and every faulty variant accumulate in one run.
     """
+    from adat.stages.concurrency import map_in_order
     from adat.stages.execution import execute_tests
     from adat.stages.judging import judge_execution
 
@@ -124,8 +124,9 @@ def execution_step(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_i
     executions = execute_tests(target, tests, run_id, cfg.execution.workers, progress, agent_variant=variant)
     by_test = {t.test_id: t for t in tests}
     client = ctx.client
-    with ThreadPoolExecutor(max_workers=cfg.execution.workers, thread_name_prefix="adat-judge") as pool:
-        verdicts = list(pool.map(lambda e: judge_execution(cfg, client, by_test[e.test_id], e, run_id), executions))
+    # Judge calls go to the tester's LLM endpoint, so llm.concurrency bounds them (not execution.workers).
+    verdicts = map_in_order(lambda e: judge_execution(cfg, client, by_test[e.test_id], e, run_id), executions,
+                            cfg.llm.concurrency, name="adat-judge")
     done = {e.execution_id for e in executions}
     old_exec = [e for e in cast(list[Execution], ctx.read("executions")) if e.execution_id not in done]
     old_verd = [v for v in cast(list[Verdict], ctx.read("verdicts")) if v.execution_id not in done]

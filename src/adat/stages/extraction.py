@@ -1,9 +1,9 @@
 """Extraction: statements from the agent's replies in the discovery traces (paper §3.2).
 
-One extractor call per trace. A statement is kept only when its ``supporting_turn`` points at an
-agent reply of that trace; exact duplicates (same text up to case and whitespace) are dropped,
-keeping the first. ``extraction_order`` numbers the kept statements across all traces and is the
-grounding tie-break.
+One extractor call per trace, up to ``llm.concurrency`` at once. A statement is kept only when
+its ``supporting_turn`` points at an agent reply of that trace; exact duplicates (same text up to
+case and whitespace) are dropped, keeping the first. ``extraction_order`` numbers the kept
+statements across all traces and is the grounding tie-break.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from adat.config import RunConfig
 from adat.llm.types import LLMError
 from adat.records import Statement, Trace
 from adat.roles import PROMPT_EXTRACTOR, ExtractedStatement, ExtractorInput, ExtractorOutput
+from adat.stages.concurrency import call_or_error, map_in_order
 from adat.stages.ids import statement_id
-from adat.stages.provenance import call_role
+from adat.stages.provenance import Provenance, call_role
 from adat.stages.views import trace_view
 
 log = logging.getLogger(__name__)
@@ -32,18 +33,23 @@ def extract_statements(cfg: RunConfig, client: Any, traces: Sequence[Trace], run
     ``invalid_supporting_turn`` and ``duplicate`` (statements dropped).
     """
     counts = counts if counts is not None else Counter()
+    to_extract = [t for t in traces if t.kind == "discovery" and any(turn.role == "agent" for turn in t.turns)]
+
+    def extract(trace: Trace) -> tuple[ExtractorOutput, Provenance]:
+        return call_role(client, "extractor", PROMPT_EXTRACTOR, ExtractorInput(trace=trace_view(trace)),
+                         ExtractorOutput)
+
+    answers = map_in_order(call_or_error(extract), to_extract, cfg.llm.concurrency, name="adat-extract")
     seen: set[str] = set()
     statements: list[Statement] = []
-    for trace in traces:
-        if trace.kind != "discovery" or not any(t.role == "agent" for t in trace.turns):
-            continue
-        try:
-            out, produced = call_role(client, "extractor", PROMPT_EXTRACTOR,
-                                      ExtractorInput(trace=trace_view(trace)), ExtractorOutput)
-        except LLMError as exc:
-            log.warning("extraction of %s failed: %s", trace.trace_id, exc)
+    # In trace order, so dedupe keeps the same first statement and extraction_order is the
+    # sequential one however the calls interleaved.
+    for trace, answer in zip(to_extract, answers, strict=True):
+        if isinstance(answer, LLMError):
+            log.warning("extraction of %s failed: %s", trace.trace_id, answer)
             counts["extractor_error"] += 1
             continue
+        out, produced = answer
         for item in out.statements:
             if not _supported(item, trace):
                 counts["invalid_supporting_turn"] += 1

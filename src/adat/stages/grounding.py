@@ -1,9 +1,9 @@
 """Grounding check and ranking (paper §3.1–3.2).
 
-An LLM grounder judges, in batches, whether each statement is grounded in its supporting reply
-and how confident it is that an agent must behave so. Grounded statements are ranked by that
-confidence (descending; ties keep extraction order); ungrounded ones are kept with ``rank=None``
-so the warehouse shows what was removed.
+An LLM grounder judges, in batches (up to ``llm.concurrency`` batches at once), whether each
+statement is grounded in its supporting reply and how confident it is that an agent must behave
+so. Grounded statements are ranked by that confidence (descending; ties keep extraction order);
+ungrounded ones are kept with ``rank=None`` so the warehouse shows what was removed.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from adat.config import RunConfig
 from adat.llm.types import LLMError
 from adat.records import Statement
 from adat.roles import PROMPT_GROUNDER, GrounderInput, GrounderOutput, GroundingCandidate, GroundingItem
+from adat.stages.concurrency import call_or_error, map_in_order
 from adat.stages.provenance import call_role
 
 log = logging.getLogger(__name__)
@@ -34,36 +35,45 @@ def ground_statements(cfg: RunConfig, client: Any, statements: Sequence[Statemen
     counts = counts if counts is not None else Counter()
     ordered = sorted(statements, key=lambda s: s.extraction_order)
     size = cfg.statements.grounding_batch_size
+    batches = [ordered[start:start + size] for start in range(0, len(ordered), size)]
+    answers = map_in_order(call_or_error(lambda batch: _ask_grounder(client, batch)), batches,
+                           cfg.llm.concurrency, name="adat-ground")
     judged: list[Statement] = []
-    for start in range(0, len(ordered), size):
-        judged.extend(_ground_batch(client, ordered[start:start + size], counts))
+    for batch, answer in zip(batches, answers, strict=True):
+        judged.extend(_apply_answers(batch, answer, counts))
     grounded = sorted((s for s in judged if s.grounded), key=lambda s: (-s.confidence, s.extraction_order))
     for rank, statement in enumerate(grounded, start=1):
         statement.rank = rank
     return grounded + [s for s in judged if not s.grounded]
 
 
-def _ground_batch(client: Any, batch: Sequence[Statement], counts: Counter[str]) -> list[Statement]:
+def _ask_grounder(client: Any, batch: Sequence[Statement]) -> list[GroundingItem]:
+    """The grounder's answers for one batch (runs in a pool thread: no shared state touched)."""
     candidates = [GroundingCandidate(index=i, text=s.text, condition=s.condition, behavior=s.behavior,
                                      supporting_reply=s.supporting_reply) for i, s in enumerate(batch)]
-    try:
-        out, _ = call_role(client, "grounder", PROMPT_GROUNDER, GrounderInput(statements=candidates),
-                           GrounderOutput)
-        items = out.items
-    except LLMError as exc:
-        log.warning("grounding of %d statements failed: %s", len(batch), exc)
+    out, _ = call_role(client, "grounder", PROMPT_GROUNDER, GrounderInput(statements=candidates), GrounderOutput)
+    return out.items
+
+
+def _apply_answers(batch: Sequence[Statement], answer: list[GroundingItem] | LLMError,
+                   counts: Counter[str]) -> list[Statement]:
+    """Copies of ``batch`` judged by ``answer`` (a failed call leaves every statement ungrounded)."""
+    if isinstance(answer, LLMError):
+        log.warning("grounding of %d statements failed: %s", len(batch), answer)
         counts["grounder_error"] += len(batch)
-        items = []
+        items: list[GroundingItem] = []
+    else:
+        items = answer
     by_index: dict[int, GroundingItem] = {}
-    for answer in items:
-        by_index.setdefault(answer.index, answer)  # the first answer for an index wins
+    for item in items:
+        by_index.setdefault(item.index, item)  # the first answer for an index wins
     result = []
     for i, statement in enumerate(batch):
-        item = by_index.get(i)
-        if item is None and items:
+        found = by_index.get(i)
+        if found is None and items:
             counts["grounder_missing"] += 1
-        grounded = item is not None and item.grounded
-        confidence = item.confidence if item is not None else 0.0
+        grounded = found is not None and found.grounded
+        confidence = found.confidence if found is not None else 0.0
         result.append(statement.model_copy(update={"grounded": grounded, "confidence": confidence,
                                                    "rank": None}))
     return result

@@ -1,7 +1,8 @@
 """Plain tests: one generation attempt per top-n grounded statement (paper §3.1).
 
 The generator gets the statement, its supporting reply and the discovery conversation up to that
-reply, and writes a test for the side of the boundary the statement describes.
+reply, and writes a test for the side of the boundary the statement describes. The attempts are
+independent, so up to ``llm.concurrency`` run at once; tests and failures keep rank order.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from adat.config import RunConfig
 from adat.llm.types import LLMError
 from adat.records import Statement, TestCase, Trace
 from adat.roles import PROMPT_PLAIN, GeneratedTest, PlainInput
+from adat.stages.concurrency import call_or_error, map_in_order
 from adat.stages.ids import plain_test_id
-from adat.stages.provenance import call_role
+from adat.stages.provenance import Provenance, call_role
 from adat.stages.views import statement_view, supporting_context, test_from_generated
 
 log = logging.getLogger(__name__)
@@ -38,22 +40,31 @@ def top_statements(statements: Sequence[Statement], n: int) -> list[Statement]:
 
 def generate_plain_tests(cfg: RunConfig, client: Any, statements: Sequence[Statement],
                          traces: Sequence[Trace], run_id: str) -> tuple[list[TestCase], list[GenerationFailure]]:
-    """At most one plain test for each of the top ``cfg.generation.n`` statements, in rank order."""
+    """At most one plain test for each of the top ``cfg.generation.n`` statements, in rank order.
+
+    A statement whose generator call fails gets a :class:`GenerationFailure` (failures also in
+    rank order) instead of a test.
+    """
     by_trace = {t.trace_id: t for t in traces}
-    tests: list[TestCase] = []
-    failures: list[GenerationFailure] = []
-    for statement in top_statements(statements, cfg.generation.n):
+    chosen = top_statements(statements, cfg.generation.n)
+
+    def generate(statement: Statement) -> tuple[GeneratedTest, Provenance]:
         trace = by_trace.get(statement.supporting_trace_id)
         context = supporting_context(trace, statement.supporting_turn) if trace is not None else []
         plain_in = PlainInput(statement=statement_view(statement), supporting_reply=statement.supporting_reply,
                               supporting_context=context, tester_facts=list(cfg.tester_facts),
                               turn_limit=cfg.generation.turn_limit)
-        try:
-            generated, produced = call_role(client, "generator", PROMPT_PLAIN, plain_in, GeneratedTest)
-        except LLMError as exc:
-            log.warning("plain test for %s failed: %s", statement.statement_id, exc)
-            failures.append(GenerationFailure(statement.statement_id, f"generator error: {exc}"))
+        return call_role(client, "generator", PROMPT_PLAIN, plain_in, GeneratedTest)
+
+    answers = map_in_order(call_or_error(generate), chosen, cfg.llm.concurrency, name="adat-plain")
+    tests: list[TestCase] = []
+    failures: list[GenerationFailure] = []
+    for statement, answer in zip(chosen, answers, strict=True):
+        if isinstance(answer, LLMError):
+            log.warning("plain test for %s failed: %s", statement.statement_id, answer)
+            failures.append(GenerationFailure(statement.statement_id, f"generator error: {answer}"))
             continue
+        generated, produced = answer
         tests.append(test_from_generated(
             generated, test_id=plain_test_id(run_id, statement.statement_id), run_id=run_id, kind="plain",
             turn_limit=cfg.generation.turn_limit, statement_id=statement.statement_id, produced=produced,
