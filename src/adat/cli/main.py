@@ -184,6 +184,51 @@ def demo(
         print_evaluation(console, cfg, evaluation)
 
 
+@app.command("evaluate")
+def evaluate(
+    config: Annotated[Path, typer.Option("--config", "-c", help="The run config the suite was built with.")],
+    run: Annotated[str, typer.Option("--run", help="The suite run to evaluate.")],
+    data_dir: DataDir = None,
+) -> None:
+    """Audit a run's tests, label its executions, run it on the seeded faults, print the metrics.
+
+    The reference agent is audited from its side log (no LLM); any other target needs an LLM in the
+    auditor role and the artifacts listed in evaluation.artifacts.
+    """
+    from adat.evaluation.report import print_evaluation
+
+    cfg = _with_data_dir(load_run_config(config), data_dir)
+    _check_evaluation(cfg, run, None)
+    print_evaluation(console, cfg, _run_flow("evaluate", config=cfg, suite_run_id=run))
+
+
+@app.command("regress")
+def regress(
+    config: Annotated[Path, typer.Option("--config", "-c", help="The run config the suite was built with.")],
+    run: Annotated[str, typer.Option("--run", help="The suite run to test on the faulty variants.")],
+    fault: Annotated[list[str] | None, typer.Option("--fault", help="Fault id (repeatable); default: all.")] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Run a suite on seeded faulty variants of the agent and print the per-fault detection table."""
+    from adat.evaluation.report import print_evaluation
+
+    cfg = _with_data_dir(load_run_config(config), data_dir)
+    _check_evaluation(cfg, run, fault or None)
+    print_evaluation(console, cfg, _run_flow("regress", config=cfg, suite_run_id=run, faults=fault or None))
+
+
+def _check_evaluation(cfg: RunConfig, run: str, faults: list[str] | None) -> None:
+    """Fail before any flow starts: unknown run, unknown fault, or no usable auditor."""
+    from adat.evaluation.steps import evaluation_faults, uses_reference_auditor
+    from adat.warehouse import read_records
+
+    if not read_records(cfg.data_path(), "tests", run_id=run):
+        fail(f"run {run!r} has no tests in {cfg.data_path()}", field="--run",
+             fix="pass a run id from `adat sql stg_runs`, or --data-dir of the warehouse it is in")
+    uses_reference_auditor(cfg)
+    evaluation_faults(cfg, faults)
+
+
 app.command("compare")(compare)
 app.command("baselines")(baselines)
 app.command("ablation")(ablation)

@@ -1,0 +1,42 @@
+"""`adat run` then `adat regress` / `adat evaluate` from the command line, as a user runs them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from adat.config import demo_config_path
+
+pytestmark = pytest.mark.slow
+ADAT = [sys.executable, "-c", "from adat.cli.main import app; app()"]
+
+
+def test_run_then_regress_one_fault_and_errors(tmp_path: Path) -> None:
+    cfg = yaml.safe_load(demo_config_path().read_text())
+    cfg.update(run_id="cli-eval", data_dir=str(tmp_path / "data"))
+    cfg["discovery"]["sessions"] = 6
+    cfg["generation"]["n"] = 6
+    config = tmp_path / "run.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect"), "ADAT_CACHE_DIR": str(tmp_path / "cache")}
+
+    def adat(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*ADAT, *args], env=env, capture_output=True, text=True, timeout=600)
+
+    built = adat("run", "--config", str(config))
+    assert built.returncode == 0, built.stderr[-3000:]
+
+    regressed = adat("regress", "--config", str(config), "--run", "cli-eval", "--fault", "no_write_confirmation")
+    assert regressed.returncode == 0, regressed.stderr[-3000:]
+    assert "Mutation score" in regressed.stdout and "no_write_confirmation" in regressed.stdout
+
+    unknown_run = adat("evaluate", "--config", str(config), "--run", "no-such-run")
+    assert unknown_run.returncode == 2 and "--run" in unknown_run.stderr
+    unknown_fault = adat("regress", "--config", str(config), "--run", "cli-eval", "--fault", "nope")
+    assert unknown_fault.returncode == 2 and "nope" in unknown_fault.stderr
+    assert len(unknown_fault.stderr.strip().splitlines()) == 1
