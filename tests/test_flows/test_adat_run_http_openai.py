@@ -112,3 +112,56 @@ def test_adat_run_with_openai_provider_and_http_target(tmp_path: Path):
     assert leaked == []
     assert "sk-local-test" not in proc.stdout + proc.stderr
     assert list((tmp_path / "cache").rglob("*.json")), "the response cache was not used"
+
+
+def scripted_agent_and_tester(body: dict[str, Any]) -> Any:
+    """Tester roles as above; the agent under test (requests with tools) looks the user up first."""
+    from tests.support.chat_server import Reply
+
+    if not body.get("tools"):
+        return scripted_model(body)
+    last = body["messages"][-1]
+    if last["role"] == "user" and EMAIL in str(last.get("content")):
+        call = {"id": "call_0", "type": "function",
+                "function": {"name": "find_user_id_by_email", "arguments": json.dumps({"email": EMAIL})}}
+        return Reply(content=None, tool_calls=[call])
+    if last["role"] == "tool":
+        return Reply(content=f"Thanks, I found your account. Order {ORDER} is pending; shall I cancel it? (yes/no)")
+    return Reply(content="I can help with orders once you give me your email.")
+
+
+def test_adat_run_against_the_llm_agent_target(tmp_path: Path):
+    """The llm-agent target (policy as system prompt, retail tools) hosted on the same endpoint."""
+    with ChatServer() as chat:
+        chat.responder = scripted_agent_and_tester
+        config = {
+            "run_id": "llm-agent",
+            "data_dir": str(tmp_path / "data"),
+            "target": {"type": "llm-agent", "model": "openai/agent-model"},
+            "models": {role: "openai/scripted-model" for role in
+                       ("planner", "driver", "extractor", "grounder", "generator", "judge", "auditor", "selector")},
+            "llm": {"base_url": chat.base_url, "api_key_env": "ADAT_TEST_KEY", "max_retries": 1},
+            "discovery": {"sessions": 2, "turn_limit": 4},
+            "generation": {"n": 2},
+            "selector": {"max_attempts_cap": 12},
+        }
+        path = tmp_path / "run.yaml"
+        path.write_text(yaml.safe_dump(config))
+        env = {**os.environ, "ADAT_TEST_KEY": "sk-local-test", "ADAT_CACHE_DIR": str(tmp_path / "cache"),
+               "PREFECT_HOME": str(tmp_path / "prefect-home")}
+        proc = subprocess.run([sys.executable, "-c", "from adat.cli.main import app; app()",
+                               "run", "--config", str(path)], env=env, capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+        agent_requests = [r.body for r in chat.requests if r.body.get("tools")]
+
+    root = tmp_path / "data"
+    calls = read_records(root, "llm_calls", run_id="llm-agent")
+    assert {c.model for c in calls if c.role == "agent"} == {"agent-model"}
+    assert {c.model for c in calls if c.role != "agent"} == {"scripted-model"}
+    # the agent saw the policy as its system prompt, the retail tools, and the tool result
+    assert agent_requests and "policy" in agent_requests[0]["messages"][0]["content"].lower()
+    assert any(t["function"]["name"] == "cancel_pending_order" for t in agent_requests[0]["tools"])
+    assert any(m["role"] == "tool" and "grace_dubois" in str(m.get("content")) for r in agent_requests
+               for m in r["messages"])
+    traces = read_records(root, "traces", run_id="llm-agent")
+    assert any("shall I cancel it" in t.text for tr in traces for t in tr.turns if t.role == "agent")
