@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from adat.agents.reference import ReferenceAgent
+from adat.config import ROLES
 from adat.serving import serve_agent
 from adat.warehouse import read_records
 from tests.support.chat_server import ChatServer
@@ -26,6 +27,28 @@ ORDER = "#W2832706"
 EMAIL = "grace.dubois9572@example.com"
 USER_MESSAGES = [f"Hi, I'd like to cancel order {ORDER}. My email is {EMAIL}.",
                  "I no longer need it.", "yes"]
+
+
+def adat_run(tmp_path: Path, run_id: str, target: dict[str, Any], llm_url: str) -> subprocess.CompletedProcess[str]:
+    """`adat run` in a subprocess, every tester role on ``openai/scripted-model`` at ``llm_url``."""
+    config = {
+        "run_id": run_id,
+        "data_dir": str(tmp_path / "data"),
+        "target": target,
+        "models": dict.fromkeys(ROLES, "openai/scripted-model"),
+        "llm": {"base_url": llm_url, "api_key_env": "ADAT_TEST_KEY", "max_retries": 1},
+        "discovery": {"sessions": 2, "turn_limit": 4},
+        "generation": {"n": 2},
+        "selector": {"max_attempts_cap": 12},
+    }
+    path = tmp_path / "run.yaml"
+    path.write_text(yaml.safe_dump(config))
+    env = {**os.environ, "ADAT_TEST_KEY": "sk-local-test", "ADAT_CACHE_DIR": str(tmp_path / "cache"),
+           "PREFECT_HOME": str(tmp_path / "prefect-home")}
+    proc = subprocess.run([sys.executable, "-c", "from adat.cli.main import app; app()", "run", "--config",
+                           str(path)], env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    return proc
 
 
 def scripted_model(body: dict[str, Any]) -> str:
@@ -69,26 +92,7 @@ def test_adat_run_with_openai_provider_and_http_target(tmp_path: Path):
     try:
         with ChatServer() as chat:
             chat.responder = scripted_model
-            config = {
-                "run_id": "http-openai",
-                "data_dir": str(tmp_path / "data"),
-                "target": {"type": "http", "base_url": agent_url},
-                "models": {role: "openai/scripted-model" for role in
-                           ("planner", "driver", "extractor", "grounder", "generator", "judge", "auditor",
-                            "selector")},
-                "llm": {"base_url": chat.base_url, "api_key_env": "ADAT_TEST_KEY", "max_retries": 1},
-                "discovery": {"sessions": 2, "turn_limit": 4},
-                "generation": {"n": 2},
-                "selector": {"max_attempts_cap": 12},
-            }
-            path = tmp_path / "run.yaml"
-            path.write_text(yaml.safe_dump(config))
-            env = {**os.environ, "ADAT_TEST_KEY": "sk-local-test", "ADAT_CACHE_DIR": str(tmp_path / "cache"),
-                   "PREFECT_HOME": str(tmp_path / "prefect-home")}
-            proc = subprocess.run([sys.executable, "-c", "from adat.cli.main import app; app()",
-                                   "run", "--config", str(path)], env=env, capture_output=True, text=True,
-                                  timeout=600)
-            assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+            proc = adat_run(tmp_path, "http-openai", {"type": "http", "base_url": agent_url}, chat.base_url)
             requests = list(chat.requests)
     finally:
         server.stop()
@@ -134,24 +138,7 @@ def test_adat_run_against_the_llm_agent_target(tmp_path: Path):
     """The llm-agent target (policy as system prompt, retail tools) hosted on the same endpoint."""
     with ChatServer() as chat:
         chat.responder = scripted_agent_and_tester
-        config = {
-            "run_id": "llm-agent",
-            "data_dir": str(tmp_path / "data"),
-            "target": {"type": "llm-agent", "model": "openai/agent-model"},
-            "models": {role: "openai/scripted-model" for role in
-                       ("planner", "driver", "extractor", "grounder", "generator", "judge", "auditor", "selector")},
-            "llm": {"base_url": chat.base_url, "api_key_env": "ADAT_TEST_KEY", "max_retries": 1},
-            "discovery": {"sessions": 2, "turn_limit": 4},
-            "generation": {"n": 2},
-            "selector": {"max_attempts_cap": 12},
-        }
-        path = tmp_path / "run.yaml"
-        path.write_text(yaml.safe_dump(config))
-        env = {**os.environ, "ADAT_TEST_KEY": "sk-local-test", "ADAT_CACHE_DIR": str(tmp_path / "cache"),
-               "PREFECT_HOME": str(tmp_path / "prefect-home")}
-        proc = subprocess.run([sys.executable, "-c", "from adat.cli.main import app; app()",
-                               "run", "--config", str(path)], env=env, capture_output=True, text=True, timeout=600)
-        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+        adat_run(tmp_path, "llm-agent", {"type": "llm-agent", "model": "openai/agent-model"}, chat.base_url)
         agent_requests = [r.body for r in chat.requests if r.body.get("tools")]
 
     root = tmp_path / "data"
