@@ -1,0 +1,39 @@
+"""House rules that keep the layers apart (STYLE.md): checked, not just written down."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "adat"
+ROOT = SRC.parents[1]
+
+
+def _imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_the_library_never_imports_prefect_flows_or_tasks() -> None:
+    offenders = {str(p.relative_to(ROOT)): sorted(_imports(p) & {"prefect", "flows", "tasks"})
+                 for p in SRC.rglob("*.py") if _imports(p) & {"prefect", "flows", "tasks"}}
+    assert offenders == {}
+
+
+def test_only_config_reads_the_environment() -> None:
+    readers = []
+    for path in SRC.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        if "os.environ.get(" in text or "os.getenv(" in text or "os.environ[" in text:
+            readers.append(str(path.relative_to(SRC)))
+    assert readers == ["config.py"]
+
+
+def test_tasks_import_no_flows() -> None:
+    for path in (ROOT / "tasks").glob("*.py"):
+        assert "flows" not in _imports(path), path
