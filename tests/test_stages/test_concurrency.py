@@ -66,6 +66,18 @@ def run_stage(tmp_path: Path, cfg: RunConfig, concurrency: int, role: str, fake:
     return stage(roles)
 
 
+def run_serial_and_pooled(tmp_path: Path, cfg: RunConfig, concurrency: int, role: str, serial_fake: InFlight,
+                          pooled_fake: InFlight, stage: Callable[[Roles], Any]) -> Any:
+    """Run ``stage`` at concurrency 1 and at ``concurrency``; the outputs must be equal, the
+    sequential run never overlaps calls and the pooled one overlaps them within the limit."""
+    serial = run_stage(tmp_path, cfg, 1, role, serial_fake, stage)
+    pooled = run_stage(tmp_path, cfg, concurrency, role, pooled_fake, stage)
+    assert pooled == serial
+    assert serial_fake.peak == 1 and serial_fake.calls == pooled_fake.calls == ITEMS
+    assert 1 < pooled_fake.peak <= concurrency
+    return serial
+
+
 def dumps(records: list[Any]) -> list[dict[str, Any]]:
     return [r.model_dump() for r in records]
 
@@ -144,18 +156,13 @@ def test_extraction_is_concurrent_and_gives_the_sequential_statements(tmp_path: 
         got = extract_statements(roles.cfg, roles.client(), traces, RUN, counts=counts)
         return dumps(got), counts
 
-    serial_fake, pooled_fake = InFlight(answer, delay), InFlight(answer, delay)
-    serial = run_stage(tmp_path, cfg, 1, "extractor", serial_fake, stage)
-    pooled = run_stage(tmp_path, cfg, concurrency, "extractor", pooled_fake, stage)
-
-    assert pooled == serial
+    serial = run_serial_and_pooled(tmp_path, cfg, concurrency, "extractor", InFlight(answer, delay),
+                                   InFlight(answer, delay), stage)
     statements, counts = serial
     assert [s["extraction_order"] for s in statements] == list(range(len(statements)))
     assert [s["text"] for s in statements[:3]] == ["Rule 0.", "Shared rule.", "Rule 1."]
     assert statements[1]["supporting_trace_id"] == "tr-00"  # the duplicate kept is the first trace's
     assert counts == Counter(extractor_error=1, duplicate=ITEMS - 2, invalid_supporting_turn=ITEMS - 1)
-    assert serial_fake.peak == 1 and serial_fake.calls == pooled_fake.calls == ITEMS
-    assert 1 < pooled_fake.peak <= concurrency
 
 
 @pytest.mark.parametrize("concurrency", [2, 5])
@@ -184,18 +191,13 @@ def test_grounding_is_concurrent_and_gives_the_sequential_ranking(tmp_path: Path
         got = ground_statements(roles.cfg, roles.client(), statements, counts=counts)
         return dumps(got), counts
 
-    serial_fake, pooled_fake = InFlight(answer, delay), InFlight(answer, delay)
-    serial = run_stage(tmp_path, cfg, 1, "grounder", serial_fake, stage)
-    pooled = run_stage(tmp_path, cfg, concurrency, "grounder", pooled_fake, stage)
-
-    assert pooled == serial
+    serial = run_serial_and_pooled(tmp_path, cfg, concurrency, "grounder", InFlight(answer, delay),
+                                   InFlight(answer, delay), stage)
     judged, counts = serial
     ranked = [s["statement_id"] for s in judged if s["rank"] is not None]
     assert ranked[:3] == ["s01", "s10", "s13"]  # confidence 0.9 (s04 ungrounded, s07 failed), ties in extraction order
     assert [s["rank"] for s in judged[:len(ranked)]] == list(range(1, len(ranked) + 1))
     assert counts == Counter(grounder_error=2, grounder_missing=1)
-    assert serial_fake.peak == 1 and serial_fake.calls == pooled_fake.calls == ITEMS
-    assert 1 < pooled_fake.peak <= concurrency
 
 
 @pytest.mark.parametrize("concurrency", [2, 5])
@@ -220,13 +222,8 @@ def test_plain_generation_is_concurrent_and_gives_the_sequential_tests(tmp_path:
         tests, failures = generate_plain_tests(roles.cfg, roles.client(), statements, [trace], RUN)
         return dumps(tests), failures
 
-    serial_fake, pooled_fake = InFlight(answer, delay), InFlight(answer, delay)
-    serial = run_stage(tmp_path, cfg, 1, "generator", serial_fake, stage)
-    pooled = run_stage(tmp_path, cfg, concurrency, "generator", pooled_fake, stage)
-
-    assert pooled == serial
+    serial = run_serial_and_pooled(tmp_path, cfg, concurrency, "generator", InFlight(answer, delay),
+                                   InFlight(answer, delay), stage)
     tests, failures = serial
     assert [t["statement_id"] for t in tests] == [f"s{i:02d}" for i in reversed(range(ITEMS)) if i != 5]
     assert [f.statement_id for f in failures] == ["s05"]
-    assert serial_fake.peak == 1 and serial_fake.calls == pooled_fake.calls == ITEMS
-    assert 1 < pooled_fake.peak <= concurrency
