@@ -249,6 +249,94 @@ class Run(Record):
     adat_version: str = ""
 
 
+# --- TDAD (spec-driven suites, DESIGN §9) -------------------------------------------------
+SpecSplit = Literal["visible", "hidden"]
+AssertionValue = Literal["pass", "fail", "not_observable"]
+
+
+class SpecTestRow(Record):
+    """A spec test as stored: its identity, split and clauses; the whole test as JSON."""
+
+    __test__ = False
+
+    run_id: str
+    test_id: str
+    spec_id: str
+    spec_version: str
+    family: str = Field(description="MFT | INV | DIR | paraphrase | boundary_values | tool_output_metamorphic | ...")
+    split: SpecSplit
+    node_id: str = Field("", description="decision-tree node (leaf) the test exercises")
+    clauses: list[str] = Field(default_factory=list, description="spec clauses (policy / node ids) it derives from")
+    user_turns: list[str] = Field(default_factory=list)
+    invariant: bool = Field(False, description="a v1 invariant test run on a v2 compilation (SURS)")
+    test_json: str = Field("{}", description="the whole test (fixtures, typed assertions) as JSON")
+
+
+class AssertionOutcome(Record):
+    """One typed assertion of a spec test, judged on one execution."""
+
+    index: int = Field(description="0-based position of the assertion in the test")
+    kind: str = Field(description="assertion type, e.g. tool_called, no_pii, decision_in")
+    clauses: list[str] = Field(default_factory=list, description="spec clauses the assertion derives from")
+    outcome: AssertionValue = Field(description="not_observable when the target cannot show it (never a pass)")
+    detail: str = ""
+
+
+class SpecResult(Record):
+    """One execution of a spec test on one prompt artifact (compile, rerun or mutant stage)."""
+
+    run_id: str
+    result_id: str
+    spec_id: str
+    spec_version: str
+    test_id: str
+    split: SpecSplit
+    variant: str = Field("compiled", description="'seed', 'compiled', a candidate digest's role, or a mutant id")
+    prompt_digest: str = Field(description="digest of the prompt artifact the test ran on")
+    iteration: int = Field(0, description="compile iteration the run belongs to (compile_results)")
+    scope: str = Field("", description="compile: full | failing; reruns: suite | invariant; mutants: suite | probe")
+    rerun: int = Field(0, description="0-based repeat number (pass^k)")
+    passed: bool
+    error: str | None = None
+    assertions: list[AssertionOutcome] = Field(default_factory=list)
+    agent_model: str = Field("", description="provider/model that played the built agent")
+
+
+class CompileIteration(Produced):
+    """One PromptSmith iteration: the candidate, whether it was promoted, and the failures it saw."""
+
+    run_id: str
+    spec_id: str
+    spec_version: str
+    iteration: int = Field(description="0 = the starting prompt run on every visible test")
+    parent_digest: str = Field("", description="digest of the prompt in effect before the iteration")
+    candidate_digest: str = Field(description="digest of the prompt proposed (iteration 0: the start prompt)")
+    promoted: bool
+    in_effect_digest: str = Field(description="digest of the prompt in effect after the iteration")
+    inner_attempts: int = Field(0, description="candidates tried on the failing tests before the full run")
+    diff: str = Field("", description="unified diff from the parent to the candidate")
+    failing_tests: list[str] = Field(default_factory=list, description="visible tests failing on the parent")
+    failing_clauses: list[str] = Field(default_factory=list, description="their spec clauses, most failures first")
+    start: str = Field("", description="iteration 0 only: seed (shipped seed prompt) or a run id (evolution)")
+
+
+class MutantRow(Produced):
+    """A variant of the agent for mutation testing: a prompt mutant or a seeded fault."""
+
+    run_id: str
+    mutant_id: str
+    kind: Literal["prompt", "fault"] = "prompt"
+    spec_id: str = ""
+    spec_version: str = ""
+    intent: str = ""
+    base_digest: str = Field("", description="digest of the compiled prompt the mutant was made from")
+    prompt_digest: str = Field("", description="digest of the mutant prompt")
+    activated: bool
+    activation_attempts: int = Field(description="mutants generated until the probe held (or max_attempts)")
+    probe_holds_on_base: bool = Field(False, description="the probe predicates also held on the unmutated prompt")
+    diff: str = ""
+
+
 #: table name -> record model; the warehouse writes exactly these tables.
 TABLES: dict[str, type[Record]] = {
     "runs": Run,
@@ -264,4 +352,10 @@ TABLES: dict[str, type[Record]] = {
     "groupings": Grouping,
     "rule_events": RuleEvent,
     "llm_calls": LLMCall,
+    "spec_tests": SpecTestRow,
+    "compile_iterations": CompileIteration,
+    "compile_results": SpecResult,
+    "spec_reruns": SpecResult,
+    "mutants": MutantRow,
+    "mutant_results": SpecResult,
 }

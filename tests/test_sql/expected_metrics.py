@@ -14,6 +14,9 @@ r2  tests: spec s1 s2 (visible), s3 s4 (hidden). Audit: s1 explicit, s2 explicit
         s2: pass / fail / fail / pass / -
         s3: pass / pass / -    / -    / fail
         s4: fail / -    / fail / -    / -
+    and a spec-suite compilation of spec sx v1 (warehouse_fixture.tdad_tables): visible a1 a2 a3,
+    hidden h1 h2, invariants i1 i2; compile VPR 1/3 -> 2/3 (D1) -> D2 rejected; reruns k = 3;
+    mutants M1 (kills via a1) M2 M3 (survive) M4 (not activated).
 """
 
 from __future__ import annotations
@@ -213,4 +216,31 @@ EXPECTED: dict[str, list[Case]] = {
          "distinct_denied_rules", "grounded_statements", "matched_grounded_statements",
          "distinct_rules_grounded", "rule_ids"),
         [("r1", 8, 6, 5, 4, 3, 7, 5, 4, ["R_auth", "R_cancel", "R_exchange", "R_refund", "R_status"])])],
+    "tdad_test_counts": [Case(
+        ("run_id", "spec_id", "spec_version", "visible_tests", "hidden_tests", "invariant_tests"),
+        [("r2", "sx", "1", 3, 2, 2)])],
+    "tdad_vpr_by_iteration": [Case(
+        ("run_id", "iteration", "promoted", "in_effect_digest", "visible_tests", "visible_passed", "vpr", "failing"),
+        [("r2", 0, True, "D0", 3, 1, 1 / 3, ["a2", "a3"]),   # the start prompt: a1 only
+         ("r2", 1, True, "D1", 3, 2, 2 / 3, ["a3"]),         # D1 promoted: a1 a2
+         ("r2", 2, False, "D1", 3, 2, 2 / 3, ["a3"])])],     # D2's 1 pass < 2: D1 stays, its it1 run
+    "tdad_hidden_pass_rate": [Case(
+        ("run_id", "hidden_tests", "hidden_passed", "hpr"),
+        [("r2", 2, 1, 1 / 2)])],                              # h1 first run T, h2 first run F
+    "tdad_surs": [Case(
+        ("run_id", "invariant_tests", "invariant_passed", "surs", "broken"),
+        [("r2", 2, 1, 1 / 2, ["i2"])])],
+    "tdad_pass_k": [Case(
+        ("run_id", "split", "tests", "k", "tests_pass_k", "pass_k_rate", "mean_pass_rate", "flaky"),
+        [("r2", "visible", 3, 3, 1, 1 / 3, (1 + 2 / 3 + 0) / 3, 1),   # a1 TTT; a2 TFT flaky; a3 FFF
+         ("r2", "hidden", 2, 3, 1, 1 / 2, (1 + 2 / 3) / 2, 1)])],      # h1 TTT; h2 FTT flaky
+    "tdad_flaky_tests": [Case(
+        ("run_id", "scope", "test_id", "split", "k", "passes", "pass_rate"),
+        [("r2", "suite", "a2", "visible", 3, 2, 2 / 3),
+         ("r2", "suite", "h2", "hidden", 3, 2, 2 / 3)])],
+    # M1 killed by a1 (TTT on the base); M2's failures are a2 (flaky on the base) and a3 (fails on
+    # the base): no kill; M3 fails nothing; M4 not activated: not scored. MS = 1 / 3.
+    "tdad_mutation_score": [Case(
+        ("run_id", "mutants", "activated", "killed", "mutation_score", "survivors", "not_activated"),
+        [("r2", 4, 3, 1, 1 / 3, ["M2", "M3"], ["M4"])])],
 }

@@ -8,7 +8,8 @@ Two runs:
   (t4 has none), three groupings, execution labels and seven LLM calls.
 * ``r2`` — a regression/TDAD run: four spec tests (two visible, two hidden) run on the original
   agent and on four faulty variants F1..F4, with verdicts, audit labels, one grouping, execution
-  labels and one LLM call.
+  labels and one LLM call; and a spec-suite compilation (``tdad_tables``): spec tests, three
+  compile iterations, reruns on the compiled prompt (pass^k, HPR, SURS) and four prompt mutants.
 
 Every data-quality check in sql/checks returns no rows on it; test_checks.py injects one
 violation per check on top of it.
@@ -20,16 +21,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from adat.records import (
+    AssertionOutcome,
     Attempt,
     AuditLabel,
     BoundaryMapping,
+    CompileIteration,
     Execution,
     ExecutionLabel,
     Grouping,
     Instruction,
     LLMCall,
+    MutantRow,
     RuleEvent,
     Run,
+    SpecResult,
+    SpecTestRow,
     Statement,
     TestCase,
     Trace,
@@ -223,9 +229,71 @@ def r2_tables() -> dict[str, list]:
     }
 
 
+def spec_test(run_id: str, tid: str, split: str, invariant: bool = False) -> SpecTestRow:
+    return SpecTestRow(run_id=run_id, test_id=tid, spec_id="sx", spec_version="1", family="MFT",
+                       split=split, clauses=["P1"], invariant=invariant)  # type: ignore[arg-type]
+
+
+def spec_result(run_id: str, rid: str, tid: str, passed: bool, *, split: str = "visible", variant: str = "compiled",
+                digest: str = "D1", iteration: int = 0, scope: str = "suite", rerun: int = 0) -> SpecResult:
+    outcome = "pass" if passed else "fail"
+    return SpecResult(run_id=run_id, result_id=rid, spec_id="sx", spec_version="1", test_id=tid,
+                      split=split, variant=variant, prompt_digest=digest, iteration=iteration,  # type: ignore[arg-type]
+                      scope=scope, rerun=rerun, passed=passed,
+                      assertions=[AssertionOutcome(index=0, kind="tool_called", clauses=["P1"], outcome=outcome),
+                                  AssertionOutcome(index=1, kind="decision_in", clauses=["N1"],
+                                                   outcome="not_observable")])
+
+
+def iteration(run_id: str, no: int, parent: str, candidate: str, promoted: bool, failing: list[str]) -> CompileIteration:
+    return CompileIteration(run_id=run_id, spec_id="sx", spec_version="1", iteration=no, parent_digest=parent,
+                            candidate_digest=candidate, promoted=promoted,
+                            in_effect_digest=candidate if promoted else parent, failing_tests=failing)
+
+
+def tdad_tables(r: str) -> dict[str, list]:
+    """A spec-suite run. Visible a1 a2 a3, hidden h1 h2, v1 invariants i1 i2.
+
+    Compilation (full visible runs): it0 D0: a1 pass, a2 fail, a3 fail; it1 D1 (promoted): a1 a2
+    pass, a3 fail; it2 D2 (not promoted: 1 < 2): a3 passes in the inner loop, full run a3 pass,
+    a1 a2 fail. Reruns on the compiled prompt (k = 3): a1 TTT, a2 TFT, a3 FFF, h1 TTT, h2 FTT;
+    invariants i1 T, i2 F. Mutants: M1 fails a1; M2 fails a2 (flaky on the base) and a3 (fails on
+    the base); M3 fails nothing; M4 fails a1 but its probe never held (not activated).
+    """
+    compile_runs = [(0, "D0", "full", {"a1": True, "a2": False, "a3": False}),
+                    (1, "D1", "full", {"a1": True, "a2": True, "a3": False}),
+                    (2, "D2", "failing", {"a3": True}),
+                    (2, "D2", "full", {"a1": False, "a2": False, "a3": True})]
+    reruns = {"a1": ("visible", "TTT"), "a2": ("visible", "TFT"), "a3": ("visible", "FFF"),
+              "h1": ("hidden", "TTT"), "h2": ("hidden", "FTT")}
+    on_mutants = {"M1": {"a1": False, "a2": True, "a3": True}, "M2": {"a1": True, "a2": False, "a3": False},
+                  "M3": {"a1": True, "a2": True, "a3": True}, "M4": {"a1": False}}
+    return {
+        "spec_tests": [spec_test(r, t, "visible") for t in ("a1", "a2", "a3")]
+        + [spec_test(r, t, "hidden") for t in ("h1", "h2")]
+        + [spec_test(r, t, "visible", invariant=True) for t in ("i1", "i2")],
+        "compile_iterations": [iteration(r, 0, "", "D0", True, []),
+                               iteration(r, 1, "D0", "D1", True, ["a2", "a3"]),
+                               iteration(r, 2, "D1", "D2", False, ["a3"])],
+        "compile_results": [spec_result(r, f"c{no}-{scope}-{t}", t, ok, variant="candidate", digest=d,
+                                        iteration=no, scope=scope)
+                            for no, d, scope, outcomes in compile_runs for t, ok in outcomes.items()],
+        "spec_reruns": [spec_result(r, f"k-{t}-{i}", t, flag == "T", split=split, rerun=i)
+                        for t, (split, flags) in reruns.items() for i, flag in enumerate(flags)]
+        + [spec_result(r, "k-i1", "i1", True, scope="invariant"), spec_result(r, "k-i2", "i2", False, scope="invariant"),
+           # another prompt's rerun: not the compiled prompt, counts nowhere
+           spec_result(r, "k-a3-x", "a3", True, variant="seed", rerun=3)],
+        "mutants": [MutantRow(run_id=r, mutant_id=m, spec_id="sx", spec_version="1", activated=m != "M4",
+                              activation_attempts=1 if m != "M4" else 5) for m in on_mutants],
+        "mutant_results": [spec_result(r, f"m-{m}-{t}", t, ok, variant=m, digest=f"D-{m}")
+                           for m, outcomes in on_mutants.items() for t, ok in outcomes.items()]
+        + [spec_result(r, "m-M3-probe", "probe", False, variant="M3", scope="probe")],  # probes kill nothing
+    }
+
+
 def write_metrics_fixture(root: Path) -> Path:
     """Write runs r1 and r2 under ``root`` (a warehouse data root) and return it."""
-    for run_id, tables in (("r1", r1_tables()), ("r2", r2_tables())):
+    for run_id, tables in (("r1", r1_tables()), ("r2", {**r2_tables(), **tdad_tables("r2")})):
         for table, records in tables.items():
             write_records(root, table, records, run_id=run_id)
     return root
