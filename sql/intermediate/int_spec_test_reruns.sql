@@ -17,5 +17,5 @@ select
     bool_and(passed) as pass_k,
     coalesce(bool_or(passed) filter (where rerun = 0), false) as first_passed
 from stg_spec_reruns
-where variant = 'compiled'
+where agent_variant = 'compiled'
 group by run_id, scope, test_id

@@ -11,10 +11,10 @@ with base as (
     where scope = 'suite' and split = 'visible'
 ),
 on_variant as (
-    select run_id, variant, test_id, bool_or(not passed) as variant_failed
+    select run_id, agent_variant as variant, test_id, bool_or(not passed) as variant_failed
     from stg_mutant_results
     where scope = 'suite' and split = 'visible'
-    group by run_id, variant, test_id
+    group by run_id, agent_variant, test_id
 )
 select
     v.run_id,

@@ -6,20 +6,20 @@
 -- iteration i (the candidate when promoted, else the parent; its latest full run at or before
 -- i). A candidate is promoted only when its full visible pass count does not fall.
 with full_runs as (
-    select run_id, iteration, prompt_digest,
+    select run_id, iteration, artifact_digest,
            count(*) as visible_tests,
            count(*) filter (where passed) as visible_passed,
            coalesce(list(test_id order by test_id) filter (where not passed), []) as failing
     from stg_compile_results
     where scope = 'full'
-    group by run_id, iteration, prompt_digest
+    group by run_id, iteration, artifact_digest
 ),
 in_effect as (
     select i.run_id, i.iteration, i.promoted, i.in_effect_digest, i.candidate_digest,
            f.visible_tests, f.visible_passed, f.failing
     from stg_compile_iterations as i
     join full_runs as f
-      on f.run_id = i.run_id and f.prompt_digest = i.in_effect_digest and f.iteration <= i.iteration
+      on f.run_id = i.run_id and f.artifact_digest = i.in_effect_digest and f.iteration <= i.iteration
     where ($run_id is null or i.run_id = $run_id)
     qualify row_number() over (partition by i.run_id, i.iteration order by f.iteration desc) = 1
 )

@@ -3,6 +3,6 @@
 -- source: mutant_results
 select
     * exclude (_part, _row),
-    len(assertions) as n_assertions
+    len(assertion_results) as n_assertions
 from mutant_results
 qualify row_number() over (partition by run_id, result_id order by _part desc, _row desc) = 1

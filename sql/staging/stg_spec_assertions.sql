@@ -1,23 +1,23 @@
 -- stg_spec_assertions: one row per typed assertion judged in a spec test execution, from every stage.
 -- outcome is pass | fail | not_observable (an assertion the target cannot show is never a pass).
 -- grain: run_id, source, result_id, assertion_index
--- source: stg_compile_results.assertions, stg_spec_reruns.assertions, stg_mutant_results.assertions
+-- source: stg_compile_results.assertion_results, stg_spec_reruns.assertion_results, stg_mutant_results.assertion_results
 with results as (
-    select 'compile_results' as source, run_id, result_id, test_id, split, variant, rerun, assertions
+    select 'compile_results' as source, run_id, result_id, test_id, split, agent_variant, rerun, assertion_results
     from stg_compile_results
     union all
-    select 'spec_reruns', run_id, result_id, test_id, split, variant, rerun, assertions
+    select 'spec_reruns', run_id, result_id, test_id, split, agent_variant, rerun, assertion_results
     from stg_spec_reruns
     union all
-    select 'mutant_results', run_id, result_id, test_id, split, variant, rerun, assertions
+    select 'mutant_results', run_id, result_id, test_id, split, agent_variant, rerun, assertion_results
     from stg_mutant_results
 )
 select
-    r.run_id, r.source, r.result_id, r.test_id, r.split, r.variant, r.rerun,
+    r.run_id, r.source, r.result_id, r.test_id, r.split, r.agent_variant, r.rerun,
     a.item.index as assertion_index,
     a.item.kind as assertion_kind,
-    a.item.clauses as clauses,
+    a.item.clause as clause,
     a.item.outcome as outcome,
     a.item.detail as detail
 from results as r,
-    unnest(r.assertions) as a(item)
+    unnest(r.assertion_results) as a(item)

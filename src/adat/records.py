@@ -254,30 +254,12 @@ SpecSplit = Literal["visible", "hidden"]
 AssertionValue = Literal["pass", "fail", "not_observable"]
 
 
-class SpecTestRow(Record):
-    """A spec test as stored: its identity, split and clauses; the whole test as JSON."""
-
-    __test__ = False
-
-    run_id: str
-    test_id: str
-    spec_id: str
-    spec_version: str
-    family: str = Field(description="MFT | INV | DIR | paraphrase | boundary_values | tool_output_metamorphic | ...")
-    split: SpecSplit
-    node_id: str = Field("", description="decision-tree node (leaf) the test exercises")
-    clauses: list[str] = Field(default_factory=list, description="spec clauses (policy / node ids) it derives from")
-    user_turns: list[str] = Field(default_factory=list)
-    invariant: bool = Field(False, description="a v1 invariant test run on a v2 compilation (SURS)")
-    test_json: str = Field("{}", description="the whole test (fixtures, typed assertions) as JSON")
-
-
 class AssertionOutcome(Record):
     """One typed assertion of a spec test, judged on one execution."""
 
-    index: int = Field(description="0-based position of the assertion in the test")
+    index: int = Field(description="0-based position of the assertion in the test; -1 for the runner's own checks")
     kind: str = Field(description="assertion type, e.g. tool_called, no_pii, decision_in")
-    clauses: list[str] = Field(default_factory=list, description="spec clauses the assertion derives from")
+    clause: str = Field("", description="spec clause (policy or node id) the assertion derives from")
     outcome: AssertionValue = Field(description="not_observable when the target cannot show it (never a pass)")
     detail: str = ""
 
@@ -291,15 +273,17 @@ class SpecResult(Record):
     spec_version: str
     test_id: str
     split: SpecSplit
-    variant: str = Field("compiled", description="'seed', 'compiled', a candidate digest's role, or a mutant id")
-    prompt_digest: str = Field(description="digest of the prompt artifact the test ran on")
+    family: str = ""
+    agent_variant: str = Field("compiled", description="seed / candidate / compiled / a mutant id")
+    artifact_digest: str = Field(description="digest of the prompt artifact the test ran on")
+    target: str = Field("", description="spec-agent:<model> or the other target's id")
     iteration: int = Field(0, description="compile iteration the run belongs to (compile_results)")
     scope: str = Field("", description="compile: full | failing; reruns: suite | invariant; mutants: suite | probe")
     rerun: int = Field(0, description="0-based repeat number (pass^k)")
     passed: bool
     error: str | None = None
-    assertions: list[AssertionOutcome] = Field(default_factory=list)
-    agent_model: str = Field("", description="provider/model that played the built agent")
+    assertion_results: list[AssertionOutcome] = Field(default_factory=list)
+    duration_s: float = 0.0
 
 
 class CompileIteration(Produced):
@@ -352,7 +336,6 @@ TABLES: dict[str, type[Record]] = {
     "groupings": Grouping,
     "rule_events": RuleEvent,
     "llm_calls": LLMCall,
-    "spec_tests": SpecTestRow,
     "compile_iterations": CompileIteration,
     "compile_results": SpecResult,
     "spec_reruns": SpecResult,

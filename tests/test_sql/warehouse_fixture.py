@@ -8,8 +8,7 @@ Two runs:
   (t4 has none), three groupings, execution labels and seven LLM calls.
 * ``r2`` — a regression/TDAD run: four spec tests (two visible, two hidden) run on the original
   agent and on four faulty variants F1..F4, with verdicts, audit labels, one grouping, execution
-  labels and one LLM call; and a spec-suite compilation (``tdad_tables``): spec tests, three
-  compile iterations, reruns on the compiled prompt (pass^k, HPR, SURS) and four prompt mutants.
+  labels and one LLM call; and a spec-suite compilation (``tdad_tables``): three compile iterations, reruns on the compiled prompt (pass^k, HPR, SURS) and four prompt mutants.
 
 Every data-quality check in sql/checks returns no rows on it; test_checks.py injects one
 violation per check on top of it.
@@ -35,7 +34,6 @@ from adat.records import (
     RuleEvent,
     Run,
     SpecResult,
-    SpecTestRow,
     Statement,
     TestCase,
     Trace,
@@ -229,20 +227,15 @@ def r2_tables() -> dict[str, list]:
     }
 
 
-def spec_test(run_id: str, tid: str, split: str, invariant: bool = False) -> SpecTestRow:
-    return SpecTestRow(run_id=run_id, test_id=tid, spec_id="sx", spec_version="1", family="MFT",
-                       split=split, clauses=["P1"], invariant=invariant)  # type: ignore[arg-type]
-
-
 def spec_result(run_id: str, rid: str, tid: str, passed: bool, *, split: str = "visible", variant: str = "compiled",
                 digest: str = "D1", iteration: int = 0, scope: str = "suite", rerun: int = 0) -> SpecResult:
     outcome = "pass" if passed else "fail"
     return SpecResult(run_id=run_id, result_id=rid, spec_id="sx", spec_version="1", test_id=tid,
-                      split=split, variant=variant, prompt_digest=digest, iteration=iteration,  # type: ignore[arg-type]
+                      split=split, agent_variant=variant, artifact_digest=digest, iteration=iteration,  # type: ignore[arg-type]
                       scope=scope, rerun=rerun, passed=passed,
-                      assertions=[AssertionOutcome(index=0, kind="tool_called", clauses=["P1"], outcome=outcome),
-                                  AssertionOutcome(index=1, kind="decision_in", clauses=["N1"],
-                                                   outcome="not_observable")])
+                      assertion_results=[AssertionOutcome(index=0, kind="tool_called", clause="P1", outcome=outcome),
+                                         AssertionOutcome(index=1, kind="decision_in", clause="N1",
+                                                          outcome="not_observable")])
 
 
 def iteration(run_id: str, no: int, parent: str, candidate: str, promoted: bool, failing: list[str]) -> CompileIteration:
@@ -257,7 +250,7 @@ def tdad_tables(r: str) -> dict[str, list]:
     Compilation (full visible runs): it0 D0: a1 pass, a2 fail, a3 fail; it1 D1 (promoted): a1 a2
     pass, a3 fail; it2 D2 (not promoted: 1 < 2): a3 passes in the inner loop, full run a3 pass,
     a1 a2 fail. Reruns on the compiled prompt (k = 3): a1 TTT, a2 TFT, a3 FFF, h1 TTT, h2 FTT;
-    invariants i1 T, i2 F. Mutants: M1 fails a1; M2 fails a2 (flaky on the base) and a3 (fails on
+    invariants i1 T, i2 F (these reruns are also what tdad_test_counts counts). Mutants: M1 fails a1; M2 fails a2 (flaky on the base) and a3 (fails on
     the base); M3 fails nothing; M4 fails a1 but its probe never held (not activated).
     """
     compile_runs = [(0, "D0", "full", {"a1": True, "a2": False, "a3": False}),
@@ -269,9 +262,6 @@ def tdad_tables(r: str) -> dict[str, list]:
     on_mutants = {"M1": {"a1": False, "a2": True, "a3": True}, "M2": {"a1": True, "a2": False, "a3": False},
                   "M3": {"a1": True, "a2": True, "a3": True}, "M4": {"a1": False}}
     return {
-        "spec_tests": [spec_test(r, t, "visible") for t in ("a1", "a2", "a3")]
-        + [spec_test(r, t, "hidden") for t in ("h1", "h2")]
-        + [spec_test(r, t, "visible", invariant=True) for t in ("i1", "i2")],
         "compile_iterations": [iteration(r, 0, "", "D0", True, []),
                                iteration(r, 1, "D0", "D1", True, ["a2", "a3"]),
                                iteration(r, 2, "D1", "D2", False, ["a3"])],
