@@ -19,7 +19,9 @@ from adat.yaml_io import read_yaml
 
 OFFLINE_MODEL = "offline/heuristic"
 SERVE_HOST = "127.0.0.1"  # `adat serve-agent` binds here unless told otherwise
-ROLES = ("planner", "driver", "extractor", "grounder", "generator", "judge", "auditor", "selector")
+ROLES = ("planner", "driver", "extractor", "grounder", "generator", "judge", "auditor", "selector",
+         # TDAD (DESIGN §9): tests from a spec, prompt compiler, mutant writer, the built spec agent
+         "testsmith", "promptsmith", "mutationsmith", "spec_agent")
 
 
 def project_root() -> Path:
@@ -45,6 +47,10 @@ class RoleModels(_Section):
     judge: str = OFFLINE_MODEL
     auditor: str = OFFLINE_MODEL
     selector: str = OFFLINE_MODEL
+    testsmith: str = OFFLINE_MODEL
+    promptsmith: str = OFFLINE_MODEL
+    mutationsmith: str = OFFLINE_MODEL
+    spec_agent: str = Field(OFFLINE_MODEL, description="the model a TDAD spec agent runs on")
 
     def for_role(self, role: str) -> str:
         if role not in ROLES:

@@ -12,7 +12,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from adat.record_base import Produced, Record  # re-exported: every record module derives from them
+from adat.tdad.tests_model import SpecTest
 
 TraceKind = Literal["discovery", "execution"]
 TestKind = Literal["plain", "transformed", "direct", "agenteval", "spec"]
@@ -20,20 +23,6 @@ VerdictValue = Literal["pass", "fail", "inconclusive"]
 Validity = Literal["explicit", "valid", "invalid"]
 ExecLabel = Literal["TP", "FP", "FN", "TN", "INC"]
 Side = Literal["allowed", "denied"]
-
-
-class Record(BaseModel):
-    """Base of every record: strict fields, no extras."""
-
-    model_config = ConfigDict(extra="forbid", frozen=False)
-
-
-class Produced(Record):
-    """Provenance of a row an LLM role (or the offline stand-in) produced."""
-
-    produced_by: str = Field("", description="provider/model that produced the row, e.g. offline/heuristic")
-    prompt_id: str = Field("", description="id of the prompt template used")
-    prompt_version: str = Field("", description="version of the prompt template used")
 
 
 class Turn(Record):
@@ -341,4 +330,5 @@ TABLES: dict[str, type[Record]] = {
     "spec_reruns": SpecResult,
     "mutants": MutantRow,
     "mutant_results": SpecResult,
+    "spec_tests": SpecTest,
 }

@@ -1,0 +1,200 @@
+"""Loading and linting TDAD specs and mutation packs.
+
+``load_spec`` / ``load_mutation_pack`` turn a YAML file into the models of
+:mod:`adat.tdad.spec_model` / :mod:`adat.tdad.pack_model`; any problem is ONE line naming the
+file and the key path (``decision_tree[3].branches[0].next``) -- a :class:`UserError`.
+``lint_spec`` finds what validates but cannot work: dangling branch targets, unreachable nodes,
+decisions ``respond`` does not accept, response fields missing from the contract, probes that
+name tools the spec does not have.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from adat.errors import UserError
+from adat.tdad.pack_model import MutationPack
+from adat.tdad.spec_model import RESPOND_TOOL, Spec
+from adat.yaml_io import read_yaml
+
+__all__ = ["LintFinding", "MutationPack", "Spec", "key_path", "lint_spec", "load_mutation_pack", "load_spec",
+           "parse_spec"]
+
+
+def key_path(loc: Sequence[int | str]) -> str:
+    """``('decision_tree', 3, 'branches', 0, 'next')`` -> ``decision_tree[3].branches[0].next``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "(top level)"
+
+
+def _validation_error(exc: ValidationError, file: str) -> UserError:
+    err = exc.errors()[0]
+    where = key_path([p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))])
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        msg, fix = "unknown key", "remove it or check its spelling against the TDAD spec shape"
+    elif kind == "missing":
+        msg, fix = "required key is missing", "add it"
+    else:
+        shown = repr(err.get("input"))
+        msg, fix = err["msg"], f"got {shown[:60] + '...' if len(shown) > 60 else shown}"
+    more = len(exc.errors()) - 1
+    if more:
+        msg += f" (+{more} more error{'s' if more > 1 else ''})"
+    return UserError(msg, file=file, field=where, fix=fix)
+
+
+def _read_mapping(path: Path, what: str) -> dict[str, Any]:
+    if not path.is_file():
+        raise UserError("file not found", file=str(path), fix=f"pass the path of a {what} YAML file")
+    raw = read_yaml(path)
+    if not isinstance(raw, dict):
+        raise UserError("top level must be a mapping", file=str(path), fix=f"a {what} is a YAML mapping of keys")
+    return raw
+
+
+def parse_spec(raw: dict[str, Any], *, source: str = "<spec>") -> Spec:
+    """Validate an already parsed spec mapping (``source`` names it in errors)."""
+    try:
+        return Spec.model_validate(raw)
+    except ValidationError as exc:
+        raise _validation_error(exc, source) from None
+
+
+def load_spec(path: str | Path) -> Spec:
+    """Load a spec YAML file; any problem is a one-line :class:`UserError` with the key path."""
+    p = Path(path)
+    return parse_spec(_read_mapping(p, "TDAD spec"), source=str(p))
+
+
+def load_mutation_pack(path: str | Path) -> MutationPack:
+    """Load a mutation-pack YAML file; any problem is a one-line :class:`UserError` with the key path."""
+    p = Path(path)
+    raw = _read_mapping(p, "mutation pack")
+    try:
+        return MutationPack.model_validate(raw)
+    except ValidationError as exc:
+        raise _validation_error(exc, str(p)) from None
+
+
+class LintFinding(BaseModel):
+    """One defect of a spec (or of a pack against it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    severity: Literal["error", "warning"]
+    code: str
+    path: str
+    message: str
+
+    def one_line(self) -> str:
+        return f"{self.severity}: {self.path}: {self.message} [{self.code}]"
+
+
+def lint_spec(spec: Spec, pack: MutationPack | None = None) -> list[LintFinding]:
+    """Every defect found, in the order of the spec (and then of the pack)."""
+    out: list[LintFinding] = []
+    out += _tree_findings(spec)
+    out += _contract_findings(spec)
+    if pack is not None:
+        out += _pack_findings(spec, pack)
+    return out
+
+
+def _tree_findings(spec: Spec) -> list[LintFinding]:
+    out: list[LintFinding] = []
+    ids = [n.node_id for n in spec.decision_tree]
+    seen: set[str] = set()
+    for i, node_id in enumerate(ids):
+        if node_id in seen:
+            out.append(LintFinding(severity="error", code="duplicate-node", path=f"decision_tree[{i}].node_id",
+                                   message=f"node id {node_id!r} is declared twice"))
+        seen.add(node_id)
+    tools = set(spec.tool_names())
+    decisions = set(spec.decisions())
+    for i, node in enumerate(spec.decision_tree):
+        for j, branch in enumerate(node.branches):
+            if branch.next not in seen:
+                out.append(LintFinding(severity="error", code="dangling-branch",
+                                       path=f"decision_tree[{i}].branches[{j}].next",
+                                       message=f"{node.node_id} branches to {branch.next!r}, which is not a node"))
+        for k, tool in enumerate(node.requirements.must_call_tools_in_order):
+            if tool not in tools:
+                out.append(LintFinding(severity="error", code="unknown-tool",
+                                       path=f"decision_tree[{i}].requirements.must_call_tools_in_order[{k}]",
+                                       message=f"{node.node_id} requires tool {tool!r}, which the spec does not define"))
+        for key, decision in node.requirements.missing_decisions().items():
+            if decision not in decisions:
+                out.append(LintFinding(severity="error", code="decision-not-in-enum",
+                                       path=f"decision_tree[{i}].requirements.{key}",
+                                       message=f"decision {decision!r} is not in the respond decision enum"))
+    reachable = {ids[0]}
+    frontier = [spec.decision_tree[0]]
+    while frontier:
+        for branch in frontier.pop().branches:
+            if branch.next not in reachable:
+                reachable.add(branch.next)
+                nxt = spec.node(branch.next)
+                if nxt is not None:
+                    frontier.append(nxt)
+    for i, node in enumerate(spec.decision_tree):
+        if node.node_id not in reachable:
+            out.append(LintFinding(severity="warning", code="unreachable-node", path=f"decision_tree[{i}]",
+                                   message=f"{node.node_id} is not reachable from {ids[0]}"))
+    return out
+
+
+def _contract_findings(spec: Spec) -> list[LintFinding]:
+    out: list[LintFinding] = []
+    respond_index = next((i for i, t in enumerate(spec.tools) if t.name == RESPOND_TOOL), None)
+    if respond_index is None:
+        return [LintFinding(severity="error", code="no-respond-tool", path="tools",
+                            message=f"the spec has no {RESPOND_TOOL!r} tool to carry the response contract")]
+    respond = spec.tools[respond_index]
+    where = f"tools[{respond_index}].input_schema"
+    enum = respond.decision_enum()
+    for k, decision in enumerate(spec.response_contract.decision_enum):
+        if decision not in enum:
+            out.append(LintFinding(severity="error", code="decision-not-in-enum",
+                                   path=f"response_contract.decision_enum[{k}]",
+                                   message=f"decision {decision!r} is not in the respond decision enum"))
+    contract_enum = set(spec.response_contract.decision_enum)
+    for decision in enum:
+        if contract_enum and decision not in contract_enum:
+            out.append(LintFinding(severity="warning", code="decision-not-in-contract",
+                                   path=f"{where}.properties.decision.enum",
+                                   message=f"respond accepts {decision!r}, which response_contract.decision_enum lacks"))
+    contract = set(spec.response_contract.fields())
+    for name in respond.input_properties():
+        if name not in contract:
+            out.append(LintFinding(severity="error", code="field-not-in-contract", path=f"{where}.properties.{name}",
+                                   message=f"respond field {name!r} is missing from the response contract"))
+    props = respond.input_properties()
+    for k, name in enumerate(spec.response_contract.required_json_fields):
+        if name not in props:
+            out.append(LintFinding(severity="error", code="contract-field-not-in-respond",
+                                   path=f"response_contract.required_json_fields[{k}]",
+                                   message=f"required field {name!r} is not a respond argument"))
+    return out
+
+
+def _pack_findings(spec: Spec, pack: MutationPack) -> list[LintFinding]:
+    out: list[LintFinding] = []
+    tools = set(spec.tool_names())
+    for i, mutation in enumerate(pack.mutations):
+        trace = mutation.activation_probe.expect_violation.trace
+        for tool in trace.tools() if trace else []:
+            if tool not in tools:
+                out.append(LintFinding(severity="error", code="probe-unknown-tool",
+                                       path=f"mutations[{i}].activation_probe.expect_violation.trace",
+                                       message=f"probe of {mutation.id} names tool {tool!r}, which the spec does not define"))
+    return out

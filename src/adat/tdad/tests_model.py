@@ -1,0 +1,190 @@
+"""Spec tests (warehouse table ``spec_tests``) and what the runner returns for one execution.
+
+A spec test is data, never generated Python: user turns, per-tool fixtures (what each tool
+returns or how it fails), PII canary values, and typed assertions. Every assertion names the
+spec clause it derives from (a policy id or a node id), and so does the test (``clauses``).
+Assertions are one flat record with a ``kind`` and the parameters that kind uses, so a test
+round-trips through YAML and Parquet unchanged; :mod:`adat.tdad.assertions` evaluates them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from adat.record_base import Produced, Record
+
+Family = Literal["MFT", "INV", "DIR", "paraphrase", "boundary_values", "tool_output_metamorphic"]
+Split = Literal["visible", "hidden"]
+Outcome = Literal["pass", "fail", "not_observable"]
+AssertionKind = Literal[
+    "tool_called", "tool_not_called", "tool_order", "tool_called_exactly", "auth_gate", "confirm_before",
+    "response_fields", "decision_in", "json_equals", "json_in", "text_contains_any", "text_contains_none", "no_pii",
+]
+
+#: kind -> the parameters it needs (see SpecAssertion.problems)
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "tool_called": ("tools",), "tool_not_called": ("tools",), "tool_order": ("tools2",),
+    "tool_called_exactly": ("tools", "count"), "auth_gate": ("tools2",), "confirm_before": ("tools", "turn"),
+    "response_fields": ("values",), "decision_in": ("values",), "json_equals": ("field", "values"),
+    "json_in": ("field", "values"), "text_contains_any": ("values",), "text_contains_none": ("values",),
+    "no_pii": ("values|patterns",),
+}
+
+
+class SpecAssertion(Record):
+    """One typed expectation. ``turn`` picks the user turn (0-based) it looks at; None means:
+
+    tool kinds -- the whole run; ``decision_in`` / ``json_*`` -- the last turn; text kinds,
+    ``response_fields`` and ``no_pii`` -- every turn.
+
+    * ``tool_called`` / ``tool_not_called``: each of ``tools`` was (not) called.
+    * ``tool_order``: the first calls of ``tools`` happen in this order (all of them called).
+    * ``tool_called_exactly``: ``tools[0]`` was called exactly ``count`` times.
+    * ``auth_gate``: ``tools = [A, B]``: every call of B comes after a successful call of A.
+    * ``confirm_before``: ``tools`` are not called before user turn ``turn`` (the confirmation).
+    * ``response_fields``: every ``respond`` payload holds the ``values`` fields.
+    * ``decision_in``: the ``decision`` is one of ``values``.
+    * ``json_equals`` / ``json_in``: respond field ``field`` equals ``values[0]`` / is one of ``values``
+      (strings compare as strings, other JSON values by their JSON text, e.g. ``true``).
+    * ``text_contains_any`` / ``text_contains_none``: the user-visible text holds one / none of
+      ``values`` (case-insensitive).
+    * ``no_pii``: no canary in ``values`` and no regex in ``patterns`` appears in what the user
+      sees or in any respond payload.
+    """
+
+    kind: AssertionKind
+    clause: str = Field(description="spec clause the expectation derives from: a policy id or node id")
+    tools: list[str] = Field(default_factory=list)
+    count: int | None = None
+    field: str = Field("", description="respond payload field (dots for nesting)")
+    values: list[str] = Field(default_factory=list)
+    patterns: list[str] = Field(default_factory=list, description="regular expressions (no_pii)")
+    turn: int | None = Field(None, description="0-based user turn; None = see the class docstring")
+    description: str = ""
+
+    def problems(self) -> list[str]:
+        """What this assertion lacks for its kind (empty = well formed)."""
+        have = {
+            "tools": bool(self.tools), "tools2": len(self.tools) >= 2, "count": (self.count or 0) >= 0
+            and self.count is not None, "turn": self.turn is not None and self.turn >= 0,
+            "values": bool(self.values), "field": bool(self.field), "values|patterns": bool(self.values or self.patterns),
+        }
+        out = [f"kind {self.kind!r} needs {need.replace('2', ' (two or more)')}" for need in _NEEDS[self.kind]
+               if not have[need]]
+        if self.turn is not None and self.turn < 0:
+            out.append("turn must be 0 or more")
+        return out
+
+
+class ToolFixture(Record):
+    """What one tool does in a test: return ``output_json``, or fail with ``failure``.
+
+    ``fail_times`` = 0 with a failure: every call fails; n > 0: the first n calls fail, then the
+    output is returned (retry policies become testable).
+    """
+
+    tool: str
+    output_json: str = Field("{}", description="the JSON the tool returns")
+    failure: str = Field("", description="failure mode (timeout, not_found, rate_limited, ...); empty = none")
+    fail_times: int = Field(0, description="0 or more")
+
+
+class SpecTest(Produced):
+    """One spec test (table ``spec_tests``)."""
+
+    __test__ = False
+
+    test_id: str
+    run_id: str
+    spec_id: str
+    spec_version: str
+    family: Family
+    split: Split
+    leaf_id: str = Field(description="the decision-tree leaf the test drives the agent to")
+    node_path: list[str] = Field(default_factory=list, description="node ids from the root to the leaf")
+    clauses: list[str] = Field(default_factory=list, description="policy and node ids the test checks")
+    title: str = ""
+    user_turns: list[str] = Field(default_factory=list)
+    fixtures: list[ToolFixture] = Field(default_factory=list)
+    pii_canaries: list[str] = Field(default_factory=list, description="values planted in tool outputs")
+    assertions: list[SpecAssertion] = Field(default_factory=list)
+    derived_from: str = Field("", description="hidden tests: the visible test they vary")
+    seed: int = 0
+
+    def fixture(self, tool: str) -> ToolFixture | None:
+        return next((f for f in self.fixtures if f.tool == tool), None)
+
+    def problems(self) -> list[str]:
+        """Why this test cannot run (empty = well formed); records stay permissive so any stored
+        row reads back, and producers (TestSmith, loaders) reject what this lists."""
+        out = [] if self.user_turns else ["no user turns"]
+        out += [] if self.assertions else ["no assertions"]
+        for i, assertion in enumerate(self.assertions):
+            out += [f"assertions[{i}]: {p}" for p in assertion.problems()]
+            if assertion.turn is not None and assertion.turn >= len(self.user_turns):
+                out.append(f"assertions[{i}]: turn {assertion.turn} but the test has {len(self.user_turns)} turns")
+        out += [f"fixture of {f.tool}: fail_times must be 0 or more" for f in self.fixtures if f.fail_times < 0]
+        return out
+
+
+class ObservedToolCall(Record):
+    name: str
+    arguments: str = Field(description="JSON text, as the agent wrote it")
+    output: str = Field(description="what the fixture returned (or the error shown to the agent)")
+    error: bool = False
+
+
+class SpecTurn(Record):
+    """One user turn as the runner saw it."""
+
+    user: str
+    reply: str = Field("", description="the user-visible text (respond.user_message, or the raw reply)")
+    respond_json: list[str] = Field(default_factory=list, description="every respond payload of the turn, as JSON")
+    tool_calls: list[ObservedToolCall] | None = Field(None, description="None when the target does not report them")
+    error: str | None = None
+
+
+class AssertionResult(Record):
+    index: int = Field(description="position in the test's assertions; -1 for the runner's own checks")
+    kind: str
+    clause: str
+    outcome: Outcome
+    detail: str = ""
+
+
+class SpecTestResult(Record):
+    """One execution of a spec test, as :func:`adat.tdad.runner.run_spec_test` returns it.
+
+    Its fields are those of :class:`adat.records.SpecResult` (the rows of ``compile_results``,
+    ``spec_reruns`` and ``mutant_results``) plus the observed ``turns``; :meth:`row_fields` gives
+    the row without them, the writing stage adds its ``iteration`` / ``scope``.
+    """
+
+    result_id: str
+    run_id: str
+    test_id: str
+    spec_id: str
+    spec_version: str
+    split: Split
+    family: Family
+    artifact_digest: str = Field("", description="digest of the prompt artifact the agent ran")
+    agent_variant: str = Field("compiled", description="what ran: seed / candidate / compiled / a mutant id")
+    target: str = Field("", description="spec-agent:<model> or the other target's id")
+    rerun: int = 0
+    passed: bool
+    error: str | None = None
+    assertion_results: list[AssertionResult] = Field(default_factory=list)
+    turns: list[SpecTurn] = Field(default_factory=list)
+    duration_s: float = 0.0
+
+    def row_fields(self) -> dict[str, object]:
+        """Everything but ``turns``: ``SpecResult.model_validate({**r.row_fields(), "scope": ...})``."""
+        return self.model_dump(exclude={"turns"})
+
+    def outcomes(self) -> dict[str, int]:
+        counts = {"pass": 0, "fail": 0, "not_observable": 0}
+        for r in self.assertion_results:
+            counts[r.outcome] += 1
+        return counts
