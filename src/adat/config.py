@@ -19,6 +19,11 @@ from adat.yaml_io import read_yaml
 
 OFFLINE_MODEL = "offline/heuristic"
 SERVE_HOST = "127.0.0.1"  # `adat serve-agent` binds here unless told otherwise
+#: A run id names a directory (Hive partition) and a catalog value: one safe path component.
+RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+#: Per-request timeout of the preflight checks (LLM endpoint, http target); no retries. Three
+#: requests at most (models list, a 1-token call, the target), so preflight stays under 10 s.
+PREFLIGHT_TIMEOUT_S = 3.0
 ROLES = ("planner", "driver", "extractor", "grounder", "generator", "judge", "auditor", "selector",
          # TDAD (DESIGN §9): tests from a spec, prompt compiler, mutant writer, the built spec agent
          "testsmith", "promptsmith", "mutationsmith", "spec_agent")
@@ -182,7 +187,8 @@ class BaselinesConfig(_Section):
 class RunConfig(_Section):
     """Everything a run needs. Written by users as YAML; every default is here."""
 
-    run_id: str | None = Field(None, description="None = generated at start")
+    run_id: str | None = Field(None, pattern=RUN_ID_PATTERN,
+                               description="None = generated at start; letters, digits, '.', '_', '-'")
     seed: int = 0
     data_dir: str = Field("data", description="warehouse root (runs/ Parquet, adat.duckdb)")
     target: TargetConfig = Field(default_factory=ReferenceTarget)
@@ -200,6 +206,14 @@ class RunConfig(_Section):
     def data_path(self) -> Path:
         p = Path(self.data_dir)
         return p if p.is_absolute() else (Path.cwd() / p).resolve()
+
+
+def check_run_id(value: str, *, field: str) -> str:
+    """``value`` if it is a safe run id, else a one-line :class:`UserError` naming ``field``."""
+    if not re.fullmatch(RUN_ID_PATTERN, value):
+        raise UserError(f"bad run id {value!r}", field=field,
+                        fix="use letters, digits, '.', '_' and '-', starting with a letter or digit")
+    return value
 
 
 def load_run_config(path: str | Path) -> RunConfig:

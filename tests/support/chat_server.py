@@ -10,7 +10,8 @@ Usage::
         server.requests[0].body["response_format"]     # what the client sent
         server.requests[0].headers["authorization"]    # "Bearer <key>"
 
-Each POST /v1/chat/completions takes the next scripted reply from the queue; when the queue is
+GET /v1/models lists one model (``serve_models = False`` answers 404 instead). Each POST
+/v1/chat/completions takes the next scripted reply from the queue; when the queue is
 empty the ``responder`` callable (if set) answers, otherwise the server returns HTTP 400 so a
 test that forgot to script a reply fails loudly instead of retrying.
 """
@@ -56,6 +57,8 @@ class ChatServer:
         self.replies: deque[Reply] = deque()
         self.requests: list[RecordedRequest] = []
         self.responder: Callable[[dict[str, Any]], Reply | str] | None = None
+        #: answer GET /v1/models (False: 404, as servers without that route do)
+        self.serve_models = True
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -190,6 +193,14 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
             server._answer(self)
+
+        def do_GET(self) -> None:  # noqa: N802
+            # GET /v1/models is what adat's preflight asks first; it takes no scripted reply.
+            if self.path.rstrip("/") in ("/v1/models", "/models") and server.serve_models:
+                _send(self, 200, {"object": "list", "data": [
+                    {"id": "scripted-model", "object": "model", "created": 0, "owned_by": "test"}]}, {})
+            else:
+                _send(self, 404, {"error": {"message": f"no route {self.path}"}}, {})
 
         def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
             return

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 import typer
 from rich.console import Console
 
+from adat.config import RunConfig
 from adat.errors import UserError
 
 err_console = Console(stderr=True, soft_wrap=True, highlight=False)
@@ -27,3 +29,15 @@ class AdatTyper(typer.Typer):
 def fail(message: str, *, file: str | None = None, field: str | None = None, fix: str | None = None) -> None:
     """Raise a one-line user error from a command."""
     raise UserError(message, file=file, field=field, fix=fix)
+
+
+def warehouse_root(data_dir: Path | None) -> Path:
+    """The warehouse a read command reads (``--data-dir`` or the default ``data_dir``); it must exist.
+
+    Read commands never create it: a mistyped ``--data-dir`` is an error, not an empty warehouse.
+    """
+    root = (data_dir or RunConfig().data_path()).resolve()
+    if not root.is_dir():
+        raise UserError(f"no warehouse directory {root}", field="--data-dir",
+                        fix="pass the data_dir of an earlier run (adat run / adat demo write one)")
+    return root

@@ -13,8 +13,15 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from adat.cli.app import fail
-from adat.config import HF_OFFLINE_ENV, PREFECT_ENV_DEFAULTS, RunConfig, apply_env_defaults, load_run_config
+from adat.cli.app import fail, warehouse_root
+from adat.config import (
+    HF_OFFLINE_ENV,
+    PREFECT_ENV_DEFAULTS,
+    RunConfig,
+    apply_env_defaults,
+    check_run_id,
+    load_run_config,
+)
 
 console = Console(highlight=False)
 
@@ -23,9 +30,16 @@ ConfigFile = Annotated[Path, typer.Option("--config", "-c", help="Run-config YAM
 SourceRun = Annotated[str, typer.Option("--from", help="Run whose discovery traces (and statements) to reuse.")]
 
 
-def _config(config: Path, data_dir: Path | None) -> RunConfig:
+def _config(config: Path, data_dir: Path | None, source: str) -> RunConfig:
+    """The run config with ``--data-dir`` applied, after every check that needs no flow (preflight)."""
+    from adat.pipeline.preflight import preflight
+
     cfg = load_run_config(config)
-    return cfg.model_copy(update={"data_dir": str(data_dir.resolve())}) if data_dir else cfg
+    cfg = cfg.model_copy(update={"data_dir": str(data_dir.resolve())}) if data_dir else cfg
+    check_run_id(source, field="--from")
+    warehouse_root(cfg.data_path())
+    preflight(cfg)
+    return cfg
 
 
 def _run_flow(flow_name: str, **params: object) -> object:
@@ -51,14 +65,16 @@ def compare(
 
     if fmt not in ("table", "csv"):
         fail(f"unknown format {fmt!r}", field="--format", fix="use table or csv")
-    root = (data_dir or RunConfig().data_path()).resolve()
+    root = warehouse_root(data_dir)
+    for run_id in run_ids:
+        check_run_id(run_id, field="RUN_IDS")
     text = render_tables(compare_tables(root, run_ids), fmt, only=table)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")  # verbatim: CSV must not be re-wrapped
 
 
 def baselines(config: ConfigFile, source: SourceRun, data_dir: DataDir = None) -> None:
     """Run the AgentEval and direct baselines on the discovery traces of run --from (one new run each)."""
-    cfg = _config(config, data_dir)
+    cfg = _config(config, data_dir, source)
     runs = _run_flow("baselines", config=cfg, discovery_run_id=source)
     assert isinstance(runs, dict)
     for method, run_id in runs.items():
@@ -78,7 +94,7 @@ def ablation(
 
     names = selector_names() if selectors.strip() == "all" else [s.strip() for s in selectors.split(",") if s.strip()]
     names = check_selectors(names)
-    cfg = _config(config, data_dir)
+    cfg = _config(config, data_dir, source)
     runs = _run_flow("ablation", config=cfg, discovery_run_id=source, selectors=names, repeats=repeats)
     assert isinstance(runs, dict)
     for name, run_ids in runs.items():

@@ -14,13 +14,14 @@ import typer
 import yaml
 from rich.console import Console
 
-from adat.cli.app import AdatTyper, fail
+from adat.cli.app import AdatTyper, fail, warehouse_root
 from adat.cli.compare_cmd import ablation, baselines, compare
 from adat.config import (
     HF_OFFLINE_ENV,
     PREFECT_ENV_DEFAULTS,
     RunConfig,
     apply_env_defaults,
+    check_run_id,
     demo_config_path,
     load_run_config,
     project_root,
@@ -75,7 +76,9 @@ def sql(
 
     if fmt not in ("table", "csv", "parquet"):
         fail(f"unknown format {fmt!r}", field="--format", fix="use table, csv or parquet")
-    root = (data_dir or RunConfig().data_path()).resolve()
+    root = warehouse_root(data_dir)
+    if run is not None:
+        check_run_id(run, field="--run")
     params: dict[str, object] = {}
     for item in param or []:
         key, sep, value = item.partition("=")
@@ -92,7 +95,7 @@ def catalog(data_dir: DataDir = None) -> None:
     """Rebuild data/adat.duckdb (views over every Parquet table + sql/staging + sql/intermediate), atomically."""
     from adat.warehouse.catalog import build_catalog
 
-    root = (data_dir or RunConfig().data_path()).resolve()
+    root = warehouse_root(data_dir)
     path = build_catalog(root, project_root() / "sql")
     console.print(f"catalog: {path}  (open read-only: duckdb -readonly {path})")
 
@@ -137,10 +140,11 @@ def run(
 ) -> None:
     """Run the whole AdaT2 pipeline (discover → statements → plain + transformed tests → execute → judge)."""
     from adat.pipeline.preflight import preflight
-    from adat.report import print_run_summary
 
     cfg = _with_data_dir(load_run_config(config), data_dir)
     preflight(cfg)
+    from adat.report import print_run_summary  # after preflight: a bad input fails without loading pandas
+
     result = _run_flow("pipeline", config=cfg)
     print_run_summary(console, cfg, str(result))
 
@@ -153,10 +157,11 @@ def run_suite(
 ) -> None:
     """Execute and judge an existing suite against the config's target (e.g. a new agent version)."""
     from adat.pipeline.preflight import preflight
-    from adat.report import print_run_summary
 
     cfg = _with_data_dir(load_run_config(config), data_dir)
+    check_run_id(suite, field="--suite")
     preflight(cfg)
+    from adat.report import print_run_summary
     result = _run_flow("run_suite", config=cfg, suite_run_id=suite)
     print_run_summary(console, cfg, str(result))
 
@@ -170,9 +175,11 @@ def demo(
 
     Results come from the rule-based offline/heuristic stand-in, not from a language model.
     """
+    from adat.pipeline.preflight import preflight
     from adat.report import print_run_summary
 
     cfg = _with_data_dir(load_run_config(demo_config_path()), data_dir)
+    preflight(cfg)
     console.print("[bold]adat demo[/bold] — reference retail agent, every tester role played by "
                   "[yellow]offline/heuristic[/yellow] (a deterministic rule-based stand-in, not an LLM)")
     result = _run_flow("pipeline", config=cfg)
@@ -218,15 +225,19 @@ def regress(
 
 
 def _check_evaluation(cfg: RunConfig, run: str, faults: list[str] | None) -> None:
-    """Fail before any flow starts: unknown run, unknown fault, or no usable auditor."""
+    """Fail before any flow starts: bad or unknown run, unknown fault, no usable auditor, preflight."""
     from adat.evaluation.steps import evaluation_faults, uses_reference_auditor
+    from adat.pipeline.preflight import preflight
     from adat.warehouse import read_records
 
+    check_run_id(run, field="--run")
+    warehouse_root(cfg.data_path())
     if not read_records(cfg.data_path(), "tests", run_id=run):
         fail(f"run {run!r} has no tests in {cfg.data_path()}", field="--run",
              fix="pass a run id from `adat sql stg_runs`, or --data-dir of the warehouse it is in")
     uses_reference_auditor(cfg)
     evaluation_faults(cfg, faults)
+    preflight(cfg)
 
 
 app.command("compare")(compare)

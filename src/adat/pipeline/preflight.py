@@ -1,29 +1,79 @@
-"""Checks before a run starts, so a user's mistake is one line, not a failed flow an hour in."""
+"""Checks before a run starts, so a user's mistake is one line, not a failed flow an hour in.
+
+Everything here runs before any flow (and so before any run row is written): a problem found
+here can never leave a run in status ``running``. Network checks make one request each with
+:data:`adat.config.PREFLIGHT_TIMEOUT_S` and no retries, so the whole preflight stays under 10 s
+even when every endpoint hangs.
+"""
 
 from __future__ import annotations
 
-from adat.config import RunConfig
+from pathlib import Path
+
+from adat import config
+from adat.config import PREFLIGHT_TIMEOUT_S, LLMAgentTarget, RunConfig, check_run_id
+from adat.errors import UserError
 from adat.llm.providers.registry import default_registry
 
 
-def preflight(cfg: RunConfig) -> list[str]:
+def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list[str]:
     """Raise :class:`adat.errors.UserError` on the first problem; return what was checked.
 
-    Checks: every role's provider can be built (known provider, API key present), the instruction
-    catalog loads, the target can be built and, for an http target, answers.
+    Checks: the run id is safe, every role's provider can be built (known provider, API key
+    present), every prompt file loads and renders with its declared variables, the instruction
+    catalog loads, the ``openai`` endpoint answers (when any role or the llm-agent target uses it),
+    the target can be built and, for an http target, answers.
     """
     from adat.instruction_catalog import load_instructions
+    from adat.llm.providers.openai_chat import OpenAIProvider
     from adat.targets.factory import build_target
+    from adat.targets.http import HttpTarget
 
     checked: list[str] = []
+    if cfg.run_id is not None:
+        check_run_id(cfg.run_id, field="run_id")
     registry = default_registry()
-    for role, spec in cfg.models.model_dump().items():
-        registry.create(spec, cfg)
-        checked.append(f"{role}: {spec}")
+    specs = [(f"models.{role}", spec) for role, spec in cfg.models.model_dump().items()]
+    if isinstance(cfg.target, LLMAgentTarget):
+        specs.append(("target.model", cfg.target.model))
+    endpoint: tuple[OpenAIProvider, str] | None = None
+    for where, spec in specs:
+        _, model, provider = registry.create(spec, cfg)
+        if isinstance(provider, OpenAIProvider) and endpoint is None:
+            endpoint = (provider, model)
+        checked.append(f"{where}: {spec}")
+    checked.append(f"prompts: {len(check_prompts(prompts_dir()))}")
     checked.append(f"instructions: {len(load_instructions())}")
+    if endpoint is not None:  # every openai/... spec talks to cfg.llm.base_url: one endpoint
+        provider, model = endpoint
+        provider.check(model, timeout_s)
+        checked.append(f"llm endpoint: {cfg.llm.base_url or 'api.openai.com'}")
     target = build_target(cfg.target, cfg)
-    check = getattr(target, "check", None)
-    if callable(check):
-        check()
+    if isinstance(target, HttpTarget):
+        target.check(timeout_s=timeout_s)
     checked.append(f"target: {cfg.target.type} ({getattr(target, 'agent_id', '?')})")
     return checked
+
+
+def prompts_dir() -> Path:
+    """The prompt files every LLM role renders from."""
+    return config.project_root() / "catalogs" / "prompts"
+
+
+def check_prompts(directory: Path) -> list[str]:
+    """Load every prompt file in ``directory`` and render it with a value for each declared variable.
+
+    Returns the prompt ids; the first file that does not load or render is a one-line UserError
+    naming it (an undeclared ``{{ placeholder }}``, an unused variable, a bad field).
+    """
+    from adat.llm.prompts import load_prompt
+
+    files = sorted(Path(directory).glob("*.yaml"))
+    if not files:
+        raise UserError("no prompt files", file=str(directory), fix="restore catalogs/prompts or set ADAT_HOME")
+    ids = []
+    for path in files:
+        template = load_prompt(path.stem, path.parent)
+        template.render({name: f"<{name}>" for name in template.variables})
+        ids.append(template.id)
+    return ids

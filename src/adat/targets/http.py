@@ -59,11 +59,11 @@ class HttpTarget:
         for name, value in cfg.headers.items():
             self._headers[name] = config.expand_env_refs(value, field=f"target.headers.{name}")
 
-    def check(self) -> None:
+    def check(self, timeout_s: float | None = None) -> None:
         """Fail fast with a :class:`UserError` when ``target.base_url`` cannot be reached.
 
         Any HTTP answer, even 404, proves the server is there; only a connection failure, a
-        timeout or a malformed URL is an error.
+        timeout (``timeout_s``, default ``target.timeout_s``) or a malformed URL is an error.
         """
         parsed = urllib.parse.urlsplit(self.base_url)
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
@@ -71,7 +71,7 @@ class HttpTarget:
                             fix="write it like http://127.0.0.1:8000")
         request = urllib.request.Request(self.base_url + "/", headers=self._headers, method="GET")
         try:
-            with self._opener.open(request, timeout=self.cfg.timeout_s):
+            with self._opener.open(request, timeout=timeout_s or self.cfg.timeout_s):
                 pass
         except urllib.error.HTTPError:
             return

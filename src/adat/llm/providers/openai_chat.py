@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+from adat.errors import UserError
 from adat.llm.types import LLMError, LLMRequest, LLMResponse, ToolCall, TransientProviderError
 
 _TRANSIENT_STATUS = frozenset({408, 409, 429})
@@ -92,6 +93,45 @@ class OpenAIProvider:
         except oa.OpenAIError as exc:
             raise LLMError(self._scrub(f"{type(exc).__name__} calling {request.model}: {exc}")) from None
         return self._to_response(completion)
+
+    def check(self, model: str, timeout_s: float) -> None:
+        """Raise :class:`UserError` unless the endpoint answers within ``timeout_s`` (no retries).
+
+        Asks for the model list; a server without that route (404/405/501) gets one 1-token chat
+        call for ``model`` instead. A refused key, an unknown model, a refused connection or a
+        timeout is a one-line error naming ``llm.base_url`` (or ``models``).
+        """
+        oa = self._openai
+        client = self._client.with_options(timeout=timeout_s, max_retries=0)
+        where = self.base_url or "api.openai.com"
+        try:
+            try:
+                client.models.list()
+            except oa.APIStatusError as exc:
+                if exc.status_code not in (404, 405, 501):
+                    raise
+                ping: dict[str, Any] = {"model": model, "messages": [{"role": "user", "content": "ping"}],
+                                        self._tokens_param: 1}
+                client.chat.completions.create(**ping)
+        except oa.APITimeoutError:
+            raise UserError(f"LLM endpoint {where} did not answer within {timeout_s:g} s", field="llm.base_url",
+                            fix="start the server or correct llm.base_url") from None
+        except oa.APIConnectionError:
+            raise UserError(f"cannot reach LLM endpoint {where}", field="llm.base_url",
+                            fix="start the server or correct llm.base_url") from None
+        except oa.APIStatusError as exc:
+            status = exc.status_code
+            if status in (401, 403):
+                raise UserError(f"LLM endpoint {where} refused the API key (HTTP {status})",
+                                field="llm.api_key_env", fix="export a valid key in that variable") from None
+            if status == 404:
+                raise UserError(f"LLM endpoint {where} does not serve model {model!r} (HTTP 404)", field="models",
+                                fix="use a model the endpoint serves") from None
+            raise UserError(self._scrub(f"LLM endpoint {where} answered HTTP {status}: {exc.message}"),
+                            field="llm.base_url", fix="check the server's log") from None
+        except oa.OpenAIError as exc:
+            raise UserError(self._scrub(f"LLM endpoint {where}: {type(exc).__name__}: {exc}"),
+                            field="llm.base_url", fix="check llm.base_url") from None
 
     @staticmethod
     def _to_response(completion: Any) -> LLMResponse:
