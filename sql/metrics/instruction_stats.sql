@@ -2,7 +2,8 @@
 -- grain: one row per run_id and instruction_id (instructions attempted at least once in the run)
 -- inputs: stg_attempts, stg_instructions
 -- params: run_id
--- applicability_rate = applicable / attempts. mean_reward averages the attempts' reward
+-- applicability_rate = applicable / (attempts - errors), NULL when every attempt was an error
+-- (a generator error says nothing about applicability). mean_reward averages the attempts' reward
 -- (1 pass, 0.5 inconclusive, 0 fail; NULL rewards - not applicable, not yet judged - are left
 -- out), NULL when no attempt has one. tests_written counts attempts with a test_id.
 select
@@ -12,7 +13,9 @@ select
     any_value(i.factor) as factor,
     count(*) as attempts,
     count(*) filter (where a.applicable) as applicable,
-    cast(count(*) filter (where a.applicable) as double) / count(*) as applicability_rate,
+    count(*) filter (where a.outcome = 'error') as errors,
+    cast(count(*) filter (where a.applicable) as double)
+        / nullif(count(*) filter (where a.outcome <> 'error'), 0) as applicability_rate,
     count(a.test_id) as tests_written,
     avg(a.reward) as mean_reward
 from stg_attempts as a

@@ -10,9 +10,9 @@ Free-form mappings are stored as JSON text (fields ending in ``_json``).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from adat.record_base import Produced, Record  # re-exported: every record module derives from them
 from adat.tdad.tests_model import SpecTest
@@ -23,6 +23,7 @@ VerdictValue = Literal["pass", "fail", "inconclusive"]
 Validity = Literal["explicit", "valid", "invalid"]
 ExecLabel = Literal["TP", "FP", "FN", "TN", "INC"]
 Side = Literal["allowed", "denied"]
+AttemptOutcomeName = Literal["applicable", "not_applicable", "error"]
 
 
 class Turn(Record):
@@ -103,7 +104,12 @@ class Attempt(Record):
     attempt_no: int = Field(description="1-based attempt number t")
     statement_id: str
     instruction_id: str
-    applicable: bool
+    applicable: bool = Field(False, description="a test was written (outcome == 'applicable'; follows outcome)")
+    outcome: AttemptOutcomeName = Field(
+        "not_applicable", description="applicable | not_applicable | error (the generator failed: "
+                                      "teaches the selector nothing)")
+    generator: str = Field("", description="provider/model of the generator role that made the attempt")
+    target_id: str = Field("", description="the target's identity (agent_id) the test was executed on")
     reason: str = ""
     test_id: str | None = None
     verdict: VerdictValue | None = None
@@ -112,6 +118,19 @@ class Attempt(Record):
     block: int = 0
     pass_no: int = 1
     scores_json: str = Field("{}", description="selector scores at the time of the choice, as JSON")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _outcome_from_applicable(cls, data: Any) -> Any:
+        # ``outcome`` is the source of truth and ``applicable`` follows it; rows written before
+        # ``outcome`` existed (and callers that only say applicable) get the outcome it implies.
+        if isinstance(data, dict):
+            outcome = data.get("outcome")
+            if outcome is None:
+                data = {**data, "outcome": "applicable" if data.get("applicable") else "not_applicable"}
+            else:
+                data = {**data, "applicable": outcome == "applicable"}
+        return data
 
 
 class Execution(Record):

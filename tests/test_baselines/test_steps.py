@@ -77,7 +77,8 @@ def test_ablation_priors_come_from_runs_before_the_source(cfg: RunConfig) -> Non
         write_records(root, "runs", [Run(run_id=run_id, flow="pipeline", started_at=t0 + timedelta(hours=i))],
                       run_id=run_id)
         write_records(root, "attempts", [Attempt(run_id=run_id, attempt_no=1, statement_id="s",
-                                                 instruction_id=f"k-{run_id}", applicable=True, selector="adat2")],
+                                                 instruction_id=f"k-{run_id}", applicable=True, selector="adat2",
+                                                 generator=str(cfg.models.generator))],
                       run_id=run_id)
     result = ablation_priors_step(cfg, SRC)
     assert set(result.data["priors"]) == {"k-old"}

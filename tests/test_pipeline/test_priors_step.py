@@ -11,12 +11,14 @@ from adat.records import Attempt, Run
 from adat.warehouse import write_records
 
 
-def _run(root: Path, run_id: str, minutes: int, instruction: str | None) -> None:
+def _run(root: Path, run_id: str, minutes: int, instruction: str | None, generator: str = "offline/heuristic",
+         applicable: bool | None = None) -> None:
     start = datetime(2026, 11, 30, 2, 0, tzinfo=UTC) + timedelta(minutes=minutes)
     write_records(root, "runs", [Run(run_id=run_id, flow="pipeline", started_at=start)], run_id=run_id)
     if instruction:
         rows = [Attempt(run_id=run_id, attempt_no=i, statement_id=f"s{i}", instruction_id=instruction,
-                        applicable=i % 2 == 1, selector="adat2") for i in range(1, 5)]
+                        applicable=i % 2 == 1 if applicable is None else applicable, selector="adat2",
+                        generator=generator) for i in range(1, 5)]
         write_records(root, "attempts", rows, run_id=run_id)
 
 
@@ -31,3 +33,17 @@ def test_history_is_earlier_runs_only(tmp_path: Path) -> None:
     assert result.counts["history_attempts"] == 4
     assert selection_priors_step(cfg.model_copy(update={"selector": cfg.selector.model_copy(
         update={"name": "cold-start"})}), "r1").data["priors"] == {}
+
+
+def test_an_offline_run_never_feeds_an_openai_runs_prior(tmp_path: Path) -> None:
+    root = tmp_path / "data"
+    _run(root, "demo", 0, "k1", generator="offline/heuristic", applicable=False)   # all n/a offline
+    _run(root, "night1", 5, "k2", generator="openai/qwen", applicable=True)
+    _run(root, "night2", 10, None)
+    cfg = RunConfig(data_dir=str(root))
+    cfg = cfg.model_copy(update={"models": cfg.models.model_copy(update={"generator": "openai/qwen"})})
+    result = selection_priors_step(cfg, "night2")
+    assert result.data["priors"] == {"k2": [4.0, 0.0]} and result.counts["history_attempts"] == 4
+    # and the offline run's own successor sees only the offline history
+    offline = selection_priors_step(RunConfig(data_dir=str(root)), "night2")
+    assert offline.data["priors"] == {"k1": [0.0, 4.0]}

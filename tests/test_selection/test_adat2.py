@@ -35,6 +35,23 @@ def test_posterior_update_for_each_outcome(applicable: bool, verdict: str | None
     assert tuple(x - y for x, y in zip(after, before, strict=True)) == pytest.approx((*theta_delta, *mu_delta))
 
 
+def test_a_generator_error_leaves_theta_mu_and_m_untouched() -> None:
+    sel = _adat2(n_statements=2, block_size=2, max_not_applicable=1)
+    pair = sel.next_pair()
+    assert pair is not None
+    h, k = sel.statement_ids.index(pair.statement_id), sel.instruction_ids.index(pair.instruction_id)
+    before = (sel.theta.a.copy(), sel.theta.b.copy(), sel.mu.a.copy(), sel.mu.b.copy())
+    sel.update(pair, applicable=False, verdict=None, error=True)
+    assert all((x == y).all() for x, y in zip(before, (sel.theta.a, sel.theta.b, sel.mu.a, sel.mu.b), strict=True))
+    assert sel.na_in_pass[h] == 0 and not sel.set_aside[h]  # m = 1 would have set it aside on an n/a
+    assert sel.attempts == 1 and sel.errors == 1 and sel.stats["not_applicable"] == 0
+    assert sel.tried[h, k]  # spent: the budget bounds an endpoint that keeps failing
+    with pytest.raises(ValueError, match="not an error"):
+        nxt = sel.next_pair()
+        assert nxt is not None
+        sel.update(nxt, applicable=True, verdict="pass", error=True)
+
+
 def test_first_choice_follows_the_prior_because_q1_is_zero() -> None:
     sel = _adat2(priors=[0.2, 0.9, 0.5])
     pair = sel.next_pair()

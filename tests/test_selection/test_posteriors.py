@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from adat.records import Attempt
-from adat.selection import instruction_history_priors, quantile_level, reward_of
+from adat.selection import combined_prior_rate, instruction_history_priors, quantile_level, reward_of
 from adat.selection.posteriors import BetaPosteriors, theta_prior
 from tests.test_selection.synthetic import instructions
 
@@ -47,7 +47,8 @@ def test_theta_prior_uses_catalog_then_history_with_weight() -> None:
     catalog = theta_prior(ins, weight=2.0)
     assert catalog.a.tolist() == pytest.approx([2.6, 1.5]) and catalog.b.tolist() == pytest.approx([1.4, 2.5])
     hist = theta_prior(ins, weight=2.0, history={"k1": (3.0, 1.0), "k0": (0.0, 0.0)})
-    assert hist.a.tolist() == pytest.approx([2.6, 2.5]) and hist.b.tolist() == pytest.approx([1.4, 1.5])
+    p1 = (2.0 * 0.25 + 3.0) / (2.0 + 4.0)  # the catalog rate as w = 2 pseudo-observations + history
+    assert hist.a.tolist() == pytest.approx([2.6, 1 + 2 * p1]) and hist.b.tolist() == pytest.approx([1.4, 3 - 2 * p1])
     cold = theta_prior(ins, weight=2.0, history={"k1": (3.0, 1.0)}, cold_start=True)
     assert cold.a.tolist() == [1.0, 1.0] and cold.b.tolist() == [1.0, 1.0]
 
@@ -57,3 +58,31 @@ def test_history_priors_from_tuples_mappings_and_records() -> None:
                           Attempt(run_id="r", attempt_no=1, statement_id="s", instruction_id="k0",
                                   applicable=True, selector="adat2")]
     assert instruction_history_priors(rows) == {"k0": (2.0, 1.0), "k1": (1.0, 0.0)}
+
+
+@pytest.mark.parametrize(("catalog", "observed_applicable"), [(0.8, False), (0.25, True), (0.5, True)])
+def test_one_observation_moves_the_prior_strictly_between_catalog_and_observation(
+        catalog: float, observed_applicable: bool) -> None:
+    ins = instructions([catalog])
+    history = {"k0": (1.0, 0.0) if observed_applicable else (0.0, 1.0)}
+    observation = 1.0 if observed_applicable else 0.0
+    rate = combined_prior_rate(catalog, *history["k0"], weight=2.0)
+    assert min(catalog, observation) < rate < max(catalog, observation)
+    assert rate == pytest.approx((2 * catalog + observation) / 3)
+    # and so the θ prior's mean lies strictly between the catalog-only prior's and the observation
+    without, with_one = theta_prior(ins, weight=2.0).mean()[0], theta_prior(ins, weight=2.0, history=history).mean()[0]
+    assert min(without, observation) < with_one < max(without, observation)
+    # a long history dominates the catalog
+    assert combined_prior_rate(catalog, 90.0 * observation, 90.0 * (1 - observation), weight=2.0) \
+        == pytest.approx(observation, abs=0.02)
+
+
+def test_history_priors_skip_errors_and_other_generators() -> None:
+    def row(kid: str, outcome: str, generator: str) -> Attempt:
+        return Attempt(run_id="r", attempt_no=1, statement_id="s", instruction_id=kid, outcome=outcome,  # type: ignore[arg-type]
+                       generator=generator, selector="adat2")
+    rows = [row("k0", "applicable", "openai/m"), row("k0", "error", "openai/m"),
+            row("k0", "not_applicable", "offline/heuristic"), row("k1", "not_applicable", "openai/m")]
+    assert instruction_history_priors(rows, generator="openai/m") == {"k0": (1.0, 0.0), "k1": (0.0, 1.0)}
+    assert instruction_history_priors(rows, generator="offline/heuristic") == {"k0": (0.0, 1.0)}
+    assert instruction_history_priors(rows) == {"k0": (1.0, 1.0), "k1": (0.0, 1.0)}  # errors never count

@@ -97,14 +97,14 @@ EXPECTED: dict[str, list[Case]] = {
         ("run_id", "attempts", "top_instruction", "top_attempts", "top_share", "top_ties"),
         [("r1", 7, "k1", 3, 3 / 7, 1)])],   # k1 in attempts 1, 3, 7; k2 and k3 twice each
     "not_applicable_share": [Case(
-        ("run_id", "attempts", "not_applicable", "not_applicable_share"),
-        [("r1", 7, 3, 3 / 7)])],            # attempts 2, 4, 6
+        ("run_id", "attempts", "not_applicable", "errors", "not_applicable_share"),
+        [("r1", 7, 2, 1, 2 / 6)])],         # attempts 2, 4; 6 is a generator error (not in the share)
     "instruction_stats": [Case(
-        ("run_id", "instruction_id", "title", "factor", "attempts", "applicable", "applicability_rate",
+        ("run_id", "instruction_id", "title", "factor", "attempts", "applicable", "errors", "applicability_rate",
          "tests_written", "mean_reward"),
-        [("r1", "k1", "Change wording", "wording", 3, 3, 1.0, 3, (1.0 + 0.0 + 1.0) / 3),  # attempts 1, 3, 7
-         ("r1", "k2", "Change value", "value", 2, 1, 1 / 2, 1, 0.5),                      # 2 n/a, 5 inconclusive
-         ("r1", "k3", "Swap order", "sequence", 2, 0, 0.0, 0, None)])],                   # 4, 6 n/a: no reward
+        [("r1", "k1", "Change wording", "wording", 3, 3, 0, 1.0, 3, (1.0 + 0.0 + 1.0) / 3),  # attempts 1, 3, 7
+         ("r1", "k2", "Change value", "value", 2, 1, 0, 1 / 2, 1, 0.5),                      # 2 n/a, 5 inconclusive
+         ("r1", "k3", "Swap order", "sequence", 2, 0, 1, 0.0, 0, None)])],                   # 4 n/a, 6 error: rate 0/1
     # r1 labels: e-p1 TN, e-p2 TP (plain); e-t1 TN, e-t2 FP, e-t3 INC, e-t1b FN, e-t2b TN (transformed)
     # r2 labels (all spec): original TN TN TN; F1 TP(F1) TP(-) TN; F2 TN TP(F1); F3 TN INC; F4 INC TP(F4)
     # 'all' = the kinds summed; every labelled variant has a row per kind of its run's tests

@@ -64,10 +64,10 @@ def test_case(run_id: str, tid: str, kind: str, statement_id: str | None = None,
 
 
 def attempt(run_id: str, no: int, sid: str, kid: str, test_id: str | None = None,
-            verdict: str | None = None, reward: float | None = None) -> Attempt:
+            verdict: str | None = None, reward: float | None = None, error: bool = False) -> Attempt:
     return Attempt(run_id=run_id, attempt_no=no, statement_id=sid, instruction_id=kid,
                    applicable=test_id is not None, test_id=test_id, verdict=verdict,  # type: ignore[arg-type]
-                   reward=reward, selector="adat2")
+                   reward=reward, selector="adat2", outcome="error" if error else None)  # type: ignore[arg-type]
 
 
 def execution(run_id: str, eid: str, tid: str, variant: str = "original", session: str | None = None) -> Execution:
@@ -142,7 +142,7 @@ def r1_tables() -> dict[str, list]:
                   test_case(r, "t3", "transformed", "h2", "k2"), test_case(r, "t4", "transformed", "h3", "k1")],
         "attempts": [attempt(r, 1, "h1", "k1", "t1", "pass", 1.0), attempt(r, 2, "h1", "k2"),
                      attempt(r, 3, "h2", "k1", "t2", "fail", 0.0), attempt(r, 4, "h2", "k3"),
-                     attempt(r, 5, "h2", "k2", "t3", "inconclusive", 0.5), attempt(r, 6, "h3", "k3"),
+                     attempt(r, 5, "h2", "k2", "t3", "inconclusive", 0.5), attempt(r, 6, "h3", "k3", error=True),
                      attempt(r, 7, "h3", "k1", "t4", "pass", 1.0)],
         "executions": [execution(r, "e-p1", "p1", session="s-e1"), execution(r, "e-p2", "p2"),
                        execution(r, "e-p3", "p3"), execution(r, "e-t1", "t1"), execution(r, "e-t2", "t2"),

@@ -84,7 +84,10 @@ def test_loop_records_every_outcome_and_feeds_the_selector(roles: Roles) -> None
     assert by_k["k-na"] and by_k["k-err"]  # the learning selector still tried them
     assert all(not a.applicable and a.reason == "no numeric input" and a.test_id is None and a.reward is None
                for a in by_k["k-na"])
-    assert all(not a.applicable and a.reason.startswith("generator error:") for a in by_k["k-err"])
+    assert all(not a.applicable and a.outcome == "error" and a.reason.startswith("generator error:")
+               for a in by_k["k-err"])
+    assert all(a.outcome == "not_applicable" for a in by_k["k-na"])
+    assert all(a.generator == "fake/generator" and a.target_id == s.target.agent_id for a in attempts)
     assert counts["generator_error"] == len(by_k["k-err"]) and counts["not_applicable"] == len(by_k["k-na"])
     assert all(a.applicable and a.verdict == "pass" and a.reward == 1.0 for a in by_k["k-ok"])
     assert all(a.selector == "adat2" and a.scores_json.startswith("{") for a in attempts)
@@ -165,12 +168,14 @@ class ScriptedSelector:
     def __init__(self, pairs: list[Pair]) -> None:
         self.pairs = list(pairs)
         self.updates: list[tuple[str, bool, str | None]] = []
+        self.errors: list[bool] = []
 
     def next_pair(self) -> Pair | None:
         return self.pairs.pop(0) if self.pairs else None
 
-    def update(self, pair: Pair, *, applicable: bool, verdict: str | None) -> None:
+    def update(self, pair: Pair, *, applicable: bool, verdict: str | None, error: bool = False) -> None:
         self.updates.append((pair.instruction_id, applicable, verdict))
+        self.errors.append(error)
 
     def stop_reason(self) -> str | None:
         return None if self.pairs else "budget"
@@ -188,3 +193,41 @@ def test_applicable_without_a_test_counts_as_not_applicable(roles: Roles) -> Non
     assert [t.statement_id for t in tests] == ["s3"]
     # s2 and s3 have no plain test
     assert roles.fakes["generator"].requests[0].variables["plain_test"] is None
+
+
+def test_a_generator_error_teaches_the_selector_nothing(roles: Roles) -> None:
+    """Through the real loop: the error attempt is reported as an error, θ/μ and m stay as they were."""
+    s = Setup(roles)
+    roles.cfg.selector.max_not_applicable = 1
+    selector = s.selector()
+    theta_before = (selector.theta.a.copy(), selector.theta.b.copy())
+    roles.script("generator", [LLMError("generator down")])
+    scripted = ScriptedSelector([Pair(1, "s0", "k-ok", 0, 1)])
+    _, attempts, _, _ = s.run(scripted)
+    assert scripted.errors == [True] and scripted.updates == [("k-ok", False, None)]
+    assert attempts[0].outcome == "error" and attempts[0].reward is None
+    # the same attempt replayed into the real AdaT2 selector moves nothing
+    pair = selector.next_pair()
+    assert pair is not None
+    error_row = attempts[0].model_copy(update={"statement_id": pair.statement_id, "instruction_id": pair.instruction_id})
+    from adat.stages.transformation import replay_attempts
+    fresh = s.selector()
+    replay_attempts(fresh, [error_row])
+    h = fresh.statement_ids.index(pair.statement_id)
+    assert (fresh.theta.a == theta_before[0]).all() and (fresh.theta.b == theta_before[1]).all()
+    assert fresh.na_in_pass[h] == 0 and not fresh.set_aside[h] and fresh.errors == 1
+
+
+def test_a_target_error_writes_the_test_but_gives_no_reward(roles: Roles) -> None:
+    s = Setup(roles, n=1)
+
+    def broken(test: Any) -> Any:
+        from adat.records import Execution
+        return Execution(execution_id=f"e-{test.test_id}", run_id=RUN, test_id=test.test_id, agent_id="x",
+                         ended_by="error", error="target down")
+
+    roles.script("generator", [{"applicable": True, "reason": "ok", "test": GENERATED}])
+    scripted = ScriptedSelector([Pair(1, "s0", "k-ok", 0, 1)])
+    _, attempts, _, verdicts = s.run(scripted, execute_fn=broken)
+    assert attempts[0].outcome == "applicable" and attempts[0].reward is None and verdicts
+    assert scripted.updates == [("k-ok", True, None)] and scripted.errors == [False]

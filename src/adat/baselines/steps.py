@@ -101,9 +101,11 @@ def ablation_priors_step(cfg: RunConfig, source_run_id: str) -> StepResult:
         raise UserError(f"no run {source_run_id!r} in the warehouse {root}", field="--from",
                         fix="pass a run id listed in data/runs/runs (and the same --data-dir)")
     cutoff = started[source_run_id]
+    generator = str(cfg.models.generator)  # same generator model only, errors excluded (DESIGN §5)
     history = [a for a in cast(list[Attempt], read_records(root, "attempts"))
-               if a.run_id in started and started[a.run_id] < cutoff]
-    priors = instruction_history_priors(history)
+               if a.run_id in started and started[a.run_id] < cutoff and a.generator == generator
+               and a.outcome != "error"]
+    priors = instruction_history_priors(history, generator=generator)
     return StepResult(run_id=source_run_id, step="ablation-priors",
                       counts={"history_attempts": len(history), "history_runs": len({a.run_id for a in history})},
                       data={"priors": {k: list(v) for k, v in priors.items()}})

@@ -152,9 +152,13 @@ def selection_priors_step(cfg: RunConfig, run_id: str) -> StepResult:
     # Only runs that started before this one: a re-run of this run id must see the same prior.
     started = {r.run_id: r.started_at for r in cast(list[Run], read_records(ctx.root, "runs"))}
     own = started.get(run_id)
+    # Only attempts made by this run's generator model (another model's, or the offline
+    # stand-in's, applicability says nothing about this one's), and no errors.
+    generator = str(cfg.models.generator)
     history = [a for a in _all_attempts(ctx)
-               if a.run_id != run_id and (own is None or (a.run_id in started and started[a.run_id] < own))]
-    priors = instruction_history_priors(history)
+               if a.run_id != run_id and (own is None or (a.run_id in started and started[a.run_id] < own))
+               and a.generator == generator and a.outcome != "error"]
+    priors = instruction_history_priors(history, generator=generator)
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="priors", counts={"history_attempts": len(history)},
                       data={"priors": {k: list(v) for k, v in priors.items()}})
 
@@ -213,7 +217,7 @@ def transformation_step(cfg: RunConfig, run_id: str, priors: dict[str, Any] | No
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="transformation",
                       tables={"attempts": len(attempts), "transformed_tests": n_tests},
                       counts={**{k: float(v) for k, v in counts.items()},
-                              "not_applicable": sum(1 for a in attempts if not a.applicable)},
+                              "not_applicable": sum(1 for a in attempts if a.outcome == "not_applicable")},
                       data={"stop_reason": selector.stop_reason() or ""})
 
 

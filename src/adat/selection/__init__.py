@@ -21,12 +21,17 @@ from adat.selection.pair import (
     PairSelector,
     StatementLike,
 )
-from adat.selection.posteriors import instruction_history_priors, quantile_level, reward_of
+from adat.selection.posteriors import (
+    combined_prior_rate,
+    instruction_history_priors,
+    quantile_level,
+    reward_of,
+)
 
 __all__ = [
     "STOP_BUDGET", "STOP_EMPTY", "STOP_PASSES", "STOP_TARGET",
     "AdaT2Selector", "BlockWalkSelector", "Candidate", "EpsilonGreedySelector", "Exp3Selector",
     "GPBOSelector", "LLMChoose", "LLMSelector", "NoveltyTracker", "Pair", "PairSelector",
-    "StatementLike", "UCB1Selector", "UniformSelector", "instruction_history_priors", "make_selector",
+    "StatementLike", "UCB1Selector", "UniformSelector", "combined_prior_rate", "instruction_history_priors", "make_selector",
     "quantile_level", "reward_of",
 ]

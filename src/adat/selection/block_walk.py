@@ -74,6 +74,7 @@ class BlockWalkSelector:
         self.pass_no = 1
         self.attempts = 0
         self.tests = 0
+        self.errors = 0
         self._pending: tuple[Pair, int, int] | None = None
         self._stopped: str | None = None
 
@@ -96,15 +97,23 @@ class BlockWalkSelector:
         self._pending = (pair, h, k)
         return pair
 
-    def update(self, pair: Pair, *, applicable: bool, verdict: str | None) -> None:
+    def update(self, pair: Pair, *, applicable: bool, verdict: str | None, error: bool = False) -> None:
         if self._pending is None or self._pending[0] != pair:
             raise RuntimeError("update() must report the pair the last next_pair() returned")
         _, h, k = self._pending
         if not applicable and verdict is not None:
             raise ValueError("a not-applicable attempt has no verdict")
+        if error and applicable:
+            raise ValueError("an attempt that wrote a test is not an error")
         reward = reward_of(verdict)
         self._pending = None
         self.attempts += 1
+        if error:
+            # The generator failed: no evidence about the pair. It uses up an attempt (the
+            # budget bounds a failing endpoint) and stays tried, but moves no posterior and
+            # does not count toward m.
+            self.errors += 1
+            return
         self.instruction_attempts[k] += 1
         if applicable:
             self.tests += 1
@@ -147,8 +156,8 @@ class BlockWalkSelector:
     @property
     def stats(self) -> dict[str, Any]:
         """Counters for reports: attempts, tests, not-applicable share, passes."""
-        return {"attempts": self.attempts, "tests": self.tests, "pass_no": self.pass_no,
-                "not_applicable": self.attempts - self.tests, "stop_reason": self._stopped}
+        return {"attempts": self.attempts, "tests": self.tests, "pass_no": self.pass_no, "errors": self.errors,
+                "not_applicable": self.attempts - self.tests - self.errors, "stop_reason": self._stopped}
 
     # -- the walk ---------------------------------------------------------------------------
     def _eligible_or_stop(self) -> np.ndarray | None:

@@ -4,7 +4,8 @@ The loop is deliberately simple::
 
     while (pair := selector.next_pair()) is not None:
         outcome = transform_execute_and_judge(pair)          # one attempt
-        selector.update(pair, applicable=outcome.applicable, verdict=outcome.verdict)
+        selector.update(pair, applicable=outcome.applicable, verdict=outcome.verdict,
+                        error=outcome.error)
     record(selector.stop_reason())
 
 Exactly one pair is outstanding at a time: ``next_pair`` refuses to hand out another before
@@ -61,8 +62,12 @@ class PairSelector(Protocol):
         """The next untried pair, or None when a stopping rule holds (see :meth:`stop_reason`)."""
         ...
 
-    def update(self, pair: Pair, *, applicable: bool, verdict: str | None) -> None:
-        """Report the attempt's outcome: was a test written, and the judge's verdict on it."""
+    def update(self, pair: Pair, *, applicable: bool, verdict: str | None, error: bool = False) -> None:
+        """Report the attempt's outcome: was a test written, and the judge's verdict on it.
+
+        ``error``: the generator failed, so the attempt says nothing about the pair — it is
+        spent (counts toward the budget) but updates no posterior and does not count toward m.
+        """
         ...
 
     def stop_reason(self) -> str | None:

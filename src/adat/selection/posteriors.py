@@ -11,11 +11,14 @@ Decisions the papers leave open, fixed here:
   the level is taken as 0, and levels are capped just below 1 so ``beta.ppf`` stays finite.
 * **Reward.** pass → 1, inconclusive → 0.5, fail → 0. A test written without a verdict (its
   execution errored) adds the θ success but nothing to μ: there is no evidence about its reward.
-* **Prior of θ.** Beta(1 + w·p, 1 + w·(1 − p)) where ``p`` is the instruction's applicability
-  rate over earlier runs in the warehouse when it has any history, else the catalog's
-  ``prior_applicability``; ``w`` is the pseudo-count weight (2). The history enters as a rate,
-  not as raw counts, so a long history cannot swamp what this run observes. ``cold-start`` uses
-  Beta(1, 1). μ always starts at Beta(1, 1).
+* **Prior of θ.** ``p = (w·p₀ + s) / (w + s + f)`` where ``p₀`` is the catalog's
+  ``prior_applicability`` and ``s`` / ``f`` the instruction's applicable / not-applicable
+  attempts in earlier runs of the warehouse *with the same generator model* (errors excluded):
+  the catalog prior counts as ``w`` pseudo-observations, so one observation moves ``p`` only a
+  third of the way (w = 2) and a long history dominates. θ starts at
+  ``Beta(1 + w·p, 1 + w·(1 − p))``: history enters as a rate at weight ``w``, so however long
+  it is, it cannot swamp what this run observes. ``cold-start`` uses Beta(1, 1). μ always
+  starts at Beta(1, 1).
 """
 
 from __future__ import annotations
@@ -88,31 +91,43 @@ def theta_prior(instructions: Sequence[Instruction], *, weight: float,
     if cold_start:
         return BetaPosteriors(a, b)
     for i, ins in enumerate(instructions):
-        p = ins.prior_applicability
-        if history is not None and ins.instruction_id in history:
-            succ, fail = history[ins.instruction_id]
-            if succ + fail > 0:
-                p = succ / (succ + fail)
+        succ, fail = (history or {}).get(ins.instruction_id, (0.0, 0.0))
+        p = combined_prior_rate(ins.prior_applicability, succ, fail, weight)
         a[i] += weight * p
         b[i] += weight * (1.0 - p)
     return BetaPosteriors(a, b)
 
 
-def instruction_history_priors(rows: Iterable[Any]) -> dict[str, tuple[float, float]]:
+def combined_prior_rate(catalog: float, successes: float, failures: float, weight: float) -> float:
+    """``(w·p₀ + s) / (w + s + f)``: the catalog rate as ``w`` pseudo-observations plus history.
+
+    With no history it is the catalog rate; with ``weight`` 0 and some history, the history rate.
+    """
+    total = weight + successes + failures
+    return catalog if total <= 0 else (weight * catalog + successes) / total
+
+
+def instruction_history_priors(rows: Iterable[Any], *, generator: str | None = None) -> dict[str, tuple[float, float]]:
     """Per-instruction (applicable, not applicable) counts from earlier runs' attempt rows.
 
     ``rows`` may be ``(instruction_id, applicable)`` tuples, mappings with those keys (e.g.
     ``DataFrame.to_dict("records")`` of the ``attempts`` table) or :class:`adat.records.Attempt`.
-    The result is the ``priors`` argument of :func:`adat.selection.make_selector`.
+    Rows whose ``outcome`` is ``error`` teach nothing and are skipped. With ``generator`` given,
+    only rows whose ``generator`` (provider/model) is that one count: an ``offline/heuristic``
+    run never feeds an ``openai/…`` run's prior. The result is the ``priors`` argument of
+    :func:`adat.selection.make_selector`.
     """
     counts: dict[str, list[float]] = {}
     for row in rows:
-        if isinstance(row, Mapping):
-            iid, applicable = row["instruction_id"], row["applicable"]
-        elif isinstance(row, tuple):
+        if isinstance(row, tuple):
             iid, applicable = row
+            outcome, made_by = None, None
         else:
-            iid, applicable = row.instruction_id, row.applicable
+            get = row.get if isinstance(row, Mapping) else (lambda key, r=row: getattr(r, key, None))
+            iid, applicable, outcome, made_by = (get("instruction_id"), get("applicable"), get("outcome"),
+                                                 get("generator"))
+        if outcome == "error" or (generator is not None and made_by != generator):
+            continue
         slot = counts.setdefault(str(iid), [0.0, 0.0])
         slot[0 if bool(applicable) else 1] += 1.0
     return {iid: (s, f) for iid, (s, f) in counts.items()}

@@ -4,7 +4,9 @@ Per attempt the selector picks a statement–instruction pair; the generator get
 its supporting reply, the instruction, the statement's plain test, all discovery traces and the
 most recent tests, and writes a transformed test or reports the pair not applicable. A written
 test is executed and judged at once, and the selector learns from the applicability and the
-verdict before the next attempt.
+verdict before the next attempt. An attempt ends ``applicable``, ``not_applicable`` or
+``error`` (the generator failed); an error is reported to the selector as such and teaches it
+nothing (DESIGN §5).
 
 Resuming: ``done_attempts`` (the Attempt rows a crashed run already wrote) are replayed into the
 selector first — it is asked for its next pair, which must be the recorded one (selectors are
@@ -81,9 +83,9 @@ def transform(cfg: RunConfig, client: Any, selector: PairSelector, target: Targe
     executions: list[Execution] = []
     verdicts: list[Verdict] = []
     while (pair := selector.next_pair()) is not None:
-        outcome = _attempt(cfg, client, selector.name, pair, context, run_id, run_execute, run_judge, counts)
-        selector.update(pair, applicable=outcome.attempt.applicable,
-                        verdict=outcome.verdict.verdict if outcome.verdict is not None else None)
+        outcome = _attempt(cfg, client, selector.name, pair, context, run_id, run_execute, run_judge, counts,
+                           target_id=str(getattr(target, "agent_id", "")))
+        _report(selector, pair, outcome.attempt)
         attempts.append(outcome.attempt)
         if outcome.test is not None:
             tests.append(outcome.test)
@@ -111,7 +113,18 @@ def replay_attempts(selector: PairSelector, done_attempts: Sequence[Attempt]) ->
                 f"but the selector now chooses {chosen}", field="selector",
                 fix="resume with the run's original config and inputs, or start a new run id")
         assert pair is not None
-        selector.update(pair, applicable=done.applicable, verdict=done.verdict if done.applicable else None)
+        _report(selector, pair, done)
+
+
+def _report(selector: PairSelector, pair: Pair, attempt: Attempt) -> None:
+    """Tell the selector what an attempt teaches: nothing for an error; no reward without one.
+
+    A test whose execution failed (the target errored) is applicable, but its verdict says
+    nothing about the instruction, so the attempt carries ``reward = None`` and μ is left alone.
+    """
+    learned_verdict = attempt.verdict if attempt.applicable and attempt.reward is not None else None
+    selector.update(pair, applicable=attempt.applicable, verdict=learned_verdict,
+                    error=attempt.outcome == "error")
 
 
 class _Context:
@@ -133,7 +146,7 @@ class _Context:
 
 
 def _attempt(cfg: RunConfig, client: Any, selector_name: str, pair: Pair, ctx: _Context, run_id: str,
-             run_execute: ExecuteFn, run_judge: JudgeFn, counts: Counter[str]) -> AttemptOutcome:
+             run_execute: ExecuteFn, run_judge: JudgeFn, counts: Counter[str], *, target_id: str) -> AttemptOutcome:
     from adat.selection.posteriors import reward_of  # the selector's reward scale (1 / 0.5 / 0)
 
     statement = ctx.statements[pair.statement_id]
@@ -141,7 +154,8 @@ def _attempt(cfg: RunConfig, client: Any, selector_name: str, pair: Pair, ctx: _
     plain = ctx.plain.get(statement.statement_id)
     row: dict[str, Any] = {"run_id": run_id, "attempt_no": pair.attempt_no, "statement_id": pair.statement_id,
                            "instruction_id": pair.instruction_id, "selector": selector_name,
-                           "block": pair.block, "pass_no": pair.pass_no, "scores_json": pair.scores_json()}
+                           "block": pair.block, "pass_no": pair.pass_no, "scores_json": pair.scores_json(),
+                           "generator": str(cfg.models.generator), "target_id": target_id}
     transform_in = TransformInput(
         statement=statement_view(statement), supporting_reply=statement.supporting_reply,
         instruction=instruction_view(instruction), plain_test=test_view(plain) if plain is not None else None,
@@ -152,11 +166,11 @@ def _attempt(cfg: RunConfig, client: Any, selector_name: str, pair: Pair, ctx: _
     except LLMError as exc:
         log.warning("attempt %d: generator failed: %s", pair.attempt_no, exc)
         counts["generator_error"] += 1
-        return AttemptOutcome(Attempt(**row, applicable=False, reason=f"generator error: {exc}"))
+        return AttemptOutcome(Attempt(**row, applicable=False, outcome="error", reason=f"generator error: {exc}"))
     if not out.applicable or out.test is None:
         counts["not_applicable"] += 1
         reason = out.reason if not out.applicable else f"applicable but no test was written ({out.reason})"
-        return AttemptOutcome(Attempt(**row, applicable=False, reason=reason))
+        return AttemptOutcome(Attempt(**row, applicable=False, outcome="not_applicable", reason=reason))
     test = test_from_generated(
         out.test, test_id=transformed_test_id(run_id, statement.statement_id, instruction.instruction_id),
         run_id=run_id, kind="transformed", turn_limit=cfg.generation.turn_limit,
@@ -166,6 +180,8 @@ def _attempt(cfg: RunConfig, client: Any, selector_name: str, pair: Pair, ctx: _
     execution = run_execute(test)
     verdict = run_judge(test, execution)
     counts["tests"] += 1
-    return AttemptOutcome(Attempt(**row, applicable=True, reason=out.reason, test_id=test.test_id,
-                                  verdict=verdict.verdict, reward=reward_of(verdict.verdict)),
+    # A failed execution (target error) still wrote a test, but its verdict is no evidence.
+    reward = reward_of(verdict.verdict) if execution.error is None else None
+    return AttemptOutcome(Attempt(**row, applicable=True, outcome="applicable", reason=out.reason,
+                                  test_id=test.test_id, verdict=verdict.verdict, reward=reward),
                           test=test, execution=execution, verdict=verdict)
