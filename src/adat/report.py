@@ -35,7 +35,8 @@ def run_summary(root: Path, run_id: str) -> dict[str, Any]:
         "grounded_statements": sum(1 for s in statements if s.grounded),
         "tests": dict(Counter(t.kind for t in tests)),
         "attempts": len(attempts),
-        "not_applicable": sum(1 for a in attempts if not a.applicable),
+        "not_applicable": sum(1 for a in attempts if a.outcome == "not_applicable"),
+        "attempt_errors": sum(1 for a in attempts if a.outcome == "error"),
         "verdicts": {k: dict(v) for k, v in verdict_by_kind.items()},
         "top_instructions": [(k, n, written.get(k, 0)) for k, n in used.most_common(5)],
         "llm_calls": dict(models),
@@ -46,9 +47,15 @@ def run_summary(root: Path, run_id: str) -> dict[str, Any]:
     }
 
 
+def _na_share(s: dict[str, Any]) -> float:
+    """Not-applicable share of the attempts that were not errors (an error says nothing)."""
+    judged = s["attempts"] - s.get("attempt_errors", 0)
+    return s["not_applicable"] / judged if judged else 0.0
+
+
 def summary_markdown(s: dict[str, Any]) -> str:
     """The summary as markdown (a Prefect artifact)."""
-    na_share = s["not_applicable"] / s["attempts"] if s["attempts"] else 0.0
+    na_share = _na_share(s)
     lines = [f"# adat run `{s['run_id']}`", ""]
     if s["offline"]:
         lines += ["> Produced by **offline/heuristic**, a deterministic rule-based stand-in for the "
@@ -73,7 +80,7 @@ def print_run_summary(console: Console, cfg: RunConfig, run_id: str) -> dict[str
     """Print the summary of ``run_id`` as a table."""
     s = run_summary(cfg.data_path(), run_id)
     table = Table(title=f"adat run {run_id}", show_header=False)
-    na_share = s["not_applicable"] / s["attempts"] if s["attempts"] else 0.0
+    na_share = _na_share(s)
     rows = [("statements (grounded)", f"{s['statements']} ({s['grounded_statements']})"),
             ("plain tests", str(s["tests"].get("plain", 0))),
             ("transformed tests", str(s["tests"].get("transformed", 0))),
