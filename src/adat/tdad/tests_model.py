@@ -36,8 +36,8 @@ _NEEDS: dict[str, tuple[str, ...]] = {
 class SpecAssertion(Record):
     """One typed expectation. ``turn`` picks the user turn (0-based) it looks at; None means:
 
-    tool kinds -- the whole run; ``decision_in`` / ``json_*`` -- the last turn; text kinds,
-    ``response_fields`` and ``no_pii`` -- every turn.
+    tool kinds -- the whole run; ``decision_in`` / ``json_*`` -- the last turn; ``response_fields``
+    -- every turn; text kinds and ``no_pii`` -- all agent text of the run.
 
     * ``tool_called`` / ``tool_not_called``: each of ``tools`` was (not) called.
     * ``tool_order``: the first calls of ``tools`` happen in this order (all of them called).

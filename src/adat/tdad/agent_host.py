@@ -1,0 +1,167 @@
+"""The spec agent: an llm-agent whose prompt is a compiled artifact and whose tools are fixtures.
+
+It is the llm-agent host of :mod:`adat.targets.llm_agent` (same ``reset`` / ``invoke`` target
+interface, same tool loop, same :class:`HostedToolCall` log) with three differences a spec
+demands: the system prompt and the tool descriptions come from a :class:`PromptArtifact`; each
+tool is bound to the test's deterministic fixture (its output, or a failure such as ``timeout``
+/ ``not_found``, optionally only for the first n calls); and a turn ends when the model calls
+``respond``, whose arguments are the turn's structured answer. A model that answers in plain
+text instead, or calls ``respond`` more than once, fails that turn (the runner checks
+:meth:`respond_count`), never reusing an earlier answer.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import jsonschema
+
+from adat.errors import TargetError
+from adat.llm.types import LLMError, LLMResponse, ToolCall
+from adat.targets.llm_agent import HostedToolCall, _assistant_tool_message
+from adat.tdad.artifact import PromptArtifact
+from adat.tdad.spec_model import RESPOND_TOOL, Spec
+from adat.tdad.tests_model import ObservedToolCall, SpecTurn, ToolFixture
+
+if TYPE_CHECKING:
+    from adat.llm.client import LLMClient
+
+SPEC_AGENT_ROLE = "spec_agent"
+ACK = json.dumps({"acknowledged": True})
+
+
+@dataclass
+class _Session:
+    messages: list[dict[str, Any]]
+    calls: list[HostedToolCall] = field(default_factory=list)
+    counts: Counter[str] = field(default_factory=Counter)
+    responds: dict[int, list[str]] = field(default_factory=dict)  # turn -> respond payloads (JSON)
+    replies: dict[int, str] = field(default_factory=dict)
+    turn: int = 0
+
+
+class SpecAgentHost:
+    """Hosts a spec's agent for one test (fixtures bound at construction)."""
+
+    def __init__(self, client: LLMClient, *, model: str, spec: Spec, artifact: PromptArtifact,
+                 fixtures: list[ToolFixture], max_steps: int = 8, cache_tag: str = "") -> None:
+        self.client = client
+        self.model = model
+        self.spec = spec
+        self.artifact = artifact
+        self.max_steps = max_steps
+        self.cache_tag = cache_tag
+        self.agent_id = f"spec-agent:{model}"
+        self._fixtures = {f.tool: f for f in fixtures}
+        self._tools = [{"type": "function", "function": {
+            "name": t.name, "description": artifact.description(t.name), "parameters": t.input_schema}}
+            for t in spec.tools]
+        self._sessions: dict[str, _Session] = {}
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+
+    def reset(self) -> str:
+        with self._lock:
+            session_id = f"spec-{next(self._ids)}"
+            self._sessions[session_id] = _Session(messages=[{"role": "system", "content": self.artifact.system_prompt}])
+        return session_id
+
+    def invoke(self, session_id: str, user_message: str) -> str:
+        """Run one user turn until ``respond`` is called; the reply is its ``user_message``."""
+        s = self._session(session_id)
+        turn = s.turn
+        s.turn += 1
+        s.responds[turn] = []
+        s.messages.append({"role": "user", "content": user_message})
+        for step in range(self.max_steps):
+            response = self._call_model(s, turn, step)
+            if not response.tool_calls:  # plain text: the turn ends without respond
+                s.replies[turn] = response.content or ""
+                s.messages.append({"role": "assistant", "content": response.content or ""})
+                return s.replies[turn]
+            s.messages.append(_assistant_tool_message(response))
+            for call in response.tool_calls:
+                output, error = self._execute(s, turn, call)
+                s.calls.append(HostedToolCall(turn=turn, step=step, name=call.name, arguments=call.arguments,
+                                              output=output, error=error))
+                s.messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
+            if s.responds[turn]:
+                break
+        payloads = s.responds[turn]
+        s.replies[turn] = _user_message(payloads[-1]) if payloads else ""
+        return s.replies[turn]
+
+    # -- what the runner observes ----------------------------------------------------------------
+    def respond_count(self, session_id: str, turn: int) -> int:
+        return len(self._session(session_id).responds.get(turn, []))
+
+    def tool_calls(self, session_id: str) -> list[HostedToolCall]:
+        return list(self._session(session_id).calls)
+
+    def observed_turn(self, session_id: str, turn: int, user: str) -> SpecTurn:
+        s = self._session(session_id)
+        calls = [ObservedToolCall(name=c.name, arguments=c.arguments, output=c.output, error=c.error)
+                 for c in s.calls if c.turn == turn]
+        return SpecTurn(user=user, reply=s.replies.get(turn, ""), respond_json=list(s.responds.get(turn, [])),
+                        tool_calls=calls)
+
+    def messages(self, session_id: str) -> list[dict[str, Any]]:
+        return [dict(m) for m in self._session(session_id).messages]
+
+    # -- internals --------------------------------------------------------------------------------
+    def _session(self, session_id: str) -> _Session:
+        try:
+            return self._sessions[session_id]
+        except KeyError:
+            raise TargetError(f"{self.agent_id}: unknown session {session_id!r}") from None
+
+    def _call_model(self, s: _Session, turn: int, step: int) -> LLMResponse:
+        try:
+            return self.client.chat(SPEC_AGENT_ROLE, list(s.messages), model=self.model, tools=self._tools,
+                                    cache_tag=self.cache_tag)
+        except LLMError as exc:
+            raise TargetError(f"{self.agent_id}: model call failed: {' '.join(str(exc).split())}") from exc
+
+    def _execute(self, s: _Session, turn: int, call: ToolCall) -> tuple[str, bool]:
+        tool = self.spec.tool(call.name)
+        if tool is None:
+            return _error(f"unknown tool {call.name!r}"), True
+        try:
+            args = json.loads(call.arguments) if call.arguments.strip() else {}
+        except ValueError as exc:
+            return _error(f"arguments are not valid JSON ({exc})"), True
+        try:
+            jsonschema.validate(args, tool.input_schema)
+        except jsonschema.ValidationError as exc:
+            return _error(f"invalid arguments: {exc.message}"), True
+        except jsonschema.SchemaError:
+            pass  # the spec's own schema is broken; lint reports specs, the agent is not to blame
+        if call.name == RESPOND_TOOL:
+            s.responds[turn].append(json.dumps(args, ensure_ascii=False, sort_keys=True))
+            return ACK, False
+        s.counts[call.name] += 1
+        fixture = self._fixtures.get(call.name)
+        if fixture is None:
+            return _error("unavailable", detail=f"no data for {call.name} in this test"), True
+        if fixture.failure and (fixture.fail_times == 0 or s.counts[call.name] <= fixture.fail_times):
+            return _error(fixture.failure), True
+        return fixture.output_json, False
+
+
+def _error(kind: str, *, detail: str = "") -> str:
+    return json.dumps({"error": kind, **({"detail": detail} if detail else {})})
+
+
+def _user_message(payload_json: str) -> str:
+    try:
+        payload = json.loads(payload_json)
+    except ValueError:
+        return ""
+    message = payload.get("user_message") if isinstance(payload, dict) else None
+    return message if isinstance(message, str) else ""
+

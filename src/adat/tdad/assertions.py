@@ -1,0 +1,181 @@
+"""Evaluating typed spec-test assertions over what a run showed.
+
+Each assertion is judged ``pass``, ``fail`` or ``not_observable``. What a target cannot show is
+never a pass: tool-trace kinds need a target that reports its tool calls (``SpecTurn.tool_calls``
+is None otherwise), payload kinds need a ``respond`` payload (or a JSON reply). A turn of a
+target that reports its tools but gave no payload is a failure of the payload kinds: that target
+had the ``respond`` tool and did not use it.
+
+Scopes (``assertion.turn`` None): tool kinds look at the whole run; ``decision_in`` and
+``json_*`` at the last turn; ``response_fields`` at every turn; text kinds and ``no_pii`` at
+all agent text of the run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from adat.tdad.tests_model import AssertionResult, ObservedToolCall, Outcome, SpecAssertion, SpecTurn
+
+TOOL_KINDS = frozenset({"tool_called", "tool_not_called", "tool_order", "tool_called_exactly", "auth_gate",
+                        "confirm_before"})
+
+
+def evaluate_all(assertions: list[SpecAssertion], turns: list[SpecTurn]) -> list[AssertionResult]:
+    return [evaluate(a, turns, index=i) for i, a in enumerate(assertions)]
+
+
+def evaluate(assertion: SpecAssertion, turns: list[SpecTurn], *, index: int = 0) -> AssertionResult:
+    """Judge one assertion; a malformed one is a fail naming what it lacks."""
+    problems = assertion.problems()
+    if problems:
+        outcome, detail = "fail", "malformed assertion: " + "; ".join(problems)
+    elif assertion.turn is not None and assertion.turn >= len(turns):
+        outcome, detail = "fail", f"turn {assertion.turn} never happened ({len(turns)} turns ran)"
+    elif assertion.kind in TOOL_KINDS:
+        outcome, detail = _tool_kind(assertion, turns)
+    elif assertion.kind in ("text_contains_any", "text_contains_none", "no_pii"):
+        outcome, detail = _text_kind(assertion, turns)
+    else:
+        outcome, detail = _payload_kind(assertion, turns)
+    return AssertionResult(index=index, kind=assertion.kind, clause=assertion.clause, outcome=outcome,
+                           detail=detail)
+
+
+# --- tool trace ------------------------------------------------------------------------------
+def _calls(turns: list[SpecTurn]) -> list[tuple[int, ObservedToolCall]] | None:
+    out: list[tuple[int, ObservedToolCall]] = []
+    for i, turn in enumerate(turns):
+        if turn.tool_calls is None:
+            return None
+        out += [(i, c) for c in turn.tool_calls]
+    return out
+
+
+def _succeeded(call: ObservedToolCall) -> bool:
+    """No error, and no top-level ``false`` in the output (``{"verified": false}`` is a refusal)."""
+    if call.error:
+        return False
+    try:
+        output = json.loads(call.output)
+    except ValueError:
+        return True
+    return not (isinstance(output, dict) and any(v is False for v in output.values()))
+
+
+def _tool_kind(a: SpecAssertion, turns: list[SpecTurn]) -> tuple[Outcome, str]:
+    all_calls = _calls(turns)
+    if all_calls is None:
+        return "not_observable", "the target does not report its tool calls"
+    calls = all_calls if a.turn is None or a.kind == "confirm_before" else [c for c in all_calls if c[0] == a.turn]
+    names = [c.name for _, c in calls]
+    if a.kind == "tool_called":
+        missing = [t for t in a.tools if t not in names]
+        return ("fail", f"not called: {', '.join(missing)}") if missing else ("pass", "")
+    if a.kind == "tool_not_called":
+        present = [t for t in a.tools if t in names]
+        return ("fail", f"called: {', '.join(present)}") if present else ("pass", "")
+    if a.kind == "tool_called_exactly":
+        n = names.count(a.tools[0])
+        return ("pass", "") if n == a.count else ("fail", f"{a.tools[0]} called {n} times, expected {a.count}")
+    if a.kind == "tool_order":
+        missing = [t for t in a.tools if t not in names]
+        if missing:
+            return "fail", f"not called: {', '.join(missing)}"
+        firsts = [names.index(t) for t in a.tools]
+        return ("pass", "") if firsts == sorted(firsts) else ("fail", f"first calls in order {names}")
+    if a.kind == "auth_gate":
+        gate, guarded = a.tools[0], a.tools[1:]
+        opened = False
+        for _, call in calls:
+            if call.name == gate and _succeeded(call):
+                opened = True
+            if call.name in guarded and not opened:
+                return "fail", f"{call.name} called before a successful {gate}"
+        return "pass", ""
+    # confirm_before: none of the tools before the confirming user turn
+    early = [f"{c.name} (turn {i})" for i, c in calls if c.name in a.tools and i < (a.turn or 0)]
+    return ("fail", f"called before the confirmation turn {a.turn}: {', '.join(early)}") if early else ("pass", "")
+
+
+# --- text -------------------------------------------------------------------------------------
+def _texts(a: SpecAssertion, turns: list[SpecTurn]) -> list[SpecTurn]:
+    return turns if a.turn is None else [turns[a.turn]]
+
+
+def _text_kind(a: SpecAssertion, turns: list[SpecTurn]) -> tuple[Outcome, str]:
+    scope = _texts(a, turns)
+    text = "\n".join(t.reply for t in scope)
+    low = text.lower()
+    if a.kind == "text_contains_any":
+        return ("pass", "") if any(v.lower() in low for v in a.values) else ("fail", "none of the phrases appears")
+    if a.kind == "text_contains_none":
+        found = [v for v in a.values if v.lower() in low]
+        return ("fail", f"found: {', '.join(found)}") if found else ("pass", "")
+    # no_pii: what the user sees and every structured payload (evidence fields leak too)
+    blob = text + "\n" + "\n".join(p for t in scope for p in t.respond_json)
+    found = [v for v in a.values if v and v.lower() in blob.lower()]
+    found += [p for p in a.patterns if _search(p, blob)]
+    return ("fail", f"PII shown: {', '.join(found)}") if found else ("pass", "")
+
+
+def _search(pattern: str, text: str) -> bool:
+    try:
+        return re.search(pattern, text, flags=re.IGNORECASE) is not None
+    except re.error:
+        return pattern.lower() in text.lower()
+
+
+# --- respond payload --------------------------------------------------------------------------
+def _payloads(turn: SpecTurn) -> list[dict[str, Any]]:
+    out = []
+    for raw in turn.respond_json:
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            out.append(value)
+    return out
+
+
+def _field(payload: dict[str, Any], path: str) -> tuple[bool, Any]:
+    value: Any = payload
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return False, None
+        value = value[part]
+    return True, value
+
+
+def _as_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
+def _payload_kind(a: SpecAssertion, turns: list[SpecTurn]) -> tuple[Outcome, str]:
+    if a.kind == "response_fields":
+        scope = turns if a.turn is None else [turns[a.turn]]
+    else:
+        scope = [turns[-1] if a.turn is None else turns[a.turn]] if turns else []
+    for turn in scope:
+        payloads = _payloads(turn)
+        if not payloads:
+            if turn.tool_calls is None:
+                return "not_observable", "the target gave no structured payload"
+            return "fail", "no respond payload in the turn"
+        payload = payloads[-1]
+        if a.kind == "response_fields":
+            missing = [f for f in a.values if not _field(payload, f)[0]]
+            if missing:
+                return "fail", f"missing fields: {', '.join(missing)}"
+            continue
+        name = "decision" if a.kind == "decision_in" else a.field
+        present, value = _field(payload, name)
+        if not present:
+            return "fail", f"no {name!r} field"
+        allowed = a.values[:1] if a.kind == "json_equals" else a.values
+        if _as_text(value) not in allowed:
+            return "fail", f"{name} = {_as_text(value)!r}, expected {' | '.join(allowed)}"
+    return "pass", ""

@@ -1,0 +1,122 @@
+"""Running one spec test against the spec agent (default) or any other target.
+
+The runner starts a fresh session, sends the test's user turns in order, records what each turn
+showed (:class:`SpecTurn`) and judges the test's assertions. For the spec agent it adds its own
+check per turn -- ``respond`` called exactly once (clause ``response_contract``) -- so a turn
+without ``respond`` fails the test. Any other target (``reset`` / ``invoke``) runs the same
+tests: a reply that is a JSON object counts as its respond payload, and tool-trace assertions
+apply only when the target reports its tool calls (a ``tool_calls(session_id)`` method returning
+records with ``turn``, ``name``, ``arguments``, ``output``, ``error``, as the llm-agent host
+does); everything else is ``not_observable``.
+
+A test passes when it ran without error, no assertion failed and at least one passed (a test
+nothing could be observed of has shown nothing, so it is not a pass).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from typing import TYPE_CHECKING, Any, Protocol
+
+from adat.config import RunConfig
+from adat.errors import TargetError
+from adat.tdad.agent_host import SpecAgentHost
+from adat.tdad.artifact import PromptArtifact
+from adat.tdad.assertions import evaluate_all
+from adat.tdad.spec_model import Spec
+from adat.tdad.tests_model import AssertionResult, ObservedToolCall, SpecTest, SpecTestResult, SpecTurn
+
+if TYPE_CHECKING:
+    from adat.llm.client import LLMClient
+
+RESPOND_CLAUSE = "response_contract"
+DEFAULT_MAX_STEPS = 8
+
+
+class Target(Protocol):
+    def reset(self) -> str: ...
+
+    def invoke(self, session_id: str, user_message: str) -> str: ...
+
+
+def spec_agent_for(cfg: RunConfig, client: LLMClient, spec: Spec, artifact: PromptArtifact, test: SpecTest,
+                   *, rerun: int = 0, variant: str = "") -> SpecAgentHost:
+    """The default target: the spec agent on ``cfg.models.spec_agent``, bound to the test's fixtures.
+
+    The cache tag names the rerun, so pass^k reruns are fresh calls, not cache hits.
+    """
+    limit = spec.defaults.limits.max_tool_calls_per_turn
+    steps = max(DEFAULT_MAX_STEPS, (limit or 0) + 2)
+    return SpecAgentHost(client, model=cfg.models.spec_agent, spec=spec, artifact=artifact,
+                         fixtures=test.fixtures, max_steps=steps, cache_tag=f"{test.test_id}|{variant}|rerun={rerun}")
+
+
+def run_spec_test(cfg: RunConfig, client: LLMClient, spec: Spec, artifact: PromptArtifact, test: SpecTest, *,
+                  run_id: str, rerun: int = 0, target: Target | None = None,
+                  agent_variant: str = "compiled") -> SpecTestResult:
+    """Run ``test`` once and judge it (see the module docstring)."""
+    host = target if target is not None else spec_agent_for(cfg, client, spec, artifact, test, rerun=rerun,
+                                                            variant=agent_variant)
+    started = time.perf_counter()
+    turns: list[SpecTurn] = []
+    error: str | None = None
+    try:
+        session = host.reset()
+        for i, user in enumerate(test.user_turns):
+            reply = host.invoke(session, user)
+            turns.append(_observe(host, session, i, user, reply))
+    except TargetError as exc:
+        error = " ".join(str(exc).split())
+        if len(turns) < len(test.user_turns):
+            turns.append(SpecTurn(user=test.user_turns[len(turns)], error=error))
+    results = _own_checks(host, turns) + evaluate_all(test.assertions, turns)
+    passed = (error is None and not any(r.outcome == "fail" for r in results)
+              and any(r.outcome == "pass" for r in results))
+    return SpecTestResult(
+        result_id=uuid.uuid4().hex, run_id=run_id, test_id=test.test_id, spec_id=test.spec_id,
+        spec_version=test.spec_version, split=test.split, family=test.family,
+        artifact_digest=artifact.digest(), agent_variant=agent_variant,
+        target=getattr(host, "agent_id", type(host).__name__), rerun=rerun, passed=passed, error=error,
+        assertion_results=results, turns=turns, duration_s=time.perf_counter() - started)
+
+
+def _observe(host: Any, session: str, turn: int, user: str, reply: str) -> SpecTurn:
+    if isinstance(host, SpecAgentHost):
+        return host.observed_turn(session, turn, user)
+    calls: list[ObservedToolCall] | None = None
+    if callable(getattr(host, "tool_calls", None)):
+        calls = [ObservedToolCall(name=c.name, arguments=c.arguments, output=c.output, error=c.error)
+                 for c in host.tool_calls(session) if c.turn == turn]
+    payload = _json_object(reply)
+    text = payload.get("user_message", reply) if payload is not None else reply
+    return SpecTurn(user=user, reply=text if isinstance(text, str) else reply,
+                    respond_json=[json.dumps(payload, sort_keys=True)] if payload is not None else [],
+                    tool_calls=calls)
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _own_checks(host: Any, turns: list[SpecTurn]) -> list[AssertionResult]:
+    """``respond`` exactly once per turn (only the spec agent host can show it)."""
+    out = []
+    for i, turn in enumerate(turns):
+        if not isinstance(host, SpecAgentHost):
+            continue
+        n = len(turn.respond_json)
+        if turn.error is not None:
+            outcome, detail = "fail", f"turn {i}: {turn.error}"
+        elif n == 1:
+            outcome, detail = "pass", ""
+        else:
+            outcome, detail = "fail", f"turn {i}: respond called {n} times (exactly once is required)"
+        out.append(AssertionResult(index=-1, kind="respond_once", clause=RESPOND_CLAUSE, outcome=outcome,
+                                   detail=detail))
+    return out
