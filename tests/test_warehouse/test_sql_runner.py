@@ -93,7 +93,7 @@ def test_catalog_is_opened_read_only_and_sql_errors_name_the_file(fixture_root: 
     db = build_catalog(fixture_root, sql)
     writer = sql / "metrics" / "writer.sql"
     writer.write_text("create table sneaky as select 1 as x\n")
-    with pytest.raises(UserError, match=r"writer\.sql.*read-only"):
+    with pytest.raises(UserError, match=r"writer\.sql.*exactly one SELECT, not CREATE"):
         run_query(db, writer, {})
     with pytest.raises(UserError, match="catalog not found"):
         run_query(sql / "missing.duckdb", writer, {})

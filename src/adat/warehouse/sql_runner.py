@@ -8,7 +8,10 @@ Conventions for query files (see ``sql/README.md``):
 * An optional run filter is written ``($run_id is null or run_id = $run_id)``; the CLI passes
   ``run_id=None`` when ``--run`` is not given.
 * Names resolve in ``sql/metrics``, then ``sql/checks``, ``sql/intermediate`` and ``sql/staging``;
-  ``metrics/x`` names one folder; anything that is an existing file is used as is.
+  ``metrics/x`` names one folder; an existing file ending in ``.sql`` is used as is. Nothing else
+  is read: a name never walks out of ``sql/``.
+* A query is one SELECT, run on a private read-only DuckDB that can open no file but the
+  warehouse's Parquet parts, so a query cannot write files (``COPY … TO``) or read others.
 """
 
 from __future__ import annotations
@@ -30,19 +33,29 @@ import pyarrow.parquet as pq
 
 from adat.errors import UserError
 from adat.warehouse.catalog import build_catalog, catalog_is_stale, catalog_path
+from adat.warehouse.parquet import RUNS_DIR
 
 QUERY_FOLDERS = ("metrics", "checks", "intermediate", "staging")
 #: values of ``adat sql --format``
 OUTPUT_FORMATS = ("table", "csv", "parquet")
 _PARAMS_LINE = re.compile(r"^\s*--\s*params\s*:(.*)$", re.IGNORECASE)
 _PARAM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: a query name: ``NAME`` or ``FOLDER/NAME``, optionally ending in ``.sql``; never a path elsewhere
+_QUERY_NAME = re.compile(rf"(?:(?:{'|'.join(QUERY_FOLDERS)})/)?[A-Za-z0-9_]+(?:\.sql)?")
 
 
 def resolve_query(name_or_file: str, sql_dir: Path) -> Path:
-    """The query file for a name (``validity_rate``, ``metrics/validity_rate``) or a file path."""
+    """The query file for a name (``validity_rate``, ``metrics/validity_rate``) or a ``.sql`` file path.
+
+    A name only ever resolves inside ``sql_dir``'s query folders (no ``..``, no absolute paths);
+    any other file is used only when the user names an existing ``.sql`` file.
+    """
     candidate = Path(name_or_file)
-    if candidate.is_file():
+    if name_or_file.endswith(".sql") and candidate.is_file():
         return candidate
+    if not _QUERY_NAME.fullmatch(name_or_file):
+        raise UserError(f"no query named {name_or_file!r}", field="NAME",
+                        fix="name a query in sql/ (adat sql --help) or an existing .sql file")
     sql_dir = Path(sql_dir)
     stem = name_or_file[:-4] if name_or_file.endswith(".sql") else name_or_file
     if "/" in stem:
@@ -105,8 +118,9 @@ def run_query(db_path: Path, sql_file: Path, params: Mapping[str, object]) -> pa
         raise UserError(f"query takes no parameter(s) {', '.join(unused)}", file=str(sql_file),
                         field="-- params", fix="drop them, or declare and use them in the query")
     sql = Path(sql_file).read_text(encoding="utf-8")
+    _check_single_select(sql, sql_file)
     bound = {name: params[name] for name in declared}
-    con = duckdb.connect(str(db_path), read_only=True)
+    con = _locked_connection(Path(db_path))
     try:
         relation = con.sql(sql, params=bound or None)
         if relation is None:
@@ -117,6 +131,41 @@ def run_query(db_path: Path, sql_file: Path, params: Mapping[str, object]) -> pa
         raise UserError(first, file=str(sql_file), fix="correct the query (parameters go in '-- params:')") from None
     finally:
         con.close()
+
+
+def _check_single_select(sql: str, sql_file: Path) -> None:
+    """A query file holds one SELECT: no COPY, EXPORT, ATTACH, SET, INSTALL or DDL."""
+    try:
+        statements = duckdb.extract_statements(sql)
+    except duckdb.Error as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise UserError(first, file=str(sql_file), fix="correct the query") from None
+    if len(statements) != 1 or statements[0].type != duckdb.StatementType.SELECT:
+        kinds = ", ".join(st.type.name for st in statements) or "nothing"
+        raise UserError(f"a query file must hold exactly one SELECT, not {kinds}", file=str(sql_file),
+                        fix="write one select (or with ... select); queries never write files or settings")
+
+
+def _locked_connection(db_path: Path) -> duckdb.DuckDBPyConnection:
+    """A private in-memory DuckDB with the catalog attached read-only and file access locked down.
+
+    The only files the query can open are the warehouse's Parquet parts (``<root>/runs/``, which
+    the catalog's views read); ``enable_external_access = false`` blocks reading or writing any
+    other file (``read_csv('/etc/passwd')``, ``COPY … TO``, ``ATTACH``, ``INSTALL``) and
+    ``lock_configuration`` stops the query from switching it back. A fresh in-memory instance
+    keeps these global settings away from every other connection of the process.
+    """
+    con = duckdb.connect()
+    try:
+        con.execute("attach $path as warehouse (read_only)", {"path": str(db_path)})
+        con.execute("use warehouse")
+        con.execute("set allowed_directories = $dirs", {"dirs": [f"{(db_path.parent / RUNS_DIR).resolve()}/"]})
+        con.execute("set enable_external_access = false")
+        con.execute("set lock_configuration = true")
+    except BaseException:
+        con.close()
+        raise
+    return con
 
 
 def format_table(table: pa.Table, fmt: str, out: Path | None = None) -> str | None:
