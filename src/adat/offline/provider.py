@@ -18,7 +18,8 @@ from pydantic import BaseModel, ValidationError
 
 from adat import roles
 from adat.llm.types import LLMError, LLMRequest, LLMResponse
-from adat.offline import baselines, generation, judging, planning, selection, statements, transformations
+from adat.offline import baselines, generation, judging, planning, selection, statements, tdad_compilers, transformations
+from adat.tdad import role_io as tdad_roles
 
 PROVIDER = "offline"
 MODEL = "heuristic"
@@ -37,6 +38,8 @@ HANDLERS: dict[str, tuple[type[BaseModel], Handler]] = {
     roles.PROMPT_JUDGE: (roles.JudgeInput, judging.judge),
     roles.PROMPT_SELECTOR: (roles.SelectorInput, selection.select),
     roles.PROMPT_AGENTEVAL: (roles.AgentEvalInput, baselines.perturb),
+    tdad_roles.PROMPT_PROMPTSMITH: (tdad_roles.PromptSmithInput, tdad_compilers.promptsmith),
+    tdad_roles.PROMPT_MUTATIONSMITH: (tdad_roles.MutationSmithInput, tdad_compilers.mutationsmith),
 }
 
 

@@ -1,0 +1,26 @@
+"""Spec evolution (TDAD, DESIGN §9): v2 compiles from the compiled v1 prompt, and the v1 tests
+whose clauses v2 keeps are its invariant tests (SURS = their share still passing on v2).
+
+A clause is kept when v2 has a policy or node of the same id and, for a policy, the same text
+(a reworded policy is a changed requirement, not a kept one). Invariant tests are never inputs
+of the v2 compilation: they are v1 tests, run only after it, on the compiled v2 prompt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+def kept_clauses(v1: Any, v2: Any) -> set[str]:
+    """Clause ids of ``v1`` that ``v2`` keeps."""
+    v2_policies = {p.id: " ".join(p.text.split()) for p in v2.policies}
+    kept = {p.id for p in v1.policies if v2_policies.get(p.id) == " ".join(p.text.split())}
+    v2_nodes = {n.node_id for n in v2.decision_tree}
+    return kept | {n.node_id for n in v1.decision_tree if n.node_id in v2_nodes}
+
+
+def invariant_tests(v1_tests: Sequence[Any], v1: Any, v2: Any) -> list[Any]:
+    """The v1 tests every clause of which (and the leaf) v2 keeps."""
+    kept = kept_clauses(v1, v2)
+    return [t for t in v1_tests if t.leaf_id in kept and all(c in kept for c in t.clauses)]

@@ -1,0 +1,27 @@
+"""Reliability (TDAD, DESIGN §9): every test of a spec version rerun k times on the compiled prompt.
+
+k defaults to the spec's ``defaults.reliability.reruns`` (``spec_suite.reruns`` overrides it).
+The rows give HPR (hidden tests, first run), pass^k and per-test pass rates, the flaky tests,
+SURS (scope ``invariant``: v1 invariant tests on a v2 compilation) and the base of mutation
+kills: a test kills a mutant only if it passed here in every rerun.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from adat.records import SpecResult
+from adat.tdad.suite_runs import RunTest, run_tests, stage_row
+
+
+def rerun_suite(artifact: Any, tests: Sequence[Any], run_test: RunTest, *, k: int, run_id: str, scope: str,
+                workers: int = 1) -> list[SpecResult]:
+    """``k`` runs of every test on ``artifact`` (rerun 0 .. k-1), as ``spec_reruns`` rows."""
+    if k < 1:
+        raise ValueError("k must be >= 1")
+    rows: list[SpecResult] = []
+    for rerun in range(k):
+        rows += [stage_row(r, run_id=run_id, variant="compiled", digest=artifact.digest(), scope=scope, rerun=rerun)
+                 for r in run_tests(run_test, artifact, tests, workers=workers, rerun=rerun)]
+    return rows
