@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from adat.record_base import Produced, Record  # re-exported: every record module derives from them
-from adat.tdad.tests_model import SpecTest
+from adat.tdad.tests_model import SpecTest, SpecTurn
 
 TraceKind = Literal["discovery", "execution"]
 TestKind = Literal["plain", "transformed", "direct", "agenteval", "spec"]
@@ -291,6 +291,7 @@ class SpecResult(Record):
     passed: bool
     error: str | None = None
     assertion_results: list[AssertionOutcome] = Field(default_factory=list)
+    turns: list[SpecTurn] = Field(default_factory=list, description="what the runner saw, turn by turn")
     duration_s: float = 0.0
 
 

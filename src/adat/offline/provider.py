@@ -18,7 +18,16 @@ from pydantic import BaseModel, ValidationError
 
 from adat import roles
 from adat.llm.types import LLMError, LLMRequest, LLMResponse
-from adat.offline import baselines, generation, judging, planning, selection, statements, tdad_compilers, transformations
+from adat.offline import (
+    baselines,
+    generation,
+    judging,
+    planning,
+    selection,
+    statements,
+    tdad_compilers,
+    transformations,
+)
 from adat.tdad import role_io as tdad_roles
 
 PROVIDER = "offline"

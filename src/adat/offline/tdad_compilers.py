@@ -28,9 +28,7 @@ from adat.tdad.role_io import (
 RULES_HEADING = "Rules from the specification (follow every one):"
 RESPOND_TOOL = "respond"
 #: words too common in prompts and intents to say what a line is about
-_COMMON = frozenset("""about after again always before being call called calling calls does each every from have
-into must never only other should than that their them then there they this those tool tools turn user users
-when where which while with without your yours also just make sure""".split())
+_COMMON = frozenset(["about", "after", "again", "always", "before", "being", "call", "called", "calling", "calls", "does", "each", "every", "from", "have", "into", "must", "never", "only", "other", "should", "than", "that", "their", "them", "then", "there", "they", "this", "those", "tool", "tools", "turn", "user", "users", "when", "where", "which", "while", "with", "without", "your", "yours", "also", "just", "make", "sure"])
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 

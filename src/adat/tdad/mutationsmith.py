@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from adat.tdad.role_io import PROMPT_MUTATIONSMITH, MutationSmithInput, MutationSmithOutput, tool_dict, tool_views
+from adat.tdad.role_io import (
+    PROMPT_MUTATIONSMITH,
+    MutationSmithInput,
+    MutationSmithOutput,
+    tool_dict,
+    tool_views,
+)
 
 ROLE = "mutationsmith"
 

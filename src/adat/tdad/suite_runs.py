@@ -31,7 +31,7 @@ def stage_row(result: Any, *, run_id: str, variant: str, digest: str, iteration:
         iteration=iteration, scope=scope, rerun=rerun, passed=result.passed, error=result.error,
         assertion_results=[AssertionOutcome(index=a.index, kind=a.kind, clause=a.clause, outcome=a.outcome,
                                             detail=a.detail) for a in result.assertion_results],
-        duration_s=result.duration_s)
+        turns=list(result.turns), duration_s=result.duration_s)
 
 
 def run_tests(run_test: RunTest, artifact: Any, tests: Sequence[Any], *, workers: int = 1,
