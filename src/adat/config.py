@@ -184,6 +184,15 @@ class BaselinesConfig(_Section):
     direct_batch_size: int = Field(10, ge=1, description="direct tests asked for per generator call")
 
 
+class SpecSuiteConfig(_Section):
+    """TDAD spec suites (DESIGN §9): what the spec's own defaults do not fix."""
+
+    reruns: int | None = Field(None, ge=1, description="k of pass^k; None = the spec's defaults.reliability.reruns")
+    max_iterations: int | None = Field(None, ge=1,
+                                       description="PromptSmith budget; None = the spec's compile_budget.max_iterations")
+    inner_attempts: int = Field(2, ge=1, description="candidates tried on the failing tests per compile iteration")
+
+
 class RunConfig(_Section):
     """Everything a run needs. Written by users as YAML; every default is here."""
 
@@ -202,6 +211,7 @@ class RunConfig(_Section):
     execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
     evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
     baselines: BaselinesConfig = Field(default_factory=BaselinesConfig)
+    spec_suite: SpecSuiteConfig = Field(default_factory=SpecSuiteConfig)
 
     def data_path(self) -> Path:
         p = Path(self.data_dir)

@@ -90,7 +90,8 @@ def compile_artifact(start: Any, tests: Sequence[Any], run_test: RunTest, propos
     current, rejected = start, set()
     current_results = run(current, tests, 0, "full")
     out.iterations.append(CompileIteration(**meta, iteration=0, candidate_digest=current.digest(), promoted=True,
-                                           in_effect_digest=current.digest(), start=start_label))
+                                           in_effect_digest=current.digest(), start=start_label,
+                                           artifact_json=current.model_dump_json()))
     for iteration in range(1, max_iterations + 1):
         failing = [r for r in current_results if not r.passed]
         if not failing:
@@ -116,7 +117,8 @@ def compile_artifact(start: Any, tests: Sequence[Any], run_test: RunTest, propos
             **meta, iteration=iteration, parent_digest=current.digest(), candidate_digest=candidate.digest(),
             promoted=promoted, in_effect_digest=(candidate if promoted else current).digest(), inner_attempts=tried,
             diff=artifact_diff(current, candidate), failing_tests=sorted(r.test_id for r in failing),
-            failing_clauses=[g.clause for g in groups]))
+            failing_clauses=[g.clause for g in groups],
+            artifact_json=(candidate if promoted else current).model_dump_json()))
         if promoted:
             current, current_results = candidate, full
         elif candidate is not current:

@@ -1,0 +1,51 @@
+"""Flow ``spec_suite``: one TDAD spec version, end to end (DESIGN §9).
+
+TestSmith writes the visible and hidden tests; PromptSmith compiles the start prompt (the
+shipped seed prompt, or for an evolved spec the compiled prompt of its v1 run) on the visible
+tests only; every test is rerun k times on the compiled prompt (HPR, pass^k, and for v2 the v1
+invariant tests: SURS); MutationSmith's mutants of the compiled prompt are probed and run on
+the visible tests (MS). Each stage is a cached task owning its tables; the headline figures,
+read from sql/metrics, are published as Prefect artifacts.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, when loaded by file path
+from prefect import flow
+from prefect.artifacts import create_markdown_artifact
+
+from adat.config import RunConfig
+from adat.pipeline.context import new_run_id
+from adat.pipeline.fingerprint import code_fingerprint
+from adat.tdad.report import is_offline, spec_metrics, summary_lines
+from adat.tdad.steps import file_digest
+from tasks import pipeline_tasks as t
+from tasks import spec_tasks as s
+from tasks._common import bind
+
+
+@flow(name="adat-spec-suite", log_prints=True)
+def spec_suite(config: RunConfig, spec_path: str, start: str, pack_path: str | None = None,
+               base_run: str | None = None, base_spec_path: str | None = None, refresh: bool = False) -> str:
+    """Run spec ``spec_path`` from ``start`` (seed artifacts dir or ``run:<v1 run>``); returns the run id."""
+    run_id = config.run_id or new_run_id()
+    cfg = config.model_copy(update={"run_id": run_id})
+    code = code_fingerprint()
+    s.start_spec_run(cfg, run_id)
+    seed_dir = None if start.startswith("run:") else start
+    tests = bind(s.spec_tests, cfg, refresh=refresh)(cfg, run_id, code, file_digest(spec_path), spec_path)
+    compiled = bind(s.compile_prompt, cfg, refresh=refresh)(cfg, run_id, code, file_digest(spec_path, seed_dir),
+                                                           tests, spec_path, start)
+    reran = bind(s.rerun, cfg, refresh=refresh)(cfg, run_id, code, file_digest(spec_path, base_spec_path), compiled,
+                                               spec_path, base_run, base_spec_path)
+    done = [reran]
+    if pack_path:
+        done.append(bind(s.mutate, cfg, refresh=refresh)(cfg, run_id, code, file_digest(spec_path, pack_path),
+                                                        reran, spec_path, pack_path))
+    t.finish_run(cfg, run_id, "spec_suite", after=done)
+    lines = summary_lines(run_id, spec_metrics(cfg, run_id), offline=is_offline(cfg))
+    create_markdown_artifact(key="adat-spec-suite", markdown="\n".join(lines), description=f"spec suite {run_id}")
+    return run_id

@@ -1,0 +1,179 @@
+"""The spec-suite pipeline as steps (flow ``spec_suite``): each reads its inputs from the
+warehouse and the spec files, runs one stage and writes its own tables, returning a
+:class:`StepResult` (counts, never rows). Tasks in ``tasks/spec_tasks.py`` wrap one each.
+
+Owners: ``spec_tests`` (tests step), ``compile_iterations`` + ``compile_results`` (compile),
+``spec_reruns`` (reliability), ``mutants`` + ``mutant_results`` (mutate). A run is one spec
+version; a v2 run names its v1 run (``base_run``), whose compiled prompt it starts from and
+whose tests give the invariant tests (SURS).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from adat.config import RunConfig
+from adat.errors import UserError
+from adat.pipeline.context import RunContext, StepResult
+from adat.records import CompileIteration
+
+SEED_START = "seed"
+
+
+def file_digest(*paths: str | Path | None) -> str:
+    """Content hash of the spec / pack / artifact files a step reads (its cache key part)."""
+    digest = hashlib.sha256()
+    for path in paths:
+        if path is None:
+            continue
+        p = Path(path)
+        files = sorted(f for f in p.rglob("*") if f.is_file()) if p.is_dir() else [p]
+        for f in files:
+            digest.update(f.name.encode())
+            digest.update(f.read_bytes() if f.is_file() else b"")
+    return digest.hexdigest()[:16]
+
+
+def _runner(cfg: RunConfig, ctx: RunContext, spec: Any, variant: str = "compiled") -> Any:
+    from adat.tdad.runner import run_spec_test
+
+    def run(artifact: Any, test: Any, rerun: int) -> Any:
+        return run_spec_test(cfg, ctx.client, spec, artifact, test, run_id=ctx.run_id, rerun=rerun,
+                             agent_variant=variant)
+
+    return run
+
+
+def _prompt_version(ctx: RunContext, prompt_id: str) -> str:
+    from adat.llm.prompts import load_prompt
+
+    return load_prompt(prompt_id, ctx.client.prompts_dir).version
+
+
+def _tests(ctx: RunContext, run_id: str | None = None) -> list[Any]:
+    return list(ctx.read("spec_tests", run_id))
+
+
+def compiled_artifact(cfg: RunConfig, run_id: str) -> Any:
+    """The prompt artifact in effect after a run's last compile iteration."""
+    from adat.tdad.artifact import PromptArtifact
+
+    rows = [r for r in RunContext(cfg, run_id).read("compile_iterations") if isinstance(r, CompileIteration)]
+    if not rows:
+        raise UserError(f"run {run_id} has no compiled prompt", field="run",
+                        fix="compile it first: adat spec compile SPEC --config FILE")
+    return PromptArtifact.model_validate_json(max(rows, key=lambda r: r.iteration).artifact_json)
+
+
+def tests_step(cfg: RunConfig, run_id: str, spec_path: str) -> StepResult:
+    """TestSmith: visible and hidden tests of the spec → ``spec_tests``."""
+    from adat.tdad.spec import load_spec
+    from adat.tdad.testsmith import generate_tests
+
+    ctx = RunContext(cfg, run_id)
+    spec = load_spec(spec_path)
+    tests = [t.model_copy(update={"run_id": run_id}) for t in generate_tests(cfg, ctx.client, spec, seed=cfg.seed)]
+    ctx.write("spec_tests", tests)
+    ctx.flush_calls()
+    return StepResult(run_id=run_id, step="spec-tests", digest=ctx.digest, paths=ctx.paths,
+                      tables={"spec_tests": len(tests)},
+                      counts={"visible": sum(t.split == "visible" for t in tests),
+                              "hidden": sum(t.split == "hidden" for t in tests)})
+
+
+def compile_step(cfg: RunConfig, run_id: str, spec_path: str, start: str) -> StepResult:
+    """PromptSmith from ``start`` (an agent-artifacts directory with the seed prompt, or
+    ``run:<RUN_ID>`` for a compiled prompt) on the run's visible tests → compile tables."""
+    from adat.tdad.artifact import seed_artifact
+    from adat.tdad.clauses import clause_texts
+    from adat.tdad.compiler import compile_artifact
+    from adat.tdad.promptsmith import ROLE, promptsmith_proposer
+    from adat.tdad.role_io import PROMPT_PROMPTSMITH
+    from adat.tdad.spec import load_spec
+
+    ctx = RunContext(cfg, run_id)
+    spec = load_spec(spec_path)
+    if start.startswith("run:"):
+        artifact, label = compiled_artifact(cfg, start.removeprefix("run:")), start.removeprefix("run:")
+    else:
+        artifact, label = seed_artifact(start), SEED_START
+    visible = [t for t in _tests(ctx) if t.split == "visible"]
+    budget = cfg.spec_suite.max_iterations or spec.defaults.compile_budget.max_iterations
+    out = compile_artifact(artifact, visible, _runner(cfg, ctx, spec, "candidate"),
+                           promptsmith_proposer(ctx.client, spec), clause_text=clause_texts(spec),
+                           max_iterations=budget, inner_attempts=cfg.spec_suite.inner_attempts, run_id=run_id,
+                           start_label=label, produced_by=cfg.models.for_role(ROLE), prompt_id=PROMPT_PROMPTSMITH,
+                           prompt_version=_prompt_version(ctx, PROMPT_PROMPTSMITH),
+                           workers=cfg.llm.concurrency)
+    ctx.write("compile_iterations", out.iterations)
+    ctx.write("compile_results", out.results)
+    ctx.flush_calls()
+    return StepResult(run_id=run_id, step="compile", digest=ctx.digest, paths=ctx.paths,
+                      tables={"compile_iterations": len(out.iterations), "compile_results": len(out.results)},
+                      data={"compiled_digest": out.artifact.digest()})
+
+
+def reliability_step(cfg: RunConfig, run_id: str, spec_path: str, base_run: str | None = None,
+                     base_spec_path: str | None = None) -> StepResult:
+    """k reruns of every test on the compiled prompt (and, for a v2 run, of the v1 invariant
+    tests) → ``spec_reruns``."""
+    from adat.tdad.evolution import invariant_tests
+    from adat.tdad.reliability import rerun_suite
+    from adat.tdad.spec import load_spec
+
+    ctx = RunContext(cfg, run_id)
+    spec = load_spec(spec_path)
+    compiled = compiled_artifact(cfg, run_id)
+    k = cfg.spec_suite.reruns or spec.defaults.reliability.reruns
+    run = _runner(cfg, ctx, spec)
+    rows = rerun_suite(compiled, _tests(ctx), run, k=k, run_id=run_id, scope="suite", workers=cfg.llm.concurrency)
+    invariants: list[Any] = []
+    if base_run and base_spec_path:
+        invariants = invariant_tests(_tests(ctx, base_run), load_spec(base_spec_path), spec)
+        rows += rerun_suite(compiled, invariants, run, k=1, run_id=run_id, scope="invariant",
+                            workers=cfg.llm.concurrency)
+    ctx.write("spec_reruns", rows)
+    ctx.flush_calls()
+    return StepResult(run_id=run_id, step="reliability", digest=ctx.digest, paths=ctx.paths,
+                      tables={"spec_reruns": len(rows)}, counts={"k": k, "invariant_tests": len(invariants)})
+
+
+def mutate_step(cfg: RunConfig, run_id: str, spec_path: str, pack_path: str) -> StepResult:
+    """MutationSmith per intent of the pack, activation probes, visible tests on activated mutants
+    → ``mutants``, ``mutant_results``."""
+    from adat.tdad.mutate import mutate_compiled
+    from adat.tdad.mutationsmith import ROLE, mutant_maker
+    from adat.tdad.role_io import PROMPT_MUTATIONSMITH
+    from adat.tdad.spec import load_mutation_pack, load_spec
+
+    ctx = RunContext(cfg, run_id)
+    spec, pack = load_spec(spec_path), load_mutation_pack(pack_path)
+    compiled = compiled_artifact(cfg, run_id)
+    visible = [t for t in _tests(ctx) if t.split == "visible"]
+    runners = {}
+
+    def run(artifact: Any, test: Any, rerun: int) -> Any:  # the variant label names the mutant in cache tags
+        key = artifact.digest()
+        if key not in runners:
+            runners[key] = _runner(cfg, ctx, spec, f"mutant-{key}")
+        return runners[key](artifact, test, rerun)
+
+    out = mutate_compiled(compiled, pack, visible, run, mutant_maker(ctx.client, pack), run_id=run_id,
+                          produced_by=cfg.models.for_role(ROLE), prompt_id=PROMPT_MUTATIONSMITH,
+                          prompt_version=_prompt_version(ctx, PROMPT_MUTATIONSMITH),
+                          workers=cfg.llm.concurrency)
+    ctx.write("mutants", out.mutants)
+    ctx.write("mutant_results", out.results)
+    ctx.flush_calls()
+    return StepResult(run_id=run_id, step="mutate", digest=ctx.digest, paths=ctx.paths,
+                      tables={"mutants": len(out.mutants), "mutant_results": len(out.results)},
+                      counts={"activated": sum(m.activated for m in out.mutants)})
+
+
+def start_run(cfg: RunConfig, run_id: str) -> StepResult:
+    """Record the spec-suite run (status running)."""
+    ctx = RunContext(cfg, run_id)
+    ctx.record_run("spec_suite", "running")
+    return StepResult(run_id=run_id, step="start", digest=ctx.digest, paths=ctx.paths, tables={"runs": 1})
