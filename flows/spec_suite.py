@@ -29,8 +29,12 @@ from tasks._common import bind
 
 @flow(name="adat-spec-suite", log_prints=True)
 def spec_suite(config: RunConfig, spec_path: str, start: str, pack_path: str | None = None,
-               base_run: str | None = None, base_spec_path: str | None = None, refresh: bool = False) -> str:
-    """Run spec ``spec_path`` from ``start`` (seed artifacts dir or ``run:<v1 run>``); returns the run id."""
+               base_run: str | None = None, base_spec_path: str | None = None, stop_after: str = "mutate",
+               refresh: bool = False) -> str:
+    """Run spec ``spec_path`` from ``start`` (seed artifacts dir or ``run:<v1 run>``); returns the run id.
+
+    ``stop_after`` = compile | reliability | mutate ends the run after that stage.
+    """
     run_id = config.run_id or new_run_id()
     cfg = config.model_copy(update={"run_id": run_id})
     code = code_fingerprint()
@@ -39,12 +43,13 @@ def spec_suite(config: RunConfig, spec_path: str, start: str, pack_path: str | N
     tests = bind(s.spec_tests, cfg, refresh=refresh)(cfg, run_id, code, file_digest(spec_path), spec_path)
     compiled = bind(s.compile_prompt, cfg, refresh=refresh)(cfg, run_id, code, file_digest(spec_path, seed_dir),
                                                            tests, spec_path, start)
-    reran = bind(s.rerun, cfg, refresh=refresh)(cfg, run_id, code, file_digest(spec_path, base_spec_path), compiled,
-                                               spec_path, base_run, base_spec_path)
-    done = [reran]
-    if pack_path:
+    done = [compiled]
+    if stop_after != "compile":
+        done = [bind(s.rerun, cfg, refresh=refresh)(cfg, run_id, code, file_digest(spec_path, base_spec_path),
+                                                    compiled, spec_path, base_run, base_spec_path)]
+    if pack_path and stop_after == "mutate":
         done.append(bind(s.mutate, cfg, refresh=refresh)(cfg, run_id, code, file_digest(spec_path, pack_path),
-                                                        reran, spec_path, pack_path))
+                                                        done[0], spec_path, pack_path))
     t.finish_run(cfg, run_id, "spec_suite", after=done)
     lines = summary_lines(run_id, spec_metrics(cfg, run_id), offline=is_offline(cfg))
     create_markdown_artifact(key="adat-spec-suite", markdown="\n".join(lines), description=f"spec suite {run_id}")

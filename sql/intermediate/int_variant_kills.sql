@@ -1,31 +1,65 @@
--- int_variant_kills: every (variant, visible test) pair of mutation testing, and whether the test kills the variant.
+-- int_variant_kills: every (variant, test) pair of mutation testing, and whether the test kills the variant.
 -- grain: run_id, variant, test_id
--- inputs: int_spec_test_reruns, stg_mutant_results, stg_mutants
--- The one kill rule of mutation testing (DESIGN §9): a test kills a variant when it fails on the
--- variant AND passed on the unmutated base in every one of its reruns there (a test flaky on the
--- base kills nothing). Only visible tests run on variants; activation comes from the variant's
--- own probe (stg_mutants.activated) and is carried here so scores need one view.
-with base as (
-    select run_id, test_id, k as base_reruns, pass_k as base_pass_all
+-- inputs: int_spec_test_reruns, stg_mutant_results, stg_mutants, int_judged_executions, stg_executions, stg_execution_labels
+-- The one kill rule of mutation testing (DESIGN §7, §9), for TDAD prompt mutants (kind 'prompt')
+-- and AdaT2's seeded retail faults (kind 'fault') alike: a test kills a variant when it FAILS on
+-- the variant AND PASSED on the unmutated base in every one of its runs there (at least one), so
+-- a test flaky or failing on the base kills nothing.
+--   * prompt mutants: base = the spec_reruns of the compiled prompt (k reruns); fails = a visible
+--     test run on the mutant did not pass (only visible tests run on mutants). Activation: the
+--     mutant's own probe (stg_mutants.activated).
+--   * seeded faults: base = the judged executions on the original agent; fails = an execution on
+--     the fault with the verdict 'fail' that the auditor labels TP and attributes to that fault
+--     (paper §4.3). A fault has no probe run: every fault executed in the run counts as
+--     activated, so its score is the paper's detected / faults.
+with spec_base as (
+    select run_id, test_id, k as base_runs, pass_k as base_pass_all
     from int_spec_test_reruns
-    where scope = 'suite' and split = 'visible'
+    where scope = 'suite'
 ),
-on_variant as (
+spec_variant as (
     select run_id, agent_variant as variant, test_id, bool_or(not passed) as variant_failed
     from stg_mutant_results
-    where scope = 'suite' and split = 'visible'
+    where scope = 'suite'
     group by run_id, agent_variant, test_id
+),
+fault_base as (
+    select run_id, test_id, count(*) as base_runs, bool_and(verdict = 'pass') as base_pass_all
+    from int_judged_executions
+    where agent_variant = 'original'
+    group by run_id, test_id
+),
+fault_variant as (
+    select
+        e.run_id,
+        e.agent_variant as variant,
+        e.test_id,
+        coalesce(bool_or(j.verdict = 'fail' and l.label = 'TP' and l.attributed_fault = e.agent_variant), false)
+            as variant_failed
+    from stg_executions as e
+    left join int_judged_executions as j on j.run_id = e.run_id and j.execution_id = e.execution_id
+    left join stg_execution_labels as l on l.run_id = e.run_id and l.execution_id = e.execution_id
+    where e.agent_variant <> 'original'
+    group by e.run_id, e.agent_variant, e.test_id
+),
+pairs as (
+    select v.run_id, v.variant, m.kind, m.activated, v.test_id, b.base_runs, b.base_pass_all, v.variant_failed
+    from spec_variant as v
+    join stg_mutants as m on m.run_id = v.run_id and m.mutant_id = v.variant
+    left join spec_base as b on b.run_id = v.run_id and b.test_id = v.test_id
+    union all
+    select v.run_id, v.variant, 'fault', true, v.test_id, b.base_runs, b.base_pass_all, v.variant_failed
+    from fault_variant as v
+    left join fault_base as b on b.run_id = v.run_id and b.test_id = v.test_id
 )
 select
-    v.run_id,
-    v.variant,
-    m.kind,
-    m.activated,
-    v.test_id,
-    coalesce(b.base_reruns, 0) as base_reruns,
-    coalesce(b.base_pass_all, false) as base_pass_all,
-    v.variant_failed,
-    v.variant_failed and coalesce(b.base_pass_all, false) as kills
-from on_variant as v
-join stg_mutants as m on m.run_id = v.run_id and m.mutant_id = v.variant
-left join base as b on b.run_id = v.run_id and b.test_id = v.test_id
+    run_id,
+    variant,
+    kind,
+    activated,
+    test_id,
+    coalesce(base_runs, 0) as base_runs,
+    coalesce(base_pass_all, false) as base_pass_all,
+    variant_failed,
+    variant_failed and coalesce(base_pass_all, false) as kills
+from pairs

@@ -1,6 +1,6 @@
 -- fault_detection: per seeded fault, the tests run on the faulty agent and those that detect it.
 -- grain: one row per run_id and fault (every agent_variant other than 'original' executed in the run)
--- inputs: int_fault_detection
+-- inputs: int_variant_kills
 -- params: run_id
 -- A test detects fault F (paper §4.3, DESIGN §7) when, in the same run,
 --   * every judged execution of it on the original agent has the verdict 'pass' (at least one),
@@ -8,14 +8,15 @@
 --     attributed_fault = F.
 -- "Every" rather than "some" on the original: a test that also fails on the original does not
 -- separate the faulty agent from it. tests_run counts distinct tests executed on F. The rule is
--- in intermediate/int_fault_detection.sql (shared with mutation_score).
+-- mutation testing's one kill rule, intermediate/int_variant_kills.sql (kind 'fault'), shared
+-- with mutation_score and TDAD's tdad_mutation_score.
 select
     run_id,
-    fault,
+    variant as fault,
     count(*) as tests_run,
-    count(*) filter (where detects) as detecting_tests,
-    bool_or(detects) as detected
-from int_fault_detection
-where ($run_id is null or run_id = $run_id)
-group by run_id, fault
+    count(*) filter (where kills) as detecting_tests,
+    bool_or(kills) as detected
+from int_variant_kills
+where kind = 'fault' and ($run_id is null or run_id = $run_id)
+group by run_id, variant
 order by run_id, fault

@@ -1,17 +1,18 @@
 -- mutation_score: detected seeded faults over the faults run (paper §4.3, RQ4).
 -- grain: one row per run_id (runs that executed at least one faulty variant)
--- inputs: int_fault_detection
+-- inputs: int_variant_kills
 -- params: run_id
--- Detection as in fault_detection.sql (the per-fault table; the rule is in
--- intermediate/int_fault_detection.sql): pass on the original, fail on the faulty agent,
--- auditor label TP with attributed_fault = the fault. faults = distinct agent_variant <>
--- 'original' executed in the run; a fault the run never executed is not in the denominator.
--- detected_faults lists the detected fault ids.
+-- Detection as in fault_detection.sql (the per-fault table): pass on the original, fail on the
+-- faulty agent, auditor label TP with attributed_fault = the fault -- mutation testing's one kill
+-- rule (intermediate/int_variant_kills.sql, kind 'fault'; TDAD's prompt mutants use the same
+-- view). faults = distinct agent_variant <> 'original' executed in the run (each counts as
+-- activated); a fault the run never executed is not in the denominator. detected_faults lists
+-- the detected fault ids.
 with per_fault as (
-    select run_id, fault, bool_or(detects) as detected
-    from int_fault_detection
-    where ($run_id is null or run_id = $run_id)
-    group by run_id, fault
+    select run_id, variant as fault, bool_or(kills) as detected
+    from int_variant_kills
+    where kind = 'fault' and ($run_id is null or run_id = $run_id)
+    group by run_id, variant
 )
 select
     run_id,

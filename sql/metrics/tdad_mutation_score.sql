@@ -7,6 +7,7 @@
 with killed as (
     select run_id, variant, bool_or(kills) as killed
     from int_variant_kills
+    where kind = 'prompt'
     group by run_id, variant
 ),
 per_mutant as (

@@ -1,0 +1,151 @@
+"""``adat spec compile | mutate | evolve | run | demo``: the TDAD spec-suite flow from the CLI.
+
+A spec at ``<tdad>/specs/<agent>/<version>/spec.yaml`` finds its seed prompt in
+``<tdad>/agent_artifacts/<agent>/`` and its mutation pack in
+``<tdad>/mutation_packs/<agent>/mutations.yaml`` unless ``--seed`` / ``--pack`` say otherwise.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from adat.cli.app import fail
+from adat.config import HF_OFFLINE_ENV, PREFECT_ENV_DEFAULTS, RunConfig, apply_env_defaults, load_run_config
+from adat.pipeline.context import new_run_id
+
+console = Console(highlight=False)
+SpecArg = Annotated[Path, typer.Argument(help="TDAD spec YAML (specs/<agent>/<version>/spec.yaml).")]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", help="Run config (models, llm); default offline.")]
+DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Warehouse root (default: the config's data_dir).")]
+SeedOpt = Annotated[Path | None, typer.Option("--seed", help="Agent artifacts dir with seed_prompt.txt.")]
+PackOpt = Annotated[Path | None, typer.Option("--pack", help="Mutation pack YAML.")]
+RerunsOpt = Annotated[int | None, typer.Option("--reruns", "-k", min=1, help="k of pass^k (default: the spec's).")]
+DEMO_AGENTS = ("supportops", "expenseguard")
+
+
+def _tdad_root(spec: Path) -> Path:
+    return spec.resolve().parents[3]
+
+
+def default_seed(spec: Path) -> Path:
+    return _tdad_root(spec) / "agent_artifacts" / spec.resolve().parents[1].name
+
+
+def default_pack(spec: Path) -> Path | None:
+    pack = _tdad_root(spec) / "mutation_packs" / spec.resolve().parents[1].name / "mutations.yaml"
+    return pack if pack.is_file() else None
+
+
+def _config(config: Path | None, data_dir: Path | None, reruns: int | None) -> RunConfig:
+    cfg = load_run_config(config) if config else RunConfig()
+    if data_dir:
+        cfg = cfg.model_copy(update={"data_dir": str(data_dir.resolve())})
+    if reruns:
+        cfg = cfg.model_copy(update={"spec_suite": cfg.spec_suite.model_copy(update={"reruns": reruns})})
+    return cfg
+
+
+def _check_file(path: Path | None, what: str, option: str) -> None:
+    if path is not None and not path.exists():
+        fail(f"{what} not found", file=str(path), field=option, fix=f"pass an existing {what}")
+
+
+def _suite(cfg: RunConfig, spec: Path, start: str, *, pack: Path | None = None, base_run: str | None = None,
+           base_spec: Path | None = None, stop_after: str = "mutate", run_id: str | None = None) -> str:
+    _check_file(spec, "spec file", "SPEC")
+    _check_file(pack, "mutation pack", "--pack")
+    apply_env_defaults(PREFECT_ENV_DEFAULTS)
+    apply_env_defaults(HF_OFFLINE_ENV)
+    from adat.cli.flow_loader import load_flow
+    from adat.tdad.spec import load_spec
+
+    load_spec(spec)  # a bad spec is one line before any flow starts
+    if run_id:
+        cfg = cfg.model_copy(update={"run_id": run_id})
+    flow = load_flow("spec_suite")
+    return str(flow(config=cfg, spec_path=str(spec.resolve()), start=start,
+                    pack_path=str(pack.resolve()) if pack else None, base_run=base_run,
+                    base_spec_path=str(base_spec.resolve()) if base_spec else None, stop_after=stop_after))
+
+
+def _seed_start(spec: Path, seed: Path | None) -> str:
+    chosen = seed or default_seed(spec)
+    _check_file(chosen / "seed_prompt.txt", "seed prompt", "--seed")
+    return str(chosen.resolve())
+
+
+def _print(cfg: RunConfig, run_id: str) -> None:
+    from adat.tdad.report import print_spec_summary
+
+    print_spec_summary(console, cfg, run_id)
+
+
+def register(spec_app: typer.Typer) -> None:
+    """Add the spec-suite commands to the ``adat spec`` sub-app."""
+
+    @spec_app.command("compile")
+    def compile_cmd(spec: SpecArg, config: ConfigOpt = None, seed: SeedOpt = None,
+                    from_run: Annotated[str | None, typer.Option("--from-run", help="Start from this run's compiled prompt.")] = None,
+                    data_dir: DataDir = None) -> None:
+        """Write the tests and compile the start prompt on the visible ones (VPR per iteration)."""
+        cfg = _config(config, data_dir, None)
+        start = f"run:{from_run}" if from_run else _seed_start(spec, seed)
+        _print(cfg, _suite(cfg, spec, start, stop_after="compile"))
+
+    @spec_app.command("run")
+    def run_cmd(spec: SpecArg, config: ConfigOpt = None, seed: SeedOpt = None, pack: PackOpt = None,
+                reruns: RerunsOpt = None, data_dir: DataDir = None) -> None:
+        """One spec version end to end: tests, compile, k reruns (HPR, pass^k), mutants (MS)."""
+        cfg = _config(config, data_dir, reruns)
+        _print(cfg, _suite(cfg, spec, _seed_start(spec, seed), pack=pack or default_pack(spec)))
+
+    @spec_app.command("evolve")
+    def evolve_cmd(spec: SpecArg, from_run: Annotated[str, typer.Option("--from-run", help="The v1 run.")],
+                   base_spec: Annotated[Path, typer.Option("--base-spec", help="The v1 spec YAML.")],
+                   config: ConfigOpt = None, pack: PackOpt = None, reruns: RerunsOpt = None,
+                   data_dir: DataDir = None) -> None:
+        """Compile a v2 spec from the v1 run's compiled prompt; SURS over the v1 invariant tests."""
+        _check_file(base_spec, "v1 spec file", "--base-spec")
+        cfg = _config(config, data_dir, reruns)
+        _print(cfg, _suite(cfg, spec, f"run:{from_run}", pack=pack or default_pack(spec), base_run=from_run,
+                           base_spec=base_spec))
+
+    @spec_app.command("mutate")
+    def mutate_cmd(spec: SpecArg, run: Annotated[str, typer.Option("--run", help="A run with a compiled prompt.")],
+                   config: ConfigOpt = None, pack: PackOpt = None, data_dir: DataDir = None) -> None:
+        """Mutation testing of a run's compiled prompt (kills need the run's reruns: adat spec run)."""
+        from adat.tdad.steps import mutate_step
+
+        cfg = _config(config, data_dir, None)
+        chosen = pack or default_pack(spec)
+        if chosen is None:
+            fail("no mutation pack", field="--pack", fix="pass --pack mutation_packs/<agent>/mutations.yaml")
+        _check_file(chosen, "mutation pack", "--pack")
+        mutate_step(cfg, run, str(spec.resolve()), str(chosen))
+        _print(cfg, run)
+
+    @spec_app.command("demo")
+    def demo_cmd(tdad: Annotated[Path | None, typer.Option("--tdad", help="benchmarks/tdad folder.")] = None,
+                 reruns: RerunsOpt = None, data_dir: DataDir = None) -> None:
+        """SupportOps and ExpenseGuard, v1 → v2, every role offline/heuristic (not a language model)."""
+        from adat.config import project_root
+
+        root = tdad or project_root().parent / "shared" / "benchmarks" / "tdad"
+        _check_file(root / "specs", "TDAD benchmark folder", "--tdad")
+        cfg = _config(None, data_dir, reruns)
+        console.print("[bold]adat spec demo[/bold] — TestSmith, PromptSmith, MutationSmith and the built agent "
+                      "played by [yellow]offline/heuristic[/yellow] (a deterministic rule-based stand-in, not an LLM)")
+        started, stamp = time.perf_counter(), new_run_id()
+        for agent in DEMO_AGENTS:
+            v1, v2 = (root / "specs" / agent / v / "spec.yaml" for v in ("v1", "v2"))
+            v1_run = _suite(cfg, v1, _seed_start(v1, None), pack=default_pack(v1), run_id=f"{stamp}-{agent}-v1")
+            _print(cfg, v1_run)
+            v2_run = _suite(cfg, v2, f"run:{v1_run}", pack=default_pack(v2), base_run=v1_run, base_spec=v1,
+                            run_id=f"{stamp}-{agent}-v2")
+            _print(cfg, v2_run)
+        console.print(f"spec demo wall time: {time.perf_counter() - started:.0f} s")
