@@ -85,11 +85,13 @@ def test_intermediate_views_run_by_name(fixture_db: Path) -> None:
 def test_seeded_faults_and_prompt_mutants_share_one_kill_rule(fixture_db: Path) -> None:
     """int_variant_kills scores the retail faults (kind 'fault') and TDAD mutants (kind 'prompt')."""
     rows = run_query(fixture_db, int_file("int_variant_kills"), {}).to_pylist()
-    kills = {(r["kind"], r["variant"], r["test_id"]) for r in rows if r["kills"]}
+    kills = {(r["kind"], r["variant"], r["test_id"]) for r in rows if r["kills"] and r["activated"]}
     # F1: s1 passes on the original, fails on F1 with TP attributed to F1; F4 via hidden s3.
     # F2's failing s2 is TP but attributed to F1: no kill. M1 is killed by a1 (TTT on the base);
     # M2's a2 fails on the mutant but was flaky on the base (TFT): no kill.
     assert kills == {("fault", "F1", "s1"), ("fault", "F4", "s3"), ("prompt", "M1", "a1")}
     assert {r["kind"] for r in rows} == {"fault", "prompt"}
+    # M4 fails a1 but its probe never held: the row is there, the score leaves it out
+    assert any(r["variant"] == "M4" and r["kills"] and not r["activated"] for r in rows)
     flaky = next(r for r in rows if r["variant"] == "M2" and r["test_id"] == "a2")
     assert flaky["variant_failed"] and flaky["base_runs"] == 3 and not flaky["base_pass_all"]
