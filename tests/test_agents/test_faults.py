@@ -43,9 +43,11 @@ def test_probe_activates_the_fault(fault_id: str, converse) -> None:  # type: ig
     assert original.fault_activations(s0) == []
     assert [rule for rule, _ in faulty.fault_activations(s1)] == [load_fault(fault_id).rule] * len(
         faulty.fault_activations(s1)) and faulty.fault_activations(s1)
-    # The side log records the shipped rule's side, the same for both variants up to the divergence.
+    # The side log records the shipped rule's side, the same for both variants up to the divergence:
+    # a flip toward 'allowed' activates on a request the shipped rule denies, and the other way round.
     first = faulty.fault_activations(s1)[0]
-    assert (first[0], "denied", first[1]) in faulty.side_log(s1)
+    shipped_side = "denied" if load_fault(fault_id).direction == "allowed" else "allowed"
+    assert (first[0], shipped_side, first[1]) in faulty.side_log(s1)
 
 
 def test_faulty_agent_states_its_flipped_parameters(finder, converse) -> None:  # type: ignore[no-untyped-def]

@@ -13,6 +13,7 @@ from adat.agents.reference.formatting import CAPABILITIES
 from adat.agents.reference.identity import absorb_identity
 from adat.agents.reference.items import mentioned_lines
 from adat.agents.reference.nlu import INFO_INTENTS, Parsed, parse
+from adat.agents.reference.rules import Predicate
 from adat.agents.reference.session import Session, Task
 from adat.agents.reference.tasks import advance, execute
 from adat.domains.retail.database import Order
@@ -20,6 +21,7 @@ from adat.domains.retail.database import Order
 ITEM_KINDS = ("change_items", "modify_items", "exchange", "return")
 ADDRESS_KINDS = ("modify_address", "user_address")
 SOFT_INTENTS = ("modify_payment", "modify_address", "change_items")  # also how users give a task's details
+CHANGE_OF = {"modify_address": "shipping address", "modify_payment": "payment method"}  # modify_scope's words
 
 
 def respond(s: Session, text: str) -> str:
@@ -145,15 +147,16 @@ def _new_tasks(s: Session, p: Parsed) -> list[str]:
     current = s.current()
     created: list[Task] = []
     for intent in p.action_intents():
-        if intent == "modify_other":
-            s.holds("modify_scope", False)
-            out.append(s.say("modify_scope"))
-            continue
+        if intent == "modify_other" or (intent in CHANGE_OF and not (current is not None
+                                                                     and _continues(intent, current, p))):
+            if not s.check("modify_scope", _in_scope(CHANGE_OF.get(intent, ""))):
+                out.append(s.say("modify_scope"))
+                continue
+            if intent == "modify_other":  # a fault lets other changes through: the agent tries an item change
+                intent = "change_items"
         if current is not None and _continues(intent, current, p):
             continue
         s.holds("request_in_scope", True)
-        if intent in ("modify_address", "modify_payment"):
-            s.holds("modify_scope", True)
         named = p.order_ids if len(p.action_intents()) == 1 else p.order_ids[len(created):len(created) + 1]
         orders: list[str | None] = list(named) or [None]
         for order_id in orders:
@@ -166,6 +169,11 @@ def _new_tasks(s: Session, p: Parsed) -> list[str]:
         s.tasks[:0] = created[:1]
         s.tasks.extend(created[1:])
     return out
+
+
+def _in_scope(change: str) -> Predicate:
+    """modify_scope's predicate: the change is one a pending order may take ('' for any other)."""
+    return lambda params: change in params["allowed_changes"]
 
 
 def _fill(s: Session, task: Task, p: Parsed, *, dry_run: bool = False, order: bool = True) -> bool:

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from adat.agents.reference.rules import RuleOverride
+from adat.agents.reference.rules import Outcome, RuleOverride
 from adat.config import project_root
 from adat.errors import UserError
 from adat.yaml_io import read_yaml
@@ -41,6 +41,9 @@ class Fault(BaseModel):
     title: str
     description: str
     rule: str = Field(description="the rule id the fault flips")
+    direction: Outcome = Field("allowed", description=(
+        "which way the flip moves requests: 'allowed' lets through some the shipped rule denies, "
+        "'denied' refuses some it allows"))
     override: RuleOverride
     passage_before: str = Field(description="the policy passage as shipped (verbatim)")
     passage_after: str = Field(description="the passage as the faulty agent's policy states it")

@@ -13,18 +13,21 @@ from adat.agents.reference.session import Session
 from adat.errors import ToolError
 
 
-def _lookup_user(s: Session, out: list[str], tool: str, arguments: dict[str, str], *, credential: str,
-                 alternative: str) -> str | None:
-    """The user id a lookup tool finds, or None after telling the user the credential matched no one."""
-    try:
+def _lookup_user(s: Session, out: list[str], tool: str, arguments: dict[str, str], *, kind: str,
+                 credential: str, alternative: str) -> str | None:
+    """The user id a lookup tool finds, or None after telling the user the credential cannot be used.
+
+    ``kind`` is the credential's name in the rule's ``credentials`` parameter ('email', 'name and zip code').
+    """
+    found: str | None = None
+    with contextlib.suppress(ToolError):
         found = s.call(tool, **arguments)
-    except ToolError:
-        s.holds("auth_lookup", False)
-        s.denied_this_turn.add("identity_asked")
-        out.append(s.say("auth_lookup", credential=credential, alternative=alternative))
-        return None
-    s.holds("auth_lookup", True)
-    return found
+    if s.check("auth_lookup", lambda p: found is not None and kind in p["credentials"]):
+        return found  # None only when a fault accepts a credential that located no one: nothing to verify
+    s.denied_this_turn.add("identity_asked")
+    key = "denied" if found is None else "unsupported"
+    out.append(s.say("auth_lookup", key, credential=credential, alternative=alternative))
+    return None
 
 
 def _verified(s: Session, user_id: str) -> str:
@@ -48,14 +51,14 @@ def absorb_identity(s: Session, p: Parsed) -> list[str]:
     out: list[str] = []
     found: str | None = None
     for email in p.emails[:1]:
-        found = _lookup_user(s, out, "find_user_id_by_email", {"email": email},
+        found = _lookup_user(s, out, "find_user_id_by_email", {"email": email}, kind="email",
                              credential=f"the email address {email}",
                              alternative="your first and last name with your zip code")
     if found is None and name_zip is not None:
         (first, last), zip_code = name_zip
         found = _lookup_user(s, out, "find_user_id_by_name_zip",
                              {"first_name": first, "last_name": last, "zip": zip_code},
-                             credential=f"the name {first} {last} and zip code {zip_code}",
+                             kind="name and zip code", credential=f"the name {first} {last} and zip code {zip_code}",
                              alternative="the email address on your account")
     if p.user_ids:
         stated = p.user_ids[0]
@@ -101,15 +104,25 @@ def _same_user(s: Session, p: Parsed, name_zip: tuple[tuple[str, str], str] | No
     return [s.say("one_user", name=f"{current.name.first_name} {current.name.last_name}")]
 
 
-def require_auth(s: Session, request: str, *, log_allowed: bool = True) -> str | None:
-    """None when the user is authenticated; otherwise the sentence asking them to authenticate."""
+def require_auth(s: Session, request: str, *, order_id: str | None = None, log_allowed: bool = True) -> str | None:
+    """None when the user is authenticated; otherwise the sentence asking them to authenticate.
+
+    When a fault lets an unauthenticated request through, the agent takes the owner of the order
+    the request names (``order_id``) as the customer; without an order it still has no account
+    to act on and asks for the identity.
+    """
     if s.user_id is not None:
         if log_allowed:
             s.holds("auth_required", True)
         return None
     if "auth_required" not in s.denied_this_turn:
-        s.holds("auth_required", False)
         s.denied_this_turn.add("auth_required")
+        if s.holds("auth_required", False):
+            s.auth_pass = True
+    order = s.order(order_id)
+    if s.auth_pass and order is not None and order.user_id in s.db.users:
+        s.user_id = order.user_id
+        return None
     if "identity_asked" in s.denied_this_turn:
         return ""  # this turn's reply already asks for the email or name + zip code
     s.denied_this_turn.add("identity_asked")

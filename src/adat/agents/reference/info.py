@@ -19,7 +19,7 @@ from adat.domains.retail.database import Product
 
 
 def order_info(s: Session, p: Parsed, current_order: str | None) -> str:
-    gate = require_auth(s, "information about your orders")
+    gate = require_auth(s, "information about your orders", order_id=p.order_ids[0] if p.order_ids else current_order)
     if gate is not None:
         return gate
     user = s.user

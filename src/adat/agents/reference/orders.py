@@ -77,7 +77,9 @@ def check_order(s: Session, task: Task) -> str | None:
     if task.kind == "change_items":
         if status.startswith("pending"):
             task.kind = "modify_items"
-            s.holds("modify_scope", True)
+            if not s.check("modify_scope", lambda p: "item options" in p["allowed_changes"]):
+                _drop(s, task)
+                return s.say("modify_scope")
         elif status in ("delivered", "exchange requested", "return requested"):
             task.kind = "exchange"
     denial = _status_denial(s, task.kind, order)

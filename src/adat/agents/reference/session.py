@@ -76,6 +76,7 @@ class Session:
     name_hint: tuple[str, str] | None = None
     zip_hint: str | None = None
     denied_this_turn: set[str] = field(default_factory=set)
+    auth_pass: bool = False  # a fault let a request through auth_required unauthenticated
 
     def __post_init__(self) -> None:
         self.tools = RetailTools(self.db)

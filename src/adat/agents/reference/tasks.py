@@ -26,7 +26,7 @@ ADDRESS_FIELDS = ("address1", "address2", "city", "state", "country", "zip")
 
 def advance(s: Session, task: Task) -> str:
     """Move the task on with what is known; the agent's reply (a question, a refusal, a confirmation)."""
-    gate = require_auth(s, task.describe(), log_allowed=not task.auth_logged)
+    gate = require_auth(s, task.describe(), order_id=task.order_id, log_allowed=not task.auth_logged)
     if gate is not None:
         return gate
     task.auth_logged = True
