@@ -42,7 +42,7 @@ def main() -> int:
         return 1
 
     from adat.config import project_root
-    from adat.warehouse import build_catalog, read_records, run_query
+    from adat.warehouse import build_catalog, declared_params, read_records, run_query
 
     runs = [r for r in read_records(data, "runs") if r.flow == "pipeline"]
     run_id = runs[-1].run_id
@@ -66,7 +66,7 @@ def main() -> int:
     if args.evaluate:
         def metric(name: str) -> list[dict]:
             path = project_root() / "sql" / "metrics" / f"{name}.sql"
-            return run_query(db, path, {"run_id": run_id}).to_pylist()
+            return run_query(db, path, {**dict.fromkeys(declared_params(path)), "run_id": run_id}).to_pylist()
 
         validity = next(r for r in metric("validity_rate") if r["kind"] == "all")
         original = [r for r in metric("false_alarm_rate") if r.get("agent_variant", "original") == "original"]

@@ -1,7 +1,8 @@
 -- fault_detection: per seeded fault, the tests run on the faulty agent and those that detect it.
 -- grain: one row per run_id and fault (every agent_variant other than 'original' executed in the run)
 -- inputs: int_variant_kills
--- params: run_id
+-- params: run_id, faults
+-- faults: comma-separated fault ids to report (`adat regress --fault X`); null = every fault run.
 -- A test detects fault F (paper §4.3, DESIGN §7) when, in the same run,
 --   * every judged execution of it on the original agent has the verdict 'pass' (at least one),
 --   * and one of its executions on F has the verdict 'fail', the auditor's label 'TP' and
@@ -18,5 +19,6 @@ select
     bool_or(kills) as detected
 from int_variant_kills
 where kind = 'fault' and ($run_id is null or run_id = $run_id)
+  and ($faults is null or list_contains(string_split($faults, ','), variant))
 group by run_id, variant
 order by run_id, fault

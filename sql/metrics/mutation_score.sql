@@ -1,7 +1,8 @@
 -- mutation_score: detected seeded faults over the faults run (paper §4.3, RQ4).
 -- grain: one row per run_id (runs that executed at least one faulty variant)
 -- inputs: int_variant_kills
--- params: run_id
+-- params: run_id, faults
+-- faults: comma-separated fault ids to count (`adat regress --fault X`); null = every fault run.
 -- Detection as in fault_detection.sql (the per-fault table): pass on the original, fail on the
 -- faulty agent, auditor label TP with attributed_fault = the fault -- mutation testing's one kill
 -- rule (intermediate/int_variant_kills.sql, kind 'fault'; TDAD's prompt mutants use the same
@@ -12,6 +13,7 @@ with per_fault as (
     select run_id, variant as fault, bool_or(kills) as detected
     from int_variant_kills
     where kind = 'fault' and ($run_id is null or run_id = $run_id)
+      and ($faults is null or list_contains(string_split($faults, ','), variant))
     group by run_id, variant
 )
 select

@@ -62,7 +62,7 @@ def compare_tables(data_root: Path, run_ids: Sequence[str], *, sql_dir: Path | N
     wanted = list(dict.fromkeys(run_ids))
 
     def query(name: str) -> pd.DataFrame:
-        frame = run_query(db, resolve_query(name, sql), {"run_id": None, "n": None}).to_pandas()
+        frame = run_query(db, resolve_query(name, sql), {"run_id": None, "n": None, "faults": None}).to_pandas()
         return frame[frame["run_id"].astype(str).isin(wanted)] if "run_id" in frame else frame
 
     runs = query("stg_runs").drop_duplicates("run_id").set_index("run_id")

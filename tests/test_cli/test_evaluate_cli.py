@@ -35,6 +35,14 @@ def test_run_then_regress_one_fault_and_errors(tmp_path: Path) -> None:
     assert regressed.returncode == 0, regressed.stderr[-3000:]
     assert "Mutation score" in regressed.stdout and "no_write_confirmation" in regressed.stdout
 
+    # A second regression on the same run reports only the faults it was asked for.
+    two = adat("regress", "--config", str(config), "--run", "cli-eval",
+               "--fault", "cancel_any_reason", "--fault", "transfer_in_scope")
+    assert two.returncode == 0, two.stderr[-3000:]
+    detection = two.stdout[two.stdout.index("detection per fault"):]
+    assert "cancel_any_reason" in detection and "transfer_in_scope" in detection
+    assert "no_write_confirmation" not in detection
+
     unknown_run = adat("evaluate", "--config", str(config), "--run", "no-such-run")
     assert unknown_run.returncode == 2 and "--run" in unknown_run.stderr
     unknown_fault = adat("regress", "--config", str(config), "--run", "cli-eval", "--fault", "nope")

@@ -83,3 +83,8 @@ def test_regress_flow_adds_a_fault_to_the_audited_suite(evaluated):
     assert result.data["faults"] == ["refund_any_method"] and result.counts["tests_run"] > 0
     labels = read_records(cfg.data_path(), "execution_labels", run_id=run_id)
     assert {e.agent_variant for e in labels} == {"original", *FAULTS, "refund_any_method"}
+    # The report of a regression names only the faults asked for, though the run holds four.
+    metrics = print_evaluation(Console(file=io.StringIO(), width=200), cfg, result)
+    assert [r["fault"] for r in metrics["fault_detection"] or []] == ["refund_any_method"]
+    (score,) = metrics["mutation_score"] or []
+    assert score["faults"] == 1

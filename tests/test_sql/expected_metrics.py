@@ -147,10 +147,14 @@ EXPECTED: dict[str, list[Case]] = {
         [("r2", "F1", 3, 1, True),      # s1 s2 s3 run; s1 detects
          ("r2", "F2", 3, 0, False),     # s1 s2 s4
          ("r2", "F3", 2, 0, False),     # s1 s2
-         ("r2", "F4", 2, 1, True)])],   # s1 s3; s3 detects
+         ("r2", "F4", 2, 1, True)], {"faults": None}),
+        Case(("run_id", "fault", "tests_run", "detecting_tests", "detected"),   # adat regress --fault F1 --fault F3
+             [("r2", "F1", 3, 1, True), ("r2", "F3", 2, 0, False)], {"faults": "F1,F3"})],
     "mutation_score": [Case(
         ("run_id", "faults", "faults_detected", "mutation_score", "detected_faults"),
-        [("r2", 4, 2, 2 / 4, ["F1", "F4"])])],   # r1 ran no faulty variant: no row
+        [("r2", 4, 2, 2 / 4, ["F1", "F4"])], {"faults": None}),   # r1 ran no faulty variant: no row
+        Case(("run_id", "faults", "faults_detected", "mutation_score", "detected_faults"),
+             [("r2", 2, 1, 1 / 2, ["F1"])], {"faults": "F1,F3"})],   # only the faults asked for
     # activated (a verdict differs from the original's on the same test): F1 (s1, s2 flip),
     # F2 (s2 flips), F4 (s3 flips); F3 never differs. Killed (a non-hidden test passes on the
     # original and fails on the mutant): F1 by s1, F2 by s2; F4 only flips hidden s3 -> survives.

@@ -40,8 +40,19 @@ def evaluation_run_id(result: Any) -> str:
     return str(result.run_id)
 
 
-def evaluation_metrics(cfg: RunConfig, run_id: str, sql_dir: Path | None = None) -> dict[str, list[dict[str, Any]] | None]:
-    """Metric name -> its rows for ``run_id`` (None when the metric file does not exist)."""
+def evaluation_faults_of(result: Any) -> list[str] | None:
+    """The faults an evaluation or regression flow ran (its result's ``data['faults']``); None if unknown."""
+    data = result.get("data") if isinstance(result, Mapping) else getattr(result, "data", None)
+    faults = data.get("faults") if isinstance(data, Mapping) else None
+    return [str(f) for f in faults] if isinstance(faults, list) else None
+
+
+def evaluation_metrics(cfg: RunConfig, run_id: str, sql_dir: Path | None = None,
+                       faults: list[str] | None = None) -> dict[str, list[dict[str, Any]] | None]:
+    """Metric name -> its rows for ``run_id`` (None when the metric file does not exist).
+
+    ``faults`` restricts the per-fault figures (detection table, mutation score) to those faults.
+    """
     from adat.warehouse import build_catalog, catalog_is_stale, catalog_path, declared_params, run_query
 
     sql_dir = sql_dir or project_root() / "sql"
@@ -56,6 +67,8 @@ def evaluation_metrics(cfg: RunConfig, run_id: str, sql_dir: Path | None = None)
             continue
         params: dict[str, object] = {p: None for p in declared_params(path)}
         params["run_id"] = run_id
+        if "faults" in params and faults is not None:
+            params["faults"] = ",".join(faults)
         out[name] = run_query(catalog_path(root), path, params).to_pylist()
     return out
 
@@ -73,7 +86,7 @@ def _cell(value: Any) -> str:
 def print_evaluation(console: Console, cfg: RunConfig, result: Any) -> dict[str, list[dict[str, Any]] | None]:
     """Print every evaluation metric of the suite run ``result`` names; returns the rows printed."""
     run_id = evaluation_run_id(result)
-    metrics = evaluation_metrics(cfg, run_id)
+    metrics = evaluation_metrics(cfg, run_id, faults=evaluation_faults_of(result))
     auditor = "reference auditor (side log, no LLM)" if cfg.target.type == "reference" else cfg.models.auditor
     console.print(f"[bold]adat evaluation of run {run_id}[/bold] — auditor: {auditor}")
     for name, heading in EVALUATION_METRICS:

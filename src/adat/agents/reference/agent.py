@@ -13,7 +13,7 @@ from pathlib import Path
 
 from adat.agents.reference.dialogue import respond
 from adat.agents.reference.faults import Fault, load_fault
-from adat.agents.reference.rules import RuleBook, RuleEngine
+from adat.agents.reference.rules import Outcome, RuleBook, RuleEngine, RuleOverride
 from adat.agents.reference.session import Session, ToolCall
 from adat.domains.retail.database import RetailDB, default_db_path
 from adat.errors import TargetError, UserError
@@ -34,7 +34,10 @@ class ReferenceAgent:
     """Deterministic retail agent: ``reset``/``invoke`` for testers, side log and state for evaluation."""
 
     def __init__(self, db: RetailDB | None = None, *, rules_path: Path | str | None = None,
-                 fault: str | None = None, fault_dir: Path | str | None = None) -> None:
+                 fault: str | None = None, fault_dir: Path | str | None = None,
+                 force: tuple[str, Outcome] | None = None) -> None:
+        """``fault``: a seeded fault id; ``force``: (rule id, outcome) forces one rule's decision
+        without a fault file (how tests check that every rule can be flipped both ways)."""
         self._initial = db if db is not None else RetailDB.load(default_db_path())
         self.rules = RuleBook.load(rules_path)
         missing = [rule_id for rule_id in RULE_IDS if rule_id not in self.rules.rules]
@@ -42,12 +45,19 @@ class ReferenceAgent:
             raise UserError(f"rule(s) {', '.join(missing)} missing", file=self.rules.source, field="rules",
                             fix="define every rule the reference agent evaluates (see the shipped rules.yaml)")
         self.fault: Fault | None = load_fault(fault, fault_dir) if fault else None
-        if self.fault is None:
+        if force is not None:
+            if self.fault is not None:
+                raise UserError("give a fault or a forced rule, not both", field="force",
+                                fix="drop one of them")
+            self._engine = RuleEngine(self.rules, fault_rule=force[0], override=RuleOverride(outcome=force[1]),
+                                      fault_origin="force")
+        elif self.fault is None:
             self._engine = RuleEngine(self.rules)
         else:
             self._engine = RuleEngine(self.rules, fault_rule=self.fault.rule, override=self.fault.override,
                                       fault_origin=self.fault.source)
-        self.agent_id = "reference-retail" + (f"+{self.fault.id}" if self.fault else "")
+        self.agent_id = "reference-retail" + (f"+{self.fault.id}" if self.fault else "") + (
+            f"+{force[0]}={force[1]}" if force else "")
         self._sessions: dict[str, Session] = {}
         self._lock = threading.Lock()
 
@@ -76,6 +86,10 @@ class ReferenceAgent:
     def side_log(self, session_id: str) -> list[tuple[str, str, int]]:
         """(rule_id, 'allowed'|'denied', user-turn index) for every rule evaluated, in order."""
         return list(self._session(session_id).log.events)
+
+    def decisions(self, session_id: str) -> list[tuple[str, str, int]]:
+        """(rule_id, side, turn) like :meth:`side_log`, but the side this agent variant took."""
+        return list(self._session(session_id).log.decisions)
 
     def fault_activations(self, session_id: str) -> list[tuple[str, int]]:
         """(rule_id, turn) where the fault made this agent decide unlike the shipped rule."""

@@ -19,7 +19,7 @@ from adat.agents.reference.nlu import ALL_ITEMS, EXCEPT
 from adat.agents.reference.payments import original_method_id, resolve
 from adat.agents.reference.rules import Predicate
 from adat.agents.reference.session import Session, Task
-from adat.domains.retail.database import Order, Product
+from adat.domains.retail.database import Order, Product, RetailDB
 
 ONLY = re.compile(r"\bonly\b", re.IGNORECASE)
 
@@ -46,7 +46,10 @@ def absorb_pairs(s: Session, task: Task, order: Order, text: str, numbers: list[
             out.append(s.say("items_in_order", item_id=req.old_id, order_id=order.order_id, action=action,
                              order_items=order_items(order)))
             continue
-        assert line is not None
+        if line is None:  # a fault takes an item that is not in the order: the agent has no line to change
+            out.append(f"Which item would you like instead of item {req.old_id}? I don't see its options in "
+                       f"order {order.order_id}; please give me the new item id.")
+            continue
         product = s.db.products[line.product_id]
         if req.new_id is None:
             if req.mentioned_values:
@@ -81,6 +84,19 @@ def absorb_pairs(s: Session, task: Task, order: Order, text: str, numbers: list[
 
 def _same_product(same: bool) -> Predicate:
     return lambda params: same or not params["same_product_only"]
+
+
+def line_or_catalogue(db: RetailDB, order: Order, item_id: str) -> tuple[str, float]:
+    """(description, price) of an item: its order line, or (when a fault takes an item the order
+    does not hold) its catalogue variant."""
+    line = next((ln for ln in order.items if ln.item_id == item_id), None)
+    if line is not None:
+        return item_text(line), line.price
+    product = product_of_item(db, item_id)
+    if product is None:
+        return f"item {item_id}", 0.0
+    variant = product.variants[item_id]
+    return item_text(variant, product.name), variant.price
 
 
 def price_difference(s: Session, order: Order, pairs: list[tuple[str, str]]) -> float:
@@ -139,7 +155,9 @@ def choose_payment(s: Session, task: Task, order: Order, *, amount: float, purpo
         return f"You have several of those; which one should I use: {and_list([method_text(m) for m in choice.candidates])}?"
     if not s.holds("payment_in_profile", choice.method_id is not None):
         return s.say("payment_in_profile", requested=choice.requested, methods=methods_text(user))
-    assert choice.method_id is not None
+    if choice.method_id is None:  # a fault takes a method that is not in the profile: use it as named
+        task.payment_id = choice.requested
+        return None
     method = user.payment_methods[choice.method_id]
     if task.kind == "return":
         original = original_method_id(order) or ""

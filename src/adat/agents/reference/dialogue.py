@@ -67,7 +67,8 @@ def _answer(s: Session, task: Task, p: Parsed, out: list[str]) -> str | None:
     if p.answer == "yes" and asks and not updated and not other_requests:
         return _join([_information_text(s, p, task), s.say("confirm_before_write", "ask")])  # answer first
     if p.answer == "yes" and not updated and not other_requests:
-        s.check("confirm_before_write", lambda _p: True)
+        if not s.check("confirm_before_write", lambda _p: True):
+            return s.say("confirm_before_write", "unclear")  # a fault does not take the yes as consent
         task.write = None
         return _join([execute(s, task, tool, args, done)] + _next_task(s, task))
     if p.answer in ("no", "unclear"):
@@ -106,7 +107,8 @@ def _scope_and_transfer(s: Session, p: Parsed) -> str | None:
     if actions:
         s.out_of_scope = False
     elif "out_of_scope" in p.intents:
-        s.holds("request_in_scope", False)
+        if s.holds("request_in_scope", False):  # a fault takes it on: the nearest it can do is product information
+            return info.product_info(s, p)
         s.out_of_scope = True
         if "transfer" not in p.intents:
             return _join([s.say("request_in_scope", capabilities=CAPABILITIES),
@@ -156,7 +158,9 @@ def _new_tasks(s: Session, p: Parsed) -> list[str]:
                 intent = "change_items"
         if current is not None and _continues(intent, current, p):
             continue
-        s.holds("request_in_scope", True)
+        if not s.holds("request_in_scope", True):  # a fault refuses a request the policy lists
+            out.append(s.say("request_in_scope", capabilities=CAPABILITIES))
+            continue
         named = p.order_ids if len(p.action_intents()) == 1 else p.order_ids[len(created):len(created) + 1]
         orders: list[str | None] = list(named) or [None]
         for order_id in orders:

@@ -66,6 +66,8 @@ def absorb_identity(s: Session, p: Parsed) -> list[str]:
             if found is None:
                 out.append(s.say("auth_user_id_not_enough"))
                 s.denied_this_turn.add("identity_asked")
+            else:  # the lookup verified the customer; the stated id played no part
+                out.append(s.say("auth_user_id_not_enough", "ignored"))
         elif found is None:  # a fault lets a stated user id authenticate on its own
             try:
                 s.call("get_user_details", user_id=stated)
@@ -112,9 +114,9 @@ def require_auth(s: Session, request: str, *, order_id: str | None = None, log_a
     to act on and asks for the identity.
     """
     if s.user_id is not None:
-        if log_allowed:
-            s.holds("auth_required", True)
-        return None
+        if not log_allowed or s.holds("auth_required", True):
+            return None
+        return s.say("auth_required", request=request)  # a fault refuses even a verified customer
     if "auth_required" not in s.denied_this_turn:
         s.denied_this_turn.add("auth_required")
         if s.holds("auth_required", False):

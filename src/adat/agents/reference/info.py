@@ -14,6 +14,7 @@ from adat.agents.reference.formatting import (
 from adat.agents.reference.identity import require_auth
 from adat.agents.reference.items import name_pattern
 from adat.agents.reference.nlu import Parsed
+from adat.agents.reference.orders import lookup_failure
 from adat.agents.reference.session import Session
 from adat.domains.retail.database import Product
 
@@ -31,10 +32,10 @@ def order_info(s: Session, p: Parsed, current_order: str | None) -> str:
     out: list[str] = []
     for order_id in ids:
         order = s.order(order_id)
-        if not s.holds("order_exists", order is not None):
-            out.append(s.say("order_exists", order_id=order_id))
+        exists = s.holds("order_exists", order is not None)
+        if not exists or order is None:
+            out.append(lookup_failure(s, order_id) if exists else s.say("order_exists", order_id=order_id))
             continue
-        assert order is not None
         if not s.holds("order_owner", order.user_id == user.user_id):
             out.append(s.say("order_owner", order_id=order_id))
             continue

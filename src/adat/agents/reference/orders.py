@@ -6,6 +6,7 @@ from adat.agents.reference.formatting import order_line
 from adat.agents.reference.items import mentioned_lines
 from adat.agents.reference.session import Session, Task
 from adat.domains.retail.database import Order
+from adat.errors import ToolError
 
 ITEM_MODIFIED = "pending (item modified)"
 VERB = {"cancel": "cancel", "modify_address": "change the address of", "modify_payment": "change the payment of",
@@ -65,11 +66,12 @@ def check_order(s: Session, task: Task) -> str | None:
     """
     order = s.order(task.order_id)
     order_id = task.order_id or ""
-    if not s.holds("order_exists", order is not None):
+    exists = s.holds("order_exists", order is not None)
+    if not exists or order is None:
         task.order_id = None
         task.ok.add("order_denied")  # the user may correct the id; never pick another order for them
-        return s.say("order_exists", order_id=order_id)
-    assert order is not None and s.user is not None
+        return lookup_failure(s, order_id) if exists else s.say("order_exists", order_id=order_id)
+    assert s.user is not None
     if not s.holds("order_owner", order.user_id == s.user.user_id):
         _drop(s, task)
         return s.say("order_owner", order_id=order_id)
@@ -88,6 +90,15 @@ def check_order(s: Session, task: Task) -> str | None:
         return denial
     task.ok.add("order")
     return None
+
+
+def lookup_failure(s: Session, order_id: str) -> str:
+    """When a fault takes a missing order id as valid: the agent asks the order tool, which refuses."""
+    try:
+        s.call("get_order_details", order_id=order_id)
+    except ToolError as exc:
+        return f"I'm sorry, I could not look up order {order_id}: the system reported '{exc}'."
+    return f"I could not use order {order_id}."
 
 
 def _status_denial(s: Session, kind: str, order: Order) -> str | None:

@@ -18,10 +18,16 @@ class SideLog:
 
     events: list[tuple[str, str, int]] = field(default_factory=list)
     activations: list[tuple[str, int]] = field(default_factory=list)
+    decisions: list[tuple[str, str, int]] = field(default_factory=list)  # the side this variant took
 
     def record(self, rule_id: str, allowed: bool, turn: int, *, activated: bool = False) -> None:
-        """Log one evaluation; ``allowed`` is the side under the shipped rule."""
+        """Log one evaluation; ``allowed`` is the side under the shipped rule.
+
+        ``activated``: the agent variant decided the other way (a seeded fault); ``decisions`` keeps
+        the side it took either way.
+        """
         self.events.append((rule_id, "allowed" if allowed else "denied", turn))
+        self.decisions.append((rule_id, "allowed" if allowed != activated else "denied", turn))
         if activated:
             self.activations.append((rule_id, turn))
 

@@ -93,7 +93,10 @@ def _refund_text(s: Session, amount: float, method_id: str) -> str:
 def _method(s: Session, method_id: str) -> str:
     user = s.user
     method = user.payment_methods.get(method_id) if user else None
-    return method_text(method) if method else method_id
+    if method is not None:
+        return method_text(method)
+    words = method_id.split(" ", 1)  # a method named but not in the profile: 'a PayPal account'
+    return words[1] if len(words) == 2 and words[0] in ("a", "an", "the") else method_id
 
 
 def _address(s: Session, task: Task, current: dict[str, str], tool: str, key: dict[str, Any], what: str) -> str:
@@ -203,9 +206,9 @@ def _return(s: Session, task: Task, order: Order) -> str:
             out.append(f"Which items of order {order.order_id} would you like to return? "
                        f"The order holds: {changes.order_items(order)}.")
         return _join(out)
-    lines = [next(ln for ln in order.items if ln.item_id == i) for i in task.items]
-    total = round(sum(ln.price for ln in lines), 2)
-    listed = "; ".join(item_text(ln) for ln in lines)
+    lines = [changes.line_or_catalogue(s.db, order, i) for i in task.items]
+    total = round(sum(price for _, price in lines), 2)
+    listed = "; ".join(text for text, _ in lines)
     if task.payment_id is None:
         user = s.user
         assert user is not None
