@@ -16,6 +16,7 @@ from rich.console import Console
 
 from adat.cli.app import AdatTyper, fail, warehouse_root
 from adat.cli.compare_cmd import ablation, baselines, compare
+from adat.cli.spec import spec_app
 from adat.config import (
     HF_OFFLINE_ENV,
     PREFECT_ENV_DEFAULTS,
@@ -38,6 +39,7 @@ app = AdatTyper(
 )
 config_app = AdatTyper(help="Validate and inspect run-config YAML files.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
+app.add_typer(spec_app, name="spec")
 
 DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Warehouse root (default: the config's data_dir).")]
 

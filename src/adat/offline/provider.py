@@ -6,6 +6,10 @@ JSON content that validates against the role's ``*Output`` model. It sees only w
 inputs hold, i.e. what a black-box tester sees: never an agent's rules, policy, database or side
 log. It makes no network calls and no embedding calls; every answer is a pure function of the
 variables, so the same request always gets the same answer.
+
+The one exception to "answered by prompt id" is the built TDAD spec agent (role ``spec_agent``,
+a raw chat turn with tools): it is the agent under test, not a tester, and acts on its own chat
+messages and tool definitions alone (:mod:`adat.offline.tdad_agent`).
 """
 
 from __future__ import annotations
@@ -25,10 +29,13 @@ from adat.offline import (
     planning,
     selection,
     statements,
+    tdad_agent,
     tdad_compilers,
+    tdad_testsmith,
     transformations,
 )
 from adat.tdad import role_io as tdad_roles
+from adat.tdad import testsmith_io
 
 PROVIDER = "offline"
 MODEL = "heuristic"
@@ -49,7 +56,11 @@ HANDLERS: dict[str, tuple[type[BaseModel], Handler]] = {
     roles.PROMPT_AGENTEVAL: (roles.AgentEvalInput, baselines.perturb),
     tdad_roles.PROMPT_PROMPTSMITH: (tdad_roles.PromptSmithInput, tdad_compilers.promptsmith),
     tdad_roles.PROMPT_MUTATIONSMITH: (tdad_roles.MutationSmithInput, tdad_compilers.mutationsmith),
+    testsmith_io.PROMPT_TESTSMITH: (testsmith_io.TestSmithInput, tdad_testsmith.testsmith),
 }
+
+#: the built TDAD spec agent: a raw chat turn (no prompt file), answered from the messages alone
+SPEC_AGENT_ROLE = "spec_agent"
 
 
 def _tokens(text: str) -> int:
@@ -65,6 +76,11 @@ class OfflineHeuristicProvider:
     def complete(self, request: LLMRequest) -> LLMResponse:
         """Answer one request; an unknown prompt id or malformed variables is an :class:`LLMError`."""
         prompt_id = request.prompt_id
+        if request.role == SPEC_AGENT_ROLE and not prompt_id:
+            answer = tdad_agent.act(request)
+            prompt_text = json.dumps(request.messages, ensure_ascii=False, default=str)
+            return answer.model_copy(update={"input_tokens": _tokens(prompt_text),
+                                             "output_tokens": _tokens(answer.model_dump_json())})
         if prompt_id not in HANDLERS:
             raise LLMError(f"offline/heuristic has no rules for prompt {prompt_id!r} "
                            f"(it answers: {', '.join(sorted(HANDLERS))})")

@@ -1,0 +1,113 @@
+"""TestSmith: spec tests from a spec, one ``testsmith`` call per decision-tree path to a leaf.
+
+Paths are the simple root-to-leaf paths of the tree (a node at most once; at most
+``max_paths_per_leaf`` per leaf, shortest first). The families asked for are the spec's
+``tests.visible.min_types`` (MFT / INV / DIR) and its ``tests.hidden.generators`` (paraphrase /
+boundary_values / tool_output_metamorphic).
+
+The split is by family and seeded by leaf: the visible families are the visible split and the
+hidden generators the hidden one, as the spec's ``tests`` section declares; the seed, with the
+leaf and family, fixes each test's id, its variation (passed to the role) and the order of the
+suite. A spec with no hidden generators gets no hidden tests, and a test's split never depends
+on what it contains, so nothing about a hidden test can leak into the visible ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import random
+from typing import Any
+
+from adat.config import RunConfig
+from adat.llm.types import LLMError
+from adat.stages.provenance import call_role
+from adat.tdad.spec_model import HIDDEN_FAMILIES, Spec
+from adat.tdad.tests_model import Family, SpecTest
+from adat.tdad.testsmith_io import PROMPT_TESTSMITH, ROLE_TESTSMITH, PathStep, TestSmithInput, TestSmithOutput
+
+log = logging.getLogger(__name__)
+
+MAX_PATHS_PER_LEAF = 2
+
+
+def leaf_paths(spec: Spec, *, max_paths_per_leaf: int = MAX_PATHS_PER_LEAF) -> list[tuple[str, list[PathStep]]]:
+    """``(leaf_id, steps)`` for every simple root-to-leaf path, leaves in tree order."""
+    leaves = spec.leaves()
+    found: dict[str, list[list[PathStep]]] = {leaf: [] for leaf in leaves}
+    root = spec.decision_tree[0].node_id
+
+    def walk(node_id: str, steps: list[PathStep], seen: set[str]) -> None:
+        node = spec.node(node_id)
+        if node is None or not node.branches:
+            if node_id in found:
+                found[node_id].append([*steps, PathStep(node_id=node_id)])
+            return
+        for branch in node.branches:
+            if branch.next in seen:
+                continue
+            walk(branch.next, [*steps, PathStep(node_id=node_id, when=branch.when, next=branch.next)],
+                 seen | {branch.next})
+
+    walk(root, [], {root})
+    out = []
+    for leaf in leaves:
+        for steps in sorted(found[leaf], key=len)[:max_paths_per_leaf]:
+            out.append((leaf, steps))
+    return out
+
+
+def families_of(spec: Spec) -> list[Family]:
+    visible: list[Family] = list(spec.tests.visible.min_types)
+    hidden: list[Family] = [g.type for g in spec.tests.hidden.generators]
+    return [*dict.fromkeys([*visible, *hidden])]
+
+
+def split_of(family: str) -> str:
+    return "hidden" if family in HIDDEN_FAMILIES else "visible"
+
+
+def _test_id(spec: Spec, leaf: str, path_no: int, family: str, n: int, seed: int) -> str:
+    digest = hashlib.sha256(f"{spec.spec_id}|{leaf}|{path_no}|{family}|{n}|{seed}".encode()).hexdigest()[:8]
+    return f"{spec.spec_id}.{leaf}.p{path_no}.{family}.{n}-{digest}"
+
+
+def generate_tests(cfg: RunConfig, client: Any, spec: Spec, *, seed: int, run_id: str = "",
+                   max_paths_per_leaf: int = MAX_PATHS_PER_LEAF) -> list[SpecTest]:
+    """Every test TestSmith writes for ``spec``; a path whose call fails is logged and skipped."""
+    families = families_of(spec)
+    spec_data = spec.model_dump(mode="json", by_alias=True, exclude_none=True)
+    tests: list[SpecTest] = []
+    per_leaf: dict[str, int] = {}
+    for leaf, steps in leaf_paths(spec, max_paths_per_leaf=max_paths_per_leaf):
+        path_no = per_leaf.get(leaf, 0)
+        per_leaf[leaf] = path_no + 1
+        leaf_seed = random.Random(f"{seed}|{spec.spec_id}|{leaf}|{path_no}").randrange(2**31)
+        inp = TestSmithInput(spec=spec_data, leaf_id=leaf, path=steps, path_no=path_no, families=families,
+                             seed=leaf_seed)
+        try:
+            out, prov = call_role(client, ROLE_TESTSMITH, PROMPT_TESTSMITH, inp, TestSmithOutput)
+        except LLMError as exc:
+            log.warning("testsmith failed for %s path %d: %s", leaf, path_no, exc)
+            continue
+        counts: dict[str, int] = {}
+        for gen in out.tests:
+            n = counts.get(gen.family, 0)
+            counts[gen.family] = n + 1
+            test = SpecTest(
+                test_id=_test_id(spec, leaf, path_no, gen.family, n, seed), run_id=run_id, spec_id=spec.spec_id,
+                spec_version=spec.version, family=gen.family, split=split_of(gen.family),  # type: ignore[arg-type]
+                leaf_id=leaf, node_path=[s.node_id for s in steps],
+                clauses=list(dict.fromkeys(gen.clauses or [a.clause for a in gen.assertions])),
+                title=gen.title, user_turns=gen.user_turns, fixtures=gen.fixtures, pii_canaries=gen.pii_canaries,
+                assertions=gen.assertions,
+                derived_from=_test_id(spec, leaf, path_no, gen.varies, 0, seed) if gen.varies else "",
+                seed=leaf_seed, **prov.fields())
+            problems = test.problems()
+            if problems:
+                log.warning("testsmith wrote a malformed test for %s (%s); dropped: %s", leaf, gen.family,
+                            "; ".join(problems))
+                continue
+            tests.append(test)
+    random.Random(seed).shuffle(tests)
+    return sorted(tests, key=lambda t: (t.split != "visible",))
