@@ -101,3 +101,23 @@ def library_spec() -> dict[str, Any]:
 
 def library_pack() -> dict[str, Any]:
     return copy.deepcopy(LIBRARY_PACK)
+
+
+def clause_prompt(spec: Any, seed_prompt: str = LIBRARY_SEED_PROMPT, *, drop: tuple[str, ...] = ()) -> str:
+    """The seed prompt plus every clause of ``spec`` as a ``- [ID] sentence`` line (the form the
+    compiler writes), leaving out the ids in ``drop`` -- what a fully compiled prompt says."""
+    lines = [f"- [{p.id}] {p.text}" for p in spec.policies if p.id not in drop]
+    for node in spec.decision_tree:
+        if node.node_id in drop:
+            continue
+        req = node.requirements
+        parts = [node.description.rstrip(".") + "."]
+        if req.if_missing_fields:
+            ask = f"If any of {', '.join(req.if_missing_fields)} is missing, ask the user for it"
+            parts.append(ask + (f" with decision {req.on_missing_fields_decision}." if req.on_missing_fields_decision else "."))
+        if req.must_call_tools_in_order:
+            parts.append(f"Call the tools in this order: {', '.join(req.must_call_tools_in_order)}.")
+        if node.branches:
+            parts.append("Branches: " + "; ".join(f"when {b.when} go to {b.next}" for b in node.branches) + ".")
+        lines.append(f"- [{node.node_id}] {' '.join(parts)}")
+    return seed_prompt + "\nRules:\n" + "\n".join(lines) + "\n"

@@ -98,7 +98,9 @@ def _walk(view: View, rules: Rules) -> tuple[str, dict[str, Any]]:
     node: str = rules.root() or ""
     for _ in range(MAX_WALK):
         step = rules.steps.get(node)
-        if step is None or not (step.branches or step.tools or step.ask_fields or step.must_have):
+        if step is None:  # the prompt leads here but says nothing about it: back to naive habits
+            return _naive(view, rules, node)
+        if not (step.branches or step.tools or step.ask_fields or step.must_have):
             return _respond(view, rules, node, decisions_for(node, _decisions(view)))
         missing = [f for f in step.ask_fields if not _user_value(view, f)]
         if missing:
@@ -201,7 +203,7 @@ def _lookup(view: View, lhs: str) -> Any:
 
 
 # --- naive habits (nothing in the prompt says what to do) ----------------------------------------
-def _naive(view: View, rules: Rules) -> tuple[str, dict[str, Any]]:
+def _naive(view: View, rules: Rules, node: str = "") -> tuple[str, dict[str, Any]]:
     request = stems(view.users[-1]) - _GENERIC
     scored = []
     for name, fn in view.tools.items():
@@ -215,11 +217,12 @@ def _naive(view: View, rules: Rules) -> tuple[str, dict[str, Any]]:
             if tool in guarded and view.latest(gate) is None and not _called(view, gate):
                 return gate, _args(view, gate)
         if tool in rules.confirm_before and confirmation(view.users[-1]) != "yes":
-            return _respond(view, rules, "", decisions_for("ask confirm " + tool, _decisions(view)))
+            return _respond(view, rules, node, decisions_for("ask confirm " + tool, _decisions(view)))
         if not _called(view, tool):
             return tool, _args(view, tool)
     topic = " ".join([view.users[-1], *(n for n, *_ in view.this_turn)])
-    return _respond(view, rules, "", decisions_for(topic, _decisions(view)))
+    named = decisions_for(node, _decisions(view)) if node else []  # where the prompt's steps led, if it names one
+    return _respond(view, rules, node, named or decisions_for(topic, _decisions(view)))
 
 
 def _called(view: View, tool: str) -> bool:

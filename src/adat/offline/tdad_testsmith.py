@@ -243,7 +243,7 @@ def _dir(spec: Spec, path: list[PathStep], sc: Scenario, seed: int, base: list[S
                 checks.append(SpecAssertion(kind="tool_not_called", clause=node.node_id, tools=sorted(later)))
             options.append(_test("DIR", f"{node.node_id} without {', '.join(fields)}", turns, sc.outputs, sc, checks))
             break
-    for node_id, tools in _path_tools(spec, path, sc):
+    for _, tools in _path_tools(spec, path, sc):
         for tool in tools:
             t = spec.tool(tool)
             if t and t.retry_policy.retries >= 1 and "timeout" in t.retry_policy.on and tool not in sc.negative_tools:
