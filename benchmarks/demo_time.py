@@ -41,7 +41,7 @@ def main() -> int:
         print(f"adat demo failed with exit code {proc.returncode}")
         return 1
 
-    from adat.config import project_root
+    from adat.config import adat_home
     from adat.warehouse import build_catalog, declared_params, read_records, run_query
 
     runs = [r for r in read_records(data, "runs") if r.flow == "pipeline"]
@@ -51,8 +51,8 @@ def main() -> int:
     plain = sum(1 for t in tests if t.kind == "plain")
     transformed = sum(1 for t in tests if t.kind == "transformed")
     na = sum(1 for a in attempts if not a.applicable)
-    db = build_catalog(data, project_root() / "sql")
-    coverage = run_query(db, project_root() / "sql" / "metrics" / "rule_coverage.sql", {"run_id": run_id}).to_pylist()
+    db = build_catalog(data, adat_home() / "sql")
+    coverage = run_query(db, adat_home() / "sql" / "metrics" / "rule_coverage.sql", {"run_id": run_id}).to_pylist()
     rules = int(coverage[0]["distinct_rules"]) if coverage else 0
     limit = 1200 if args.evaluate else 600
 
@@ -65,7 +65,7 @@ def main() -> int:
     print(f"  machine: {os.cpu_count()} cores; data: {data}")
     if args.evaluate:
         def metric(name: str) -> list[dict]:
-            path = project_root() / "sql" / "metrics" / f"{name}.sql"
+            path = adat_home() / "sql" / "metrics" / f"{name}.sql"
             return run_query(db, path, {**dict.fromkeys(declared_params(path)), "run_id": run_id}).to_pylist()
 
         validity = next(r for r in metric("validity_rate") if r["kind"] == "all")

@@ -9,10 +9,6 @@ priors: the history of the runs before the source run. Repeat r uses seed ``conf
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, when loaded by file path
 from prefect import flow
 from prefect.artifacts import create_table_artifact
 

@@ -7,10 +7,6 @@ the source run's discovery traces, its generated tests, and their executions and
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, when loaded by file path
 from prefect import flow
 from prefect.artifacts import create_table_artifact
 

@@ -8,10 +8,6 @@ suite run's partition, so ``adat sql <metric> --run <suite_run_id>`` shows them.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, when loaded by file path
 from prefect import flow
 
 from adat.config import RunConfig

@@ -1,18 +1,16 @@
 """Flow ``nightly``: the scheduled deployment — load a run-config file, run the pipeline.
 
 Deploy with ``prefect deploy --all`` (prefect.yaml) or serve locally with
-``python flows/nightly.py --config my-run.yaml --cron "0 2 * * *"``. The applicability history
-that the selector's prior learns from grows with every night's run in the same warehouse.
+``python -m flows.nightly --config my-run.yaml --cron "0 2 * * *"`` (from the checkout, or from
+anywhere once adat is installed). The applicability history that the selector's prior learns
+from grows with every night's run in the same warehouse.
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
 from datetime import UTC, datetime
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, when loaded by file path
-import argparse
 
 from prefect import flow
 

@@ -8,10 +8,6 @@ the mutation score are SQL: ``adat sql fault_detection --run RUN`` / ``adat sql 
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, when loaded by file path
 from prefect import flow
 
 from adat.config import RunConfig

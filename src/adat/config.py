@@ -29,12 +29,23 @@ ROLES = ("planner", "driver", "extractor", "grounder", "generator", "judge", "au
          "testsmith", "promptsmith", "mutationsmith", "spec_agent")
 
 
-def project_root() -> Path:
-    """The checkout adat runs from (holds catalogs/, sql/, flows/). ``ADAT_HOME`` overrides."""
+def adat_home() -> Path:
+    """The one directory adat's shipped files are read from: ``catalogs/``, ``sql/``, ``data/reference/``.
+
+    ``ADAT_HOME`` overrides (a checkout, or a copy with edited catalogs). An installed wheel
+    carries them as package data in ``adat/_home`` (``setup.py`` maps them there); a checkout or
+    an editable install reads them from the repository root. Every path to a shipped file is
+    ``adat_home() / ...``.
+    """
     env = os.environ.get("ADAT_HOME")
     if env:
         return Path(env).resolve()
-    return Path(__file__).resolve().parents[2]
+    packaged = Path(__file__).resolve().parent / "_home"
+    return packaged if packaged.is_dir() else Path(__file__).resolve().parents[2]
+
+
+#: The old name of :func:`adat_home`, kept while branches written against it land.
+project_root = adat_home
 
 
 class _Section(BaseModel):
@@ -332,4 +343,4 @@ def apply_env_defaults(defaults: dict[str, str]) -> None:
 
 def demo_config_path() -> Path:
     """The demo's run config: reference agent, offline provider, budgets that fit 10 minutes."""
-    return project_root() / "data" / "reference" / "demo.yaml"
+    return adat_home() / "data" / "reference" / "demo.yaml"

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from adat.config import project_root
+from adat.config import adat_home
 from adat.errors import UserError
 from adat.records import Instruction
 from adat.yaml_io import read_yaml
@@ -29,7 +29,7 @@ _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 def default_instructions_path() -> Path:
     """The shipped catalog."""
-    return project_root() / "catalogs" / "instructions" / "instructions.yaml"
+    return adat_home() / "catalogs" / "instructions" / "instructions.yaml"
 
 
 def _read_entries(p: Path) -> list[Any]:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from adat.config import ROLES, RunConfig, project_root
+from adat.config import ROLES, RunConfig, adat_home
 from adat.errors import UserError
 from adat.pipeline.preflight import check_prompts, preflight
 from tests.support.chat_server import ChatServer
@@ -127,7 +127,7 @@ def test_endpoint_without_models_route_gets_one_token_call(monkeypatch: pytest.M
 def test_prompt_with_an_undeclared_variable_fails_before_the_flow(tmp_path: Path) -> None:
     home = tmp_path / "home"
     for part in ("catalogs", "data/reference"):
-        shutil.copytree(project_root() / part, home / part)
+        shutil.copytree(adat_home() / part, home / part)
     prompt = home / "catalogs" / "prompts" / "judge.yaml"
     prompt.write_text(prompt.read_text().replace("user: |", "user: |\n  {{ not_declared }}", 1))
     config = tmp_path / "run.yaml"
@@ -138,7 +138,7 @@ def test_prompt_with_an_undeclared_variable_fails_before_the_flow(tmp_path: Path
 
 
 def test_every_shipped_prompt_renders_with_its_declared_variables() -> None:
-    ids = check_prompts(project_root() / "catalogs" / "prompts")
+    ids = check_prompts(adat_home() / "catalogs" / "prompts")
     assert {"judge", "generate_plain", "extractor"} <= set(ids)
 
 

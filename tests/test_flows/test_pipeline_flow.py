@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from adat.cli.flow_loader import load_flow
-from adat.config import project_root
+from adat.config import adat_home
 from adat.warehouse import read_records, run_query
 from tests.support.demo_config import small_demo_config
 
@@ -87,7 +87,7 @@ def test_sql_checks_find_no_violations(pipeline_run):
     root = cfg.data_path()
     db = root / "adat.duckdb"
     assert db.is_file()
-    checks = sorted((project_root() / "sql" / "checks").glob("*.sql"))
+    checks = sorted((adat_home() / "sql" / "checks").glob("*.sql"))
     assert checks, "sql/checks is empty"
     for check in checks:
         params = {"run_id": run_id} if "$run_id" in check.read_text() else {}

@@ -73,7 +73,7 @@ def test_param_option_binds_and_missing_declared_params_are_null(tmp_path):
 
 def test_run_option_filters_views_without_a_run_parameter(tmp_path):
     """`adat sql stg_attempts --run r2` filters on the view's run_id column."""
-    from adat.config import project_root
+    from adat.config import adat_home
     from adat.records import Attempt
     from adat.warehouse import sql_command, write_records
 
@@ -81,7 +81,7 @@ def test_run_option_filters_views_without_a_run_parameter(tmp_path):
     for run in ("r1", "r2"):
         write_records(root, "attempts", [Attempt(run_id=run, attempt_no=1, statement_id="s", instruction_id="k",
                                                  applicable=False, selector="adat2")], run_id=run)
-    text = sql_command(root, project_root() / "sql", "stg_attempts", "r2", "csv", None)
+    text = sql_command(root, adat_home() / "sql", "stg_attempts", "r2", "csv", None)
     assert text is not None
     rows = text.strip().splitlines()[1:]
     assert len(rows) == 1 and ",r2," in f",{rows[0]},"

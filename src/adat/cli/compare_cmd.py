@@ -1,7 +1,7 @@
 """``adat compare``, ``adat baselines`` and ``adat ablation``: the paper's comparisons (RQ1–RQ4).
 
 Registered on the main app in :mod:`adat.cli.main`. The flows run the way ``adat run`` runs the
-pipeline: loaded from ``flows/<name>.py`` by file path, on an ephemeral Prefect server.
+pipeline: imported from the ``flows`` package, on an ephemeral Prefect server.
 """
 
 from __future__ import annotations

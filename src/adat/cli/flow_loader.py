@@ -1,31 +1,42 @@
-"""Load a Prefect flow from ``flows/<name>.py`` by file path.
+"""Load a Prefect flow from the ``flows`` package (``flows/<name>.py`` in the repository).
 
-``src/adat`` never imports Prefect; the CLI runs the project's flows the way a Prefect
-deployment does, by entrypoint path, so the flow shows in the Prefect UI like a scheduled run.
+``src/adat`` never imports Prefect; the CLI imports the project's flows only when a command runs
+one. ``flows`` and ``tasks`` are packages of the wheel (see ``setup.py``), so this works from
+any directory once adat is installed (``pip install .`` or ``pip install -e .``).
 """
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import sys
 from typing import Any
 
-from adat.config import project_root
+from adat.config import adat_home
 from adat.errors import UserError
 
 
 def load_flow(module: str, attr: str | None = None) -> Any:
-    """Return the flow object ``attr`` (default: same as the module name) from flows/<module>.py."""
-    root = project_root()
-    path = root / "flows" / f"{module}.py"
-    if not path.is_file():
-        raise UserError("flow file not found", file=str(path),
-                        fix="run adat from a checkout of the adat repository or set ADAT_HOME to it")
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
-    spec = importlib.util.spec_from_file_location(f"flows.{module}", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
+    """Return the flow object ``attr`` (default: same as the module name) from ``flows.<module>``."""
+    name = f"flows.{module}"
+    try:
+        mod = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("flows", name, "tasks"):
+            raise  # a module the flow imports is missing: a real bug, keep the traceback
+        mod = _import_from_checkout(name, exc.name or name)
     return getattr(mod, attr or module)
+
+
+def _import_from_checkout(name: str, missing: str) -> Any:
+    """Import ``name`` from the checkout ``adat_home()`` when the install does not provide it.
+
+    An editable install made before ``flows`` and ``tasks`` became packages of the wheel only
+    maps ``src/``; its checkout still holds them at the top level. A wheel never needs this.
+    """
+    home = adat_home()
+    if not (home / "flows" / "__init__.py").is_file():
+        raise UserError(f"cannot import {name} ({missing} not found)", file=str(home),
+                        fix="install adat with pip (pip install . or pip install -e .)") from None
+    if str(home) not in sys.path:
+        sys.path.append(str(home))  # appended: an installed or PYTHONPATH copy still wins
+    return importlib.import_module(name)

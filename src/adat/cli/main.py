@@ -21,11 +21,11 @@ from adat.config import (
     HF_OFFLINE_ENV,
     PREFECT_ENV_DEFAULTS,
     RunConfig,
+    adat_home,
     apply_env_defaults,
     check_run_id,
     demo_config_path,
     load_run_config,
-    project_root,
 )
 
 console = Console(highlight=False)
@@ -87,7 +87,7 @@ def sql(
         if not sep or not key:
             fail(f"bad parameter {item!r}", field="--param", fix="write NAME=VALUE, e.g. --param n=50")
         params[key.strip()] = int(value) if value.strip().lstrip("-").isdigit() else value
-    text = sql_command(root, project_root() / "sql", name, run, fmt, out, params=params or None)
+    text = sql_command(root, adat_home() / "sql", name, run, fmt, out, params=params or None)
     if text:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")  # verbatim: CSV must not be re-wrapped
 
@@ -98,7 +98,7 @@ def catalog(data_dir: DataDir = None) -> None:
     from adat.warehouse.catalog import build_catalog
 
     root = warehouse_root(data_dir)
-    path = build_catalog(root, project_root() / "sql")
+    path = build_catalog(root, adat_home() / "sql")
     console.print(f"catalog: {path}  (open read-only: duckdb -readonly {path})")
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from adat.config import RunConfig, project_root
+from adat.config import RunConfig, adat_home
 
 #: (metric file, heading) in print order
 EVALUATION_METRICS: tuple[tuple[str, str], ...] = (
@@ -55,7 +55,7 @@ def evaluation_metrics(cfg: RunConfig, run_id: str, sql_dir: Path | None = None,
     """
     from adat.warehouse import build_catalog, catalog_is_stale, catalog_path, declared_params, run_query
 
-    sql_dir = sql_dir or project_root() / "sql"
+    sql_dir = sql_dir or adat_home() / "sql"
     root = cfg.data_path()
     if catalog_is_stale(root, sql_dir):
         build_catalog(root, sql_dir)

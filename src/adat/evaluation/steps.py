@@ -155,10 +155,10 @@ def evaluation_faults(cfg: RunConfig, requested: list[str] | None = None) -> lis
 
 def catalog_step(cfg: RunConfig, run_id: str) -> StepResult:
     """Rebuild the DuckDB catalog so the new tables show up as views."""
-    from adat.config import project_root
+    from adat.config import adat_home
     from adat.warehouse.catalog import build_catalog
 
-    path = build_catalog(cfg.data_path(), project_root() / "sql")
+    path = build_catalog(cfg.data_path(), adat_home() / "sql")
     return StepResult(run_id=run_id, step="catalog", data={"catalog": str(path)})
 
 

@@ -80,7 +80,7 @@ class LLMClient:
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.cfg = cfg
         self.run_id = run_id
-        self.prompts_dir = Path(prompts_dir) if prompts_dir else config.project_root() / "catalogs" / "prompts"
+        self.prompts_dir = Path(prompts_dir) if prompts_dir else config.adat_home() / "catalogs" / "prompts"
         self.registry = registry if registry is not None else default_registry()
         self._cache = ResponseCache(cache_dir or config.cache_dir(cfg)) if cfg.llm.cache else None
         self._sleep = sleep

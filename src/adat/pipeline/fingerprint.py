@@ -10,13 +10,13 @@ import hashlib
 from functools import lru_cache
 from pathlib import Path
 
-from adat.config import project_root
+from adat.config import adat_home
 
 
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
     """sha256 (16 hex) over src/adat/**/*.py and catalogs/** of this checkout."""
-    root = project_root()
+    root = adat_home()
     digest = hashlib.sha256()
     for base, pattern in ((Path(__file__).resolve().parents[1], "**/*.py"), (root / "catalogs", "**/*")):
         for path in sorted(base.glob(pattern)):

@@ -57,7 +57,7 @@ def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list
 
 def prompts_dir() -> Path:
     """The prompt files every LLM role renders from."""
-    return config.project_root() / "catalogs" / "prompts"
+    return config.adat_home() / "catalogs" / "prompts"
 
 
 def check_prompts(directory: Path) -> list[str]:

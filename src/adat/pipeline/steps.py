@@ -33,12 +33,12 @@ def start_run(cfg: RunConfig, run_id: str, flow: str) -> StepResult:
 
 def finish_run(cfg: RunConfig, run_id: str, flow: str, status: str = "completed") -> StepResult:
     """Mark the run finished and rebuild the DuckDB catalog so analysts see it."""
-    from adat.config import project_root
+    from adat.config import adat_home
     from adat.warehouse.catalog import build_catalog
 
     ctx = RunContext(cfg, run_id)
     ctx.record_run(flow, status)
-    path = build_catalog(ctx.root, project_root() / "sql")
+    path = build_catalog(ctx.root, adat_home() / "sql")
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="finish", data={"catalog": str(path), "status": status})
 
 

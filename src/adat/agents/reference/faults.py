@@ -13,14 +13,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from adat.agents.reference.rules import Outcome, RuleOverride
-from adat.config import project_root
+from adat.config import adat_home
 from adat.errors import UserError
 from adat.yaml_io import read_yaml
 
 
 def default_fault_dir() -> Path:
     """Where the retail fault files live."""
-    return project_root() / "catalogs" / "faults" / "retail"
+    return adat_home() / "catalogs" / "faults" / "retail"
 
 
 class FaultProbe(BaseModel):

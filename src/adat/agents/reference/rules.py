@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from adat.agents.reference.sidelog import SideLog
-from adat.config import project_root
+from adat.config import adat_home
 from adat.errors import UserError
 from adat.yaml_io import read_yaml
 
@@ -25,7 +25,7 @@ Outcome = Literal["allowed", "denied"]
 
 def default_rules_path() -> Path:
     """The shipped rule table of the retail reference agent."""
-    return project_root() / "data" / "reference" / "retail" / "rules.yaml"
+    return adat_home() / "data" / "reference" / "retail" / "rules.yaml"
 
 
 class Rule(BaseModel):

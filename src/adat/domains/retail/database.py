@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from adat.config import project_root
+from adat.config import adat_home
 from adat.errors import UserError
 
 OrderStatus = Literal[
@@ -196,9 +196,9 @@ class RetailDB(_Record):
 
 def default_db_path() -> Path:
     """adat's shipped, generated retail database."""
-    return project_root() / "data" / "reference" / "retail" / "db.json"
+    return adat_home() / "data" / "reference" / "retail" / "db.json"
 
 
 def default_policy_path() -> Path:
     """adat's own retail policy document (the reference agent enforces exactly these rules)."""
-    return project_root() / "data" / "reference" / "retail" / "policy.md"
+    return adat_home() / "data" / "reference" / "retail" / "policy.md"
