@@ -10,10 +10,6 @@ read from sql/metrics, are published as Prefect artifacts.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, when loaded by file path
 from prefect import flow
 from prefect.artifacts import create_markdown_artifact
 

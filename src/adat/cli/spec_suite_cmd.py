@@ -133,9 +133,9 @@ def register(spec_app: typer.Typer) -> None:
     def demo_cmd(tdad: Annotated[Path | None, typer.Option("--tdad", help="benchmarks/tdad folder.")] = None,
                  reruns: RerunsOpt = None, data_dir: DataDir = None) -> None:
         """SupportOps and ExpenseGuard, v1 → v2, every role offline/heuristic (not a language model)."""
-        from adat.config import project_root
+        from adat.config import adat_home
 
-        root = tdad or project_root().parent / "shared" / "benchmarks" / "tdad"
+        root = tdad or adat_home().parent / "shared" / "benchmarks" / "tdad"
         _check_file(root / "specs", "TDAD benchmark folder", "--tdad")
         cfg = _config(None, data_dir, reruns)
         console.print("[bold]adat spec demo[/bold] — TestSmith, PromptSmith, MutationSmith and the built agent "

@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.console import Console
 
-from adat.config import RunConfig, project_root
+from adat.config import RunConfig, adat_home
 
 #: metric file -> what the summary calls it
 SPEC_METRICS = ("tdad_test_counts", "tdad_vpr_by_iteration", "tdad_hidden_pass_rate", "tdad_mutation_score",
@@ -23,7 +23,7 @@ def spec_metrics(cfg: RunConfig, run_id: str, sql_dir: Path | None = None) -> di
     """Metric name -> its rows for ``run_id``."""
     from adat.warehouse import build_catalog, catalog_is_stale, catalog_path, run_query
 
-    sql_dir = sql_dir or project_root() / "sql"
+    sql_dir = sql_dir or adat_home() / "sql"
     root = cfg.data_path()
     if catalog_is_stale(root, sql_dir):
         build_catalog(root, sql_dir)
