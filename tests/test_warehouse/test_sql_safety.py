@@ -68,3 +68,14 @@ def test_a_named_sql_file_runs_against_the_catalog(fixture_root: Path, sql_dir: 
     query.write_text("-- mine\nwith t as (select * from stg_tests) select count(*) as n from t\n")
     assert resolve_query(str(query), sql_dir) == query
     assert run_query(db, query, {}).to_pylist() == [{"n": 3}]
+
+
+def test_cli_copy_to_is_one_line_and_writes_nothing(fixture_root: Path, tmp_path: Path) -> None:
+    out = tmp_path / "leak.csv"
+    query = tmp_path / "leak.sql"
+    query.write_text(f"copy (select * from stg_tests) to '{out}'\n")
+    proc = subprocess.run([*ADAT, "sql", str(query), "--data-dir", str(fixture_root)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "exactly one SELECT, not COPY" in proc.stderr
+    assert not out.exists()
