@@ -10,10 +10,12 @@ from adat.tdad.assertions import evaluate
 from adat.tdad.tests_model import ObservedToolCall, SpecAssertion, SpecTurn
 
 
-def _turn(calls: list[tuple[str, str]] | None, payload: dict | None = None, reply: str = "") -> SpecTurn:
+def _turn(calls: list[tuple[str, str]] | None, payload: dict | None = None, reply: str = "",
+          has_respond: bool = True) -> SpecTurn:
     observed = None if calls is None else [ObservedToolCall(name=n, arguments="{}", output=o) for n, o in calls]
     return SpecTurn(user="u", reply=reply or (payload or {}).get("user_message", ""),
-                    respond_json=[json.dumps(payload)] if payload else [], tool_calls=observed)
+                    respond_json=[json.dumps(payload)] if payload else [], tool_calls=observed,
+                    has_respond=has_respond and calls is not None)
 
 
 OK = '{"ok": 1}'
@@ -40,7 +42,8 @@ RUN = [ASK, DO]
     (dict(kind="response_fields", values=["node_id"]), RUN, "fail"),
     (dict(kind="decision_in", values=["DONE", "X"]), RUN, "pass"),
     (dict(kind="decision_in", values=["ASK"]), RUN, "fail"),
-    (dict(kind="decision_in", values=["ASK"]), [_turn([])], "fail"),  # reports tools, gave no payload
+    (dict(kind="decision_in", values=["ASK"]), [_turn([])], "fail"),  # had respond, gave no payload
+    (dict(kind="decision_in", values=["ASK"]), [_turn([], has_respond=False)], "not_observable"),
     (dict(kind="decision_in", values=["ASK"]), [_turn(None, reply="plain text")], "not_observable"),
     (dict(kind="json_equals", field="meta.n", values=["2"], turn=0), RUN, "pass"),
     (dict(kind="json_in", field="decision", values=["ASK"], turn=1), RUN, "fail"),

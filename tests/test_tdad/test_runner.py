@@ -114,3 +114,35 @@ def test_other_targets_run_spec_tests_and_unobservable_is_never_a_pass(tmp_path:
                            target=_TextOnlyTarget())
     assert [r.outcome for r in result.assertion_results] == ["not_observable", "pass", "pass"] and result.passed
     assert result.target == "text-only" and result.turns[0].reply == "Your loan is renewed."
+
+
+class _ReportingTarget:
+    """A target that reports its tool calls the way the llm-agent host does (turn, name, ...)."""
+
+    agent_id = "reporting"
+
+    def __init__(self) -> None:
+        from adat.targets.llm_agent import HostedToolCall
+
+        self._calls = [HostedToolCall(turn=0, step=0, name="renew_loan", arguments="{}", output="{}", error=False)]
+
+    def reset(self) -> str:
+        return "s"
+
+    def invoke(self, session_id: str, user_message: str) -> str:
+        return "I renewed it."
+
+    def tool_calls(self, session_id: str):
+        return list(self._calls)
+
+
+def test_a_target_reporting_tool_calls_gets_tool_assertions_judged(tmp_path: Path) -> None:
+    cfg, client, _ = _client(tmp_path, [])
+    test = _test(assertions=[SpecAssertion(kind="auth_gate", clause="L2_MEMBER_FIRST", tools=["check_member", "renew_loan"]),
+                             SpecAssertion(kind="decision_in", clause="R5_RENEW", values=["LOAN_RENEWED"]),
+                             SpecAssertion(kind="text_contains_any", clause="R5_RENEW", values=["renewed"])])
+    result = run_spec_test(cfg, client, parse_spec(library_spec()), ARTIFACT, test, run_id="r1",
+                           target=_ReportingTarget())
+    # a plain-text reply has no payload: not observable for a target without respond; the gate is judged
+    assert [r.outcome for r in result.assertion_results] == ["fail", "not_observable", "pass"]
+    assert not result.passed

@@ -108,7 +108,7 @@ class SpecAgentHost:
         calls = [ObservedToolCall(name=c.name, arguments=c.arguments, output=c.output, error=c.error)
                  for c in s.calls if c.turn == turn]
         return SpecTurn(user=user, reply=s.replies.get(turn, ""), respond_json=list(s.responds.get(turn, [])),
-                        tool_calls=calls)
+                        tool_calls=calls, has_respond=True)
 
     def messages(self, session_id: str) -> list[dict[str, Any]]:
         return [dict(m) for m in self._session(session_id).messages]

@@ -3,8 +3,8 @@
 Each assertion is judged ``pass``, ``fail`` or ``not_observable``. What a target cannot show is
 never a pass: tool-trace kinds need a target that reports its tool calls (``SpecTurn.tool_calls``
 is None otherwise), payload kinds need a ``respond`` payload (or a JSON reply). A turn of a
-target that reports its tools but gave no payload is a failure of the payload kinds: that target
-had the ``respond`` tool and did not use it.
+target that has the ``respond`` tool (``SpecTurn.has_respond``) but gave no payload is a failure
+of the payload kinds: it could have answered and did not.
 
 Scopes (``assertion.turn`` None): tool kinds look at the whole run; ``decision_in`` and
 ``json_*`` at the last turn; ``response_fields`` at every turn; text kinds and ``no_pii`` at
@@ -162,7 +162,7 @@ def _payload_kind(a: SpecAssertion, turns: list[SpecTurn]) -> tuple[Outcome, str
     for turn in scope:
         payloads = _payloads(turn)
         if not payloads:
-            if turn.tool_calls is None:
+            if not turn.has_respond:
                 return "not_observable", "the target gave no structured payload"
             return "fail", "no respond payload in the turn"
         payload = payloads[-1]

@@ -143,6 +143,7 @@ class SpecTurn(Record):
     reply: str = Field("", description="the user-visible text (respond.user_message, or the raw reply)")
     respond_json: list[str] = Field(default_factory=list, description="every respond payload of the turn, as JSON")
     tool_calls: list[ObservedToolCall] | None = Field(None, description="None when the target does not report them")
+    has_respond: bool = Field(False, description="the target answers through a respond tool (the spec agent)")
     error: str | None = None
 
 
