@@ -102,7 +102,9 @@ def _same_user(s: Session, p: Parsed, name_zip: tuple[tuple[str, str], str] | No
     current = s.user
     assert current is not None
     if s.holds("one_user", others == {current.user_id}):
-        return ["Yes, that is the account I have verified."]
+        if others == {current.user_id}:
+            return ["Yes, that is the account I have verified."]
+        return [_verified(s, sorted(others - {current.user_id})[0])]  # a fault lets the conversation switch
     return [s.say("one_user", name=f"{current.name.first_name} {current.name.last_name}")]
 
 

@@ -164,7 +164,7 @@ def _item_change(s: Session, task: Task, order: Order) -> str:
         return _join(out)
     diff = changes.price_difference(s, order, task.pairs)
     if task.payment_id is None:
-        owed = f"you pay {money(diff)}" if diff > 0 else f"you get {money(-diff)} back"
+        owed = f"you pay {money(diff)}" if diff > 0 else f"you get {money(abs(diff))} back"
         ask = changes.choose_payment(s, task, order, amount=diff,
                                      purpose=f"settle the price difference ({owed})")
         if ask is not None:
@@ -172,7 +172,7 @@ def _item_change(s: Session, task: Task, order: Order) -> str:
             return _join(out + [f"You would {verb}: {_pairs_text(s, order, task.pairs)}.", ask])
     assert task.payment_id is not None
     settle = (f"you pay {money(diff)} with your {_method(s, task.payment_id)}" if diff > 0 else
-              f"{money(-diff)} is refunded to your {_method(s, task.payment_id)}")
+              f"{money(abs(diff))} is refunded to your {_method(s, task.payment_id)}")
     remind = s.say("items_modified_once" if modify else "one_return_or_exchange", "remind")
     details = (f"Here are the details: {'modify' if modify else 'exchange'} in order {order.order_id}: "
                f"{_pairs_text(s, order, task.pairs)}; {settle}. {remind}")
