@@ -13,6 +13,7 @@ privacy apply only when the prompt states them. A removed clause therefore has a
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +32,8 @@ from adat.offline.tdad_text import (
 )
 
 RESPOND = "respond"
-_GENERIC = {"get", "fetch", "data", "tool", "user", "submit", "response", "create", "list", "check", "info"}
+_GENERIC = {"get", "fetc", "data", "tool", "user", "subm", "resp", "crea", "list", "chec", "info", "requ",
+            "here", "deta"}  # stems too common in requests to pick a tool by
 MAX_WALK = 24
 
 
@@ -142,21 +144,44 @@ def _holds(cond: str, view: View, step: Step, rules: Rules) -> bool:
     return all(_atom(a, view, step, rules) for a in atoms)
 
 
-def _intent_matches(value: str, view: View) -> bool:
+def _keywords(text: str) -> set[str]:
+    """Stems of the items of enumerations ("SSN, DOB, email, phone") in a policy line."""
+    out: set[str] = set()
+    for sentence in re.split(r"[.;:!?]", text):
+        items = [p.strip() for p in re.split(r",|\bor\b|\band\b", sentence)]
+        short = [p for p in items if p and len(p.split()) <= 2]
+        if len(short) >= 3:
+            out |= {w[:4] for p in short[1:] for w in words(p)}
+            out |= {words(short[0])[-1][:4]} if words(short[0]) else set()
+    return out
+
+
+def _intent_score(value: str, view: View, rules: Rules) -> float:
+    """Share of the intent's words in what the user said; the items enumerated by a policy whose id
+    shares a word with the intent (P1_NO_PII listing "SSN, DOB" for a pii intent) count half."""
     wanted = stems(value)
-    return bool(wanted) and wanted <= stems(view.text)
+    if not wanted:
+        return 0.0
+    said = stems(view.text)
+    related = set().union(*(_keywords(text) for pid, text in rules.policies if stems(pid) & wanted)) - wanted
+    return len(wanted & said) / len(wanted) + 0.5 * bool(related & said)
+
+
+def _best_intent(rules: Rules, view: View) -> str:
+    """The intent named anywhere in the steps' branches that the user's words fit best ('' = none)."""
+    known = [n.rhs for st in rules.steps.values() for c, _ in st.branches for n in parse_condition(c) or []
+             if n.name == "intent"]
+    scored = [(s, -i, v) for i, v in enumerate(dict.fromkeys(known)) if v != "unknown"
+              and (s := _intent_score(v, view, rules)) > 0]
+    return max(scored)[2] if scored else ""
 
 
 def _atom(a: Atom, view: View, step: Step, rules: Rules) -> bool:
     if a.name == "intent":
-        known = [literal(n.rhs) for c, _ in step.branches for n in parse_condition(c) or [] if n.name == "intent"]
-        others = [str(k) for k in known if str(k) not in ("unknown", a.rhs)]
-        if a.rhs == "unknown":
-            result = not any(_intent_matches(o, view) for o in others)
-            if a.rest:
-                result = result and len(view.users) > 1
-        else:
-            result = _intent_matches(a.rhs, view)
+        best = _best_intent(rules, view)
+        result = (best == "") if a.rhs == "unknown" else (best == a.rhs)
+        if a.rhs == "unknown" and a.rest:  # "unknown after clarify": still unknown on a later turn
+            result = result and len(view.users) > 1
         return result if a.op == "==" else not result
     if "confirm" in a.name:
         said = confirmation(view.users[-1]) if len(view.users) > 1 else "unclear"

@@ -50,29 +50,36 @@ class Rules:
     confirm_before: set[str] = field(default_factory=set)
     retry_on_timeout: set[str] = field(default_factory=set)
     private: set[str] = field(default_factory=set)  # field / object names never shown
+    policies: list[tuple[str, str]] = field(default_factory=list)  # (id, text) of clause lines that are not steps
 
     def root(self) -> str | None:
-        """The step the tree starts at: reaches most steps, fewest incoming, most branches, first."""
+        """The step the tree starts at: no way in but back edges, reaches most ids, most branches, first.
+
+        Reach counts every id a step leads to, described or not, so a tree with a step left out
+        (a mutant) still starts where it did.
+        """
         if not self.steps:
             return None
-        incoming = {s: 0 for s in self.steps}
-        for step in self.steps.values():
-            for _, nxt in step.branches:
-                if nxt in incoming and nxt != step.node_id:
-                    incoming[nxt] += 1
         order = list(self.steps)
 
-        def reach(start: str) -> int:
+        def reach(start: str) -> set[str]:
             seen, todo = set(), [start]
             while todo:
                 cur = todo.pop()
-                if cur in seen or cur not in self.steps:
+                if cur in seen:
                     continue
                 seen.add(cur)
-                todo += [n for _, n in self.steps[cur].branches]
-            return len(seen)
+                if cur in self.steps:
+                    todo += [n for _, n in self.steps[cur].branches]
+            return seen
 
-        return min(order, key=lambda s: (-reach(s), incoming[s], -len(self.steps[s].branches), order.index(s)))
+        reaches = {s: reach(s) for s in order}
+        incoming = {s: 0 for s in order}
+        for src in order:
+            for _, nxt in self.steps[src].branches:
+                if nxt in incoming and nxt != src and src not in reaches[nxt]:  # back edges do not count
+                    incoming[nxt] += 1
+        return min(order, key=lambda s: (incoming[s], -len(reaches[s]), -len(self.steps[s].branches), order.index(s)))
 
 
 def _names(text: str) -> list[str]:
@@ -111,6 +118,8 @@ def parse_rules(system_prompt: str, tool_descriptions: dict[str, str]) -> Rules:
         step = parse_step(clause_id, text)
         if is_step(step) or clause_id in targets:
             rules.steps.setdefault(clause_id, step)
+        else:
+            rules.policies.append((clause_id, text))
     texts = [system_prompt, *tool_descriptions.values()]
     for text in texts:
         for sentence in _SENTENCE.split(text):

@@ -58,7 +58,7 @@ def _turns(spec: Spec, sc: Scenario, seed: int, *, style: str = "plain", drop: t
     if sc.intent == "unknown" or (not sc.intent and not fields):
         first = UNCLEAR[0]
     elif not sc.intent:
-        first = "Here is my request."
+        first = "Here are my details."
     elif private and set(words(sc.intent)) & {w for p in private for w in words(p)} | _private_words(spec, sc):
         first = f"What is my {private[0].replace('_', ' ')} on file? ({phrase})"
     elif style == "paraphrase":
@@ -135,8 +135,9 @@ def _assertions(spec: Spec, path: list[PathStep], leaf: str, sc: Scenario, turns
     out = [SpecAssertion(kind="response_fields", clause=CONTRACT_CLAUSE, values=spec.response_contract.required_json_fields)]
     leaf_node = spec.node(leaf)
     wanted = decisions_for(leaf, decisions, leaf_node.description if leaf_node else "")
-    if wanted:
-        out.append(SpecAssertion(kind="decision_in", clause=leaf, values=wanted, turn=last))
+    if wanted:  # the decision is the routing's outcome: it cites the step whose branch picks the leaf
+        router = path[-2].node_id if len(path) > 1 else leaf
+        out.append(SpecAssertion(kind="decision_in", clause=router, values=wanted, turn=last))
     for node_id in (sc.confirm_node, sc.extra_turn_node):
         asks = decisions_for(node_id, decisions) if node_id else []
         if asks and last > 0:
