@@ -135,9 +135,13 @@ def _assertions(spec: Spec, path: list[PathStep], leaf: str, sc: Scenario, turns
     out = [SpecAssertion(kind="response_fields", clause=CONTRACT_CLAUSE, values=spec.response_contract.required_json_fields)]
     leaf_node = spec.node(leaf)
     wanted = decisions_for(leaf, decisions, leaf_node.description if leaf_node else "")
-    if wanted:  # the decision is the routing's outcome: it cites the step whose branch picks the leaf
-        router = path[-2].node_id if len(path) > 1 else leaf
-        out.append(SpecAssertion(kind="decision_in", clause=router, values=wanted, turn=last))
+    if wanted:
+        out.append(SpecAssertion(kind="decision_in", clause=leaf, values=wanted, turn=last))
+    respond = spec.tool("respond")
+    if len(path) > 1 and respond is not None and "node_id" in respond.input_properties():
+        # where the routing from the root ends: the leaf, or the step that chose it
+        out.append(SpecAssertion(kind="json_in", clause=path[0].node_id, field="node_id", turn=last,
+                                 values=list(dict.fromkeys([leaf, path[-2].node_id]))))
     for node_id in (sc.confirm_node, sc.extra_turn_node):
         asks = decisions_for(node_id, decisions) if node_id else []
         if asks and last > 0:
@@ -190,9 +194,10 @@ def _metamorphic(obj: Any, seed: int) -> Any:
 
 def _test(family: str, title: str, turns: list[str], outputs: dict[str, Any], sc: Scenario,
           assertions: list[SpecAssertion], varies: str = "") -> GeneratedSpecTest:
+    # what the assertions cite; testsmith() adds every node of the path the test derives from
+    clauses = list(dict.fromkeys(a.clause for a in assertions))
     return GeneratedSpecTest(family=family, title=title, user_turns=turns, fixtures=_fixtures(outputs),  # type: ignore[arg-type]
-                             pii_canaries=sc.canaries, assertions=assertions, varies=varies,
-                             clauses=list(dict.fromkeys(a.clause for a in assertions)))
+                             pii_canaries=sc.canaries, assertions=assertions, varies=varies, clauses=clauses)
 
 
 def testsmith(inp: TestSmithInput) -> TestSmithOutput:
@@ -222,7 +227,9 @@ def testsmith(inp: TestSmithInput) -> TestSmithOutput:
             changed = {t: _metamorphic(o, seed) for t, o in sc.outputs.items()}
             tests.append(_test("tool_output_metamorphic", f"{leaf}, outputs with extra data", turns, changed, sc,
                                base, "MFT"))
-    return TestSmithOutput(tests=tests)
+    nodes = [s.node_id for s in path]
+    return TestSmithOutput(tests=[t.model_copy(update={"clauses": list(dict.fromkeys([*t.clauses, *nodes]))})
+                                  for t in tests])
 
 
 def _dir(spec: Spec, path: list[PathStep], sc: Scenario, seed: int, base: list[SpecAssertion]) -> GeneratedSpecTest | None:
