@@ -243,7 +243,7 @@ def _naive(view: View, rules: Rules, node: str = "") -> tuple[str, dict[str, Any
                 return gate, _args(view, gate)
         if tool in rules.confirm_before and confirmation(view.users[-1]) != "yes":
             return _respond(view, rules, node, decisions_for("ask confirm " + tool, _decisions(view)))
-        if not _called(view, tool):
+        if not _called(view, tool) or _need_call(view, rules, tool) == "call":  # a first call, or a retry
             return tool, _args(view, tool)
     topic = " ".join([view.users[-1], *(n for n, *_ in view.this_turn)])
     named = decisions_for(node, _decisions(view)) if node else []  # where the prompt's steps led, if it names one

@@ -17,16 +17,11 @@ from typing import Any
 
 from adat.offline.tdad_scenario import PRIVACY_WORDS, Scenario, build, private_fields, value_for
 from adat.offline.tdad_text import decisions_for, words
+from adat.tdad.clauses import CONTRACT_CLAUSE, retry_clause
 from adat.tdad.spec_model import Spec
 from adat.tdad.tests_model import SpecAssertion, ToolFixture
 from adat.tdad.testsmith_io import GeneratedSpecTest, PathStep, TestSmithInput, TestSmithOutput
 
-CONTRACT_CLAUSE = "response_contract"
-
-
-def retry_clause(tool: str) -> str:
-    """The clause id of a tool's retry policy (``tools.<name>.retry_policy``)."""
-    return f"tools.{tool}.retry_policy"
 UNCLEAR = ("Hmm, about that thing from before.", "Hmm, still that thing.")
 
 

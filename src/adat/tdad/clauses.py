@@ -15,13 +15,32 @@ _WORD = re.compile(r"[a-z0-9_]+")
 
 
 def clause_texts(spec: Any) -> dict[str, str]:
-    """Clause id -> one sentence, for every policy and every decision-tree node of ``spec``."""
+    """Clause id -> one sentence, for every policy and every decision-tree node of ``spec``, the
+    response contract (``response_contract``) and every retry policy (``tools.<name>.retry_policy``)."""
     out: dict[str, str] = {}
     for policy in spec.policies:
         out[policy.id] = " ".join(policy.text.split())
     for node in spec.decision_tree:
         out[node.node_id] = node_sentence(node)
+    contract = spec.response_contract
+    if contract.required_json_fields:
+        text = f"Call respond exactly once per turn, as the last action, with {', '.join(contract.required_json_fields)}."
+        decisions = spec.decisions() if hasattr(spec, "decisions") else list(contract.decision_enum)
+        out[CONTRACT_CLAUSE] = text + (f" The decision is one of {', '.join(decisions)}." if decisions else "")
+    for tool in spec.tools:
+        policy = tool.retry_policy
+        if policy.retries >= 1 and policy.on:
+            out[retry_clause(tool.name)] = (f"{tool.name}: on {' or '.join(policy.on)}, retry it up to "
+                                            f"{policy.retries} time(s).")
     return out
+
+
+CONTRACT_CLAUSE = "response_contract"
+
+
+def retry_clause(tool: str) -> str:
+    """The clause id tests cite for a tool's retry policy."""
+    return f"tools.{tool}.retry_policy"
 
 
 def node_sentence(node: Any) -> str:

@@ -56,6 +56,10 @@ def group_failures(tests: Sequence[Any], results: Sequence[Any], clause_text: di
         test = by_id[result.test_id]
         failed = [a for a in result.assertion_results if a.outcome == "fail"]
         clauses = [a.clause or (test.clauses[0] if test.clauses else test.leaf_id) for a in failed] or test.clauses
+        if clauses and not any(clause_text.get(c) for c in clauses):
+            # nothing the failures cite can be written into a prompt (e.g. a leaf the spec never
+            # declares): blame the other clauses the test derives from (its path's nodes)
+            clauses += [c for c in test.clauses if clause_text.get(c) and c not in clauses]
         for clause in dict.fromkeys(clauses or [test.leaf_id]):
             view = FailingTestView(
                 test_id=test.test_id, family=test.family, leaf_id=test.leaf_id, user_turns=list(test.user_turns),

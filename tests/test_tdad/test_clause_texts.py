@@ -1,0 +1,32 @@
+"""Clause sentences for the contract and retry policies; failures citing only text-less clauses
+are blamed on the test's other clauses."""
+
+from __future__ import annotations
+
+from adat.tdad.clauses import clause_texts, retry_clause
+from adat.tdad.compiler import group_failures
+from adat.tdad.spec import parse_spec
+from adat.tdad.tests_model import AssertionResult, SpecAssertion, SpecTest, SpecTestResult
+from tests.support.tdad_spec import library_spec
+
+
+def test_contract_and_retry_policies_have_sentences() -> None:
+    texts = clause_texts(parse_spec(library_spec()))
+    assert texts[retry_clause("check_member")] == "check_member: on timeout, retry it up to 1 time(s)."
+    assert retry_clause("list_loans") not in texts  # retries: 0
+    assert texts["response_contract"].startswith("Call respond exactly once per turn")
+    assert "LOAN_RENEWED" in texts["response_contract"]
+
+
+def test_failures_citing_text_less_clauses_fall_back_to_the_path() -> None:
+    spec = parse_spec(library_spec())
+    test = SpecTest(test_id="t", run_id="r", spec_id=spec.spec_id, spec_version="1.0", family="MFT", split="visible",
+                    leaf_id="END_X", clauses=["END_X", "R1_ROUTE", "R2_MEMBER"], user_turns=["hi"],
+                    assertions=[SpecAssertion(kind="decision_in", clause="END_X", values=["A"])])
+    result = SpecTestResult(result_id="x", run_id="r", test_id="t", spec_id=spec.spec_id, spec_version="1.0",
+                            split="visible", family="MFT", passed=False,
+                            assertion_results=[AssertionResult(index=0, kind="decision_in", clause="END_X",
+                                                               outcome="fail")])
+    groups = group_failures([test], [result], clause_texts(spec))
+    assert {g.clause for g in groups} == {"END_X", "R1_ROUTE", "R2_MEMBER"}
+    assert all(g.clause_text for g in groups if g.clause != "END_X")
