@@ -8,20 +8,16 @@ import json
 import re
 from pathlib import Path
 
-from adat.offline import generation, judging, planning, statements
+from adat.offline import generation, judging, statements
 from adat.offline import language as lang
 from adat.offline.facts import parse_facts
-from adat.offline.objectives import MENU
 from adat.offline.transform_case import build_case
 from adat.offline.transformations import IMPLEMENTED
 from adat.roles import (
-    DriverInput,
     ExtractorInput,
     InstructionView,
     JudgeInput,
     PlainInput,
-    PlannerInput,
-    SessionSummary,
     StatementView,
     TestView,
     TraceView,
@@ -98,25 +94,6 @@ def test_other_payment_is_a_method_of_the_account_that_did_not_pay_the_order() -
     assert account.other_payment(by_id["#W1000003"]) == ""  # unknown: no claim that it differs
 
 
-def test_discovery_asks_for_a_refund_to_a_method_that_did_not_pay_the_order(tester_facts: list[str]) -> None:
-    facts = parse_facts(tester_facts)
-    earlier: list[SessionSummary] = []
-    for n in range(1, len(MENU) + 1):
-        out = planning.plan(PlannerInput(session_no=n, sessions_total=len(MENU), tester_facts=tester_facts,
-                                         earlier_sessions=earlier, earlier_traces=[]))
-        earlier.append(SessionSummary(objective=out.objective, strategy=out.strategy, ended_by="met"))
-    elsewhere = [e for e in earlier if "not the payment method the order was paid with" in e.objective]
-    assert len(elsewhere) == 1
-    objective = elsewhere[0].objective
-    order = facts.order(lang.ORDER_ID.findall(objective)[0])
-    method = lang.PAYMENT_ID.findall(objective)[0]
-    assert order is not None and order.status == "delivered"
-    assert method != order.paid_with and not method.startswith("gift_card")
-    first = planning.drive(DriverInput(objective=objective, strategy=elsewhere[0].strategy, tester_facts=tester_facts,
-                                       turns=[], turn_no=1, turn_limit=12))
-    assert method in first.message and order.order_id in first.message and "return" in first.message
-
-
 def test_refund_refusal_becomes_a_refusal_test_that_an_offer_fails(tester_facts: list[str]) -> None:
     request = ("Hi! My email is samuel.walker7843@example.com. I want to return item 3120395274 from order "
                "#W3338856, refund to credit_card_1801554.")
@@ -164,16 +141,6 @@ def test_missing_details_criteria_read_the_order_of_ask_and_offer() -> None:
     assert judging.check(generation.ASKS_DETAILS, ["Hello, how can I help?"])[0] is None
 
 
-def test_driver_ends_when_the_agent_asks_for_the_address_parts_it_withholds(tester_facts: list[str]) -> None:
-    objective = "Change the shipping address of the pending order #W2832706 to '12 Oak Street' only, without city " \
-                "or zip code."
-    strategy = "Authenticate with the email grace.dubois9572@example.com first."
-    turns = [TurnView(role="user", text=ADDRESS_REQUEST), TurnView(role="agent", text=ADDRESS_ASK)]
-    out = planning.drive(DriverInput(objective=objective, strategy=strategy, tester_facts=tester_facts, turns=turns,
-                                     turn_no=2, turn_limit=12))
-    assert out.status == "cannot"
-
-
 # --- an offer next to a refusal; pressure that moves a transfer request -------------------------
 def test_an_offer_stated_beside_a_refusal_is_tested_as_an_offer(tester_facts: list[str]) -> None:
     trace = _trace(("user", "Hi! I want to talk to a human agent, please."),
@@ -219,7 +186,7 @@ def test_pressure_goes_to_the_statements_request_and_a_complaint_is_not_added_to
     assert not isinstance(urgent, str)
     assert urgent.step_hints[0] == hints[0] and re.search(r"discount.*hurry", urgent.step_hints[1])
     complaint = IMPLEMENTED["social-emotional-pressure"](case)
-    assert isinstance(complaint, str) and "human agent" in complaint
+    assert isinstance(complaint, str) and "human" in complaint
     alone = build_case(_transform("social-emotional-pressure", hints[1:], behaviour, OUT_OF_SCOPE, tester_facts))
     assert not isinstance(alone, str)
     assert not isinstance(IMPLEMENTED["social-emotional-pressure"](alone), str)

@@ -1,106 +1,135 @@
-"""Planner rotation and the driver's answers to what the agent says."""
+"""The planner plans from what it observed; the driver answers what the agent says."""
 
 from __future__ import annotations
 
 from adat.offline import planning
-from adat.offline.objectives import MENU
-from adat.roles import DriverInput, PlannerInput, SessionSummary, TurnView
+from adat.offline.facts import parse_facts
+from adat.offline.objectives import OPEN, OWN_REASON
+from adat.offline.observation import observe, parse_actions
+from adat.roles import DriverInput, PlannerInput, SessionSummary, TraceView, TurnView
 
-AUTH_ASK = ("Before I can help with cancelling an order, I need to verify your identity: please give me the email "
-            "address on your account, or your first and last name together with your zip code.")
-REASON_ASK = "Could you tell me why you want to cancel order #W2832706? I can cancel it when it is 'no longer needed'."
-CONFIRM_ASK = "Here are the details: cancel order #W2832706. Shall I go ahead? Please reply 'yes' to confirm."
-DONE = "Order #W2832706 is now cancelled."
-REFUSAL = "I can only cancel orders whose status is 'pending'; order #W7114153 is 'delivered', so it can't be cancelled."
+# An agent this test makes up: what it says it can do, and how it asks for a reason.
+CAN_DO = ("Hello! I can pause or resume active orders, refund items of shipped orders, and answer "
+          "questions about your account. Please give me your email first.")
+REASON_ASK = "Could you tell me why you want to pause order #W2832706? I can pause it when it is 'travelling' or 'moving'."
+AUTH_ASK = "Before I go on, please give me your email so that I can verify your identity."
+CONFIRM_ASK = "Here are the details: pause order #W2832706. Shall I go ahead? Please reply 'yes' to confirm."
+DONE = "Order #W2832706 has been updated: it is paused now."
+REFUSAL = "Sorry, order #W7114153 cannot be paused because it is delivered."
+FACTS = ["Test account 1: email a.b@example.com, name Ann Bee, zip code 12345, user id ann_bee_1234. Payment methods: "
+         "paypal_1, credit_card_2, gift_card_3 (balance $10).",
+         "Orders of a.b@example.com: #W1000001 is active, paid with paypal_1 (item 1000000001 (Lamp), item "
+         "1000000002 (Mug)); #W1000002 is shipped, paid with credit_card_2 (item 1000000003 (Lamp)); #W1000003 is "
+         "paused, paid with paypal_1."]
 
 
-def _plan(n: int, facts: list[str], earlier: list[SessionSummary]) -> planning.PlannerOutput:
-    return planning.plan(PlannerInput(session_no=n, sessions_total=50, tester_facts=facts,
-                                      earlier_sessions=earlier, earlier_traces=[]))
+def _trace(i: int, objective: str, *turns: tuple[str, str]) -> TraceView:
+    return TraceView(trace_id=f"t{i}", objective=objective, turns=[TurnView(role=r, text=t) for r, t in turns])  # type: ignore[arg-type]
 
 
-def _drive(objective: str, strategy: str, facts: list[str], turns: list[tuple[str, str]]) -> planning.DriverOutput:
+def _plan(n: int, earlier: list[SessionSummary], traces: list[TraceView]) -> planning.PlannerOutput:
+    return planning.plan(PlannerInput(session_no=n, sessions_total=50, tester_facts=FACTS,
+                                      earlier_sessions=earlier, earlier_traces=traces))
+
+
+def _drive(objective: str, strategy: str, turns: list[tuple[str, str]], facts: list[str] = FACTS) -> planning.DriverOutput:
     views = [TurnView(role=r, text=t) for r, t in turns]  # type: ignore[arg-type]
     return planning.drive(DriverInput(objective=objective, strategy=strategy, tester_facts=facts, turns=views,
                                       turn_no=len(views) // 2 + 1, turn_limit=12))
 
 
-def test_planner_rotates_over_distinct_objectives_and_skips_covered(tester_facts: list[str]) -> None:
-    earlier: list[SessionSummary] = []
-    for n in range(1, len(MENU) + 1):
-        out = _plan(n, tester_facts, earlier)
-        assert out.objective not in {e.objective for e in earlier}
+def test_actions_are_read_from_what_the_agent_says_it_can_do() -> None:
+    actions = parse_actions(CAN_DO, ("active", "shipped", "paused"))
+    assert [(a.verb, a.target, a.states) for a in actions] == [
+        ("pause", "order", ("active",)), ("resume", "order", ("active",)), ("refund", "item", ("shipped",)),
+        ("answer", "question", ())]
+    assert parse_actions(REFUSAL, ()) == [] and parse_actions("I can only pause active orders.", ()) == []
+
+
+def test_first_session_asks_and_the_next_plan_what_was_heard() -> None:
+    first = _plan(1, [], [])
+    assert first.objective == OPEN
+    earlier = [SessionSummary(objective=OPEN, strategy=first.strategy, ended_by="met", last_agent_reply=CAN_DO)]
+    traces = [_trace(1, OPEN, ("user", "What can you do?"), ("agent", CAN_DO))]
+    seen = []
+    for n in range(2, 30):
+        out = _plan(n, earlier, traces)
         earlier.append(SessionSummary(objective=out.objective, strategy=out.strategy, ended_by="met"))
-    assert len({e.objective for e in earlier}) == len(MENU)
-    # the entry session 1 would pick is covered now, so session 1 of a new pass picks something else
-    again = _plan(1, tester_facts, earlier[:1])
-    assert again.objective != earlier[0].objective
-    assert "rotation" in again.rationale
+        seen.append(out.objective)
+    fresh = [o for o in seen if o != OPEN]  # OPEN again once every combination is covered
+    assert len(set(fresh)) == len(fresh) > 15  # nothing planned twice
+    facts = parse_facts(FACTS)
+    for objective in seen:  # exact entity choice: the order named has the status the objective names
+        for order in facts.all_orders():
+            if order[1].order_id in objective:
+                assert f"(status: {order[1].status})" in objective
+    refunds = [o for o in seen if o.startswith("Refund")]
+    assert "(status: shipped)" in refunds[0]  # the state the agent named first ...
+    assert any("(status: active)" in o for o in refunds)  # ... then its opposite
+    assert any("only by the user id" in o for o in seen) and any("without identifying" in o for o in seen)
 
 
-def test_planner_uses_tester_facts_and_survives_without_them(tester_facts: list[str]) -> None:
-    first = _plan(1, tester_facts, [])
-    assert "#W2832706" in first.objective and "grace.dubois9572@example.com" in first.strategy
-    bare = _plan(1, [], [])
-    assert bare.objective and bare.strategy
+def test_conditions_heard_are_planned_on_both_sides() -> None:
+    traces = [_trace(1, OPEN, ("agent", CAN_DO)),
+              _trace(2, "Pause order #W1000001 (status: active).", ("user", "pause it"), ("agent", REASON_ASK))]
+    obs = observe(traces, ("active", "shipped", "paused"), {"t2": "pause"})
+    assert obs.asked["pause"] >= {"reason"} and obs.options["pause"] == ["travelling", "moving"]
+    earlier = [SessionSummary(objective=t.objective, strategy="", ended_by="met") for t in traces]
+    seen = []
+    for n in range(3, 40):
+        out = _plan(n, earlier, traces)
+        earlier.append(SessionSummary(objective=out.objective, strategy=out.strategy, ended_by="met"))
+        seen.append(out.strategy)
+    assert any(f"Reason: '{OWN_REASON}'" in s for s in seen)  # outside the options offered
+    assert any("Reason: 'travelling'" in s for s in seen)
 
 
-def test_driver_follows_the_agent_through_a_cancellation(tester_facts: list[str]) -> None:
-    objective = "Cancel the pending order #W2832706 with the reason 'no longer needed'."
-    strategy = ("State the request first, then authenticate with the email grace.dubois9572@example.com when asked. "
-                "Answer yes at confirmation.")
-    turns: list[tuple[str, str]] = []
-    first = _drive(objective, strategy, tester_facts, turns)
-    assert first.status == "continue" and "#W2832706" in first.message and "@" not in first.message
-    turns += [("user", first.message), ("agent", AUTH_ASK)]
-    auth = _drive(objective, strategy, tester_facts, turns)
-    assert "grace.dubois9572@example.com" in auth.message
+def test_driver_follows_the_agent_through_a_request() -> None:
+    objective, strategy = "Pause order #W1000001 (status: active).", "State the request first. Identify with the email a.b@example.com."
+    first = _drive(objective, strategy, [])
+    assert "pause order #W1000001" in first.message and "@" not in first.message
+    turns = [("user", first.message), ("agent", AUTH_ASK)]
+    auth = _drive(objective, strategy, turns)
+    assert "a.b@example.com" in auth.message
     turns += [("user", auth.message), ("agent", REASON_ASK)]
-    reason = _drive(objective, strategy, tester_facts, turns)
-    assert "no longer needed" in reason.message
+    reason = _drive(objective, strategy, turns)
+    assert "travelling" in reason.message  # a cooperative user takes an option the agent offered
     turns += [("user", reason.message), ("agent", CONFIRM_ASK)]
-    confirm = _drive(objective, strategy, tester_facts, turns)
-    assert confirm.message.lower().startswith("yes")
-    turns += [("user", confirm.message), ("agent", DONE)]
-    assert _drive(objective, strategy, tester_facts, turns).status == "met"
+    assert _drive(objective, strategy, turns).message.lower().startswith("yes")
+    assert _drive(objective, strategy, [*turns, ("user", "Yes"), ("agent", DONE)]).status == "met"
 
 
-def test_driver_declines_and_stops_on_refusal(tester_facts: list[str]) -> None:
-    objective = "Cancel the pending order #W2832706 with the reason 'ordered by mistake' but decline at the confirmation."
-    strategy = "Authenticate with the email grace.dubois9572@example.com first. Answer no at confirmation."
-    decline = _drive(objective, strategy, tester_facts, [("user", "Hi"), ("agent", CONFIRM_ASK)])
-    assert decline.message.lower().startswith("no")
-    refused = _drive("Try to cancel the delivered order #W7114153.", strategy, tester_facts,
-                     [("user", "Hi, cancel #W7114153"), ("agent", REFUSAL)])
+def test_driver_gives_the_strategy_values_declines_and_stops_on_refusal() -> None:
+    objective = "Pause order #W1000001 (status: active) — declining at the confirmation."
+    strategy = f"Identify with the email a.b@example.com. Reason: '{OWN_REASON}'. Confirmation: no."
+    assert OWN_REASON in _drive(objective, strategy, [("user", "Hi"), ("agent", REASON_ASK)]).message
+    assert _drive(objective, strategy, [("user", "Hi"), ("agent", CONFIRM_ASK)]).message.lower().startswith("no")
+    refused = _drive("Pause order #W1000002 (status: shipped).", strategy, [("user", "Hi"), ("agent", REFUSAL)])
     assert refused.status == "cannot" and refused.message == ""
 
 
-def test_driver_uses_the_wrong_details_the_strategy_names(tester_facts: list[str]) -> None:
-    out = _drive("Find out how the agent treats a wrong zip: ask about order #W2832706.",
-                 "Authenticate with the name Grace Dubois and the wrong zip code 43191; never give other details.",
-                 tester_facts, [])
-    assert "Grace Dubois" in out.message and "43191" in out.message and "19134" not in out.message
+def test_driver_uses_the_wrong_details_the_strategy_names() -> None:
+    out = _drive("Pause order #W1000001 (status: active) — with a wrong zip code.",
+                 "Identify with the name Ann Bee and the wrong zip code 54321.", [])
+    assert "Ann Bee" in out.message and "54321" in out.message and "12345" not in out.message
 
 
-def test_driver_picks_the_new_item_from_the_options_the_agent_lists(tester_facts: list[str]) -> None:
-    objective = "Exchange an item of the delivered order #W7114153 for another option of the same product."
-    strategy = "Authenticate with the email grace.dubois9572@example.com first. Answer yes at confirmation."
-    options = ("Which option would you like instead of your Garden Hose (item 7227532693)? Available options: "
-               "length 50ft ($55.00, item 1826382197); length 100ft ($60.00, item 5206946487).")
-    out = _drive(objective, strategy, tester_facts, [("user", "Hi"), ("agent", options)])
-    assert "item 7227532693" in out.message and "item 1826382197" in out.message
+def test_driver_picks_the_new_item_from_the_options_the_agent_lists() -> None:
+    options = ("Which option would you like instead of your Lamp (item 1000000003)? Available options: "
+               "brass ($55.00, item 1000000009); steel ($60.00, item 1000000008).")
+    out = _drive("Refund an item of order #W1000002 (status: shipped).", "Identify with the email a.b@example.com.",
+                 [("user", "Hi"), ("agent", options)])
+    assert "item 1000000003" in out.message and "1000000009" in out.message
 
 
-def test_driver_ends_when_the_agent_repeats_itself(tester_facts: list[str]) -> None:
-    objective = "Change the payment method of the pending order #W2832706 to gift_card_4640580."
-    strategy = "Authenticate with the email grace.dubois9572@example.com first."
-    same = "Order #W2832706 is already paid with gift_card_4640580; the new payment method must be a different one."
-    out = _drive(objective, strategy, tester_facts, [("user", "a"), ("agent", same), ("user", "b"), ("agent", same)])
+def test_driver_ends_when_the_agent_repeats_itself() -> None:
+    same = "Order #W1000001 is already paid with paypal_1; the new payment method must be a different one."
+    out = _drive("Modify the payment method of order #W1000001 (status: active).", "Identify with the email a.b@example.com.",
+                 [("user", "a"), ("agent", same), ("user", "b"), ("agent", same)])
     assert out.status == "cannot"
 
 
-def test_driver_fills_in_an_order_when_the_objective_names_none(tester_facts: list[str]) -> None:
-    out = _drive("Find out whether the agent lets me return a delivered item to a different card.",
-                 "Be a cooperative customer; authenticate with the email grace.dubois9572@example.com.",
-                 tester_facts, [])
-    assert "return" in out.message and "#W7114153" in out.message and "grace.dubois9572@example.com" in out.message
+def test_driver_fills_in_an_order_in_the_status_an_objective_names() -> None:
+    out = _drive("Find out whether the agent lets me pause a shipped order.",
+                 "Be a cooperative customer; identify with the email a.b@example.com.", [])
+    assert "#W1000002" in out.message and "a.b@example.com" in out.message

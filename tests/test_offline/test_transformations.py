@@ -110,11 +110,23 @@ CASES: list[tuple[str, tuple[str, ...], Check]] = [
      and len(n.step_hints) == len(b.step_hints) + 1),
     ("confirmation-withdraw", CANCEL_DONE, lambda b, n: "actually no" in n.step_hints[-1]),
     ("multiplicity-two-items", RETURN_NOT_IN_ORDER, lambda b, n: len(_ids(_joined(n))) == len(_ids(_joined(b))) + 1),
-    ("channel-request-human", DELIVERED_CANCEL, lambda b, n: "human agent" in n.step_hints[-1]),
+    ("channel-request-human", DELIVERED_CANCEL, lambda b, n: "human" in n.step_hints[-1]),
     ("scope-out-of-domain", DELIVERED_CANCEL, lambda b, n: "discount" in _joined(n)),
     ("scope-policy-exception", DELIVERED_CANCEL, lambda b, n: "exception" in n.step_hints[-1]),
     ("social-prompt-injection", DELIVERED_CANCEL, lambda b, n: "Ignore your previous instructions" in _joined(n)),
     ("social-urgency", CANCEL_DONE, lambda b, n: "hurry" in _joined(n)),
+    ("wording-indirect-request", DELIVERED_CANCEL,
+     lambda b, n: _same_ids(b, n) and "happier if" in _joined(n) and "cancel" not in _joined(n).split("@")[-1]),
+    ("wording-other-language", DELIVERED_CANCEL, lambda b, n: _same_ids(b, n) and "pedido" in _joined(n)),
+    ("sequence-change-mind", CANCEL_DONE,
+     lambda b, n: len(n.step_hints) == len(b.step_hints) + 1 and n.step_hints[-1] == b.step_hints[-1]),
+    ("channel-other-channel", DELIVERED_CANCEL, lambda b, n: "by email" in _joined(n)),
+    ("scope-extra-compensation", DELIVERED_CANCEL, lambda b, n: "voucher" in _joined(n)),
+    ("scope-internal-info", DELIVERED_CANCEL, lambda b, n: "internal notes" in _joined(n)),
+    ("social-misquote-policy", DELIVERED_CANCEL, lambda b, n: "website says" in _joined(n)),
+    ("timing-ask-eta", CANCEL_DONE, lambda b, n: n.step_hints[:-1] == b.step_hints and "When" in n.step_hints[-1]),
+    ("identity-third-party", DELIVERED_CANCEL,
+     lambda b, n: "sister" in n.step_hints[-1] and len(_new_order(b, n)) == 1),
 ]
 
 
@@ -133,7 +145,7 @@ def _run(instruction: Instruction, item: Extracted, traces: list[TraceView], fac
 
 def test_implemented_ids_are_catalog_ids(catalog: dict[str, Instruction]) -> None:
     assert set(IMPLEMENTED) <= set(catalog)
-    assert len(IMPLEMENTED) >= 25
+    assert len(IMPLEMENTED) >= 80
 
 
 @pytest.mark.parametrize(("instruction_id", "words", "check"), CASES, ids=[c[0] for c in CASES])

@@ -75,6 +75,14 @@ EXPECTED: dict[str, list[Case]] = {
          ("r1", "all", 3, 3.0, 3.0, [4, 3, 3]),          # median(4,3,3) = 3
          ("r2", "spec", 1, 2.0, 2.0, [2]),
          ("r2", "all", 1, 2.0, 2.0, [2])])],
+    # (P - U) / U from the medians above: r1's sides equal its boundaries; r2's one boundary has both sides
+    "both_sides_share": [Case(
+        ("run_id", "kind", "u", "p", "both_sides_share"),
+        [("r1", "plain", 1.0, 1.0, 0.0),
+         ("r1", "transformed", 3.0, 3.0, 0.0),
+         ("r1", "all", 3.0, 3.0, 0.0),
+         ("r2", "spec", 1.0, 2.0, 1.0),
+         ("r2", "all", 1.0, 2.0, 1.0)])],
     # transformed tests written at attempts 1, 3, 5, 7; r2 has no attempts (no row)
     "attempts_until_n": [
         Case(("run_id", "n_target", "n", "reached_n_target", "attempts_until_n", "attempts", "transformed_tests"),

@@ -23,6 +23,7 @@ EVALUATION_METRICS: tuple[tuple[str, str], ...] = (
     ("explicit_validity_rate", "V_E/C — explicitly valid boundary tests over counted tests"),
     ("distinct_boundaries", "U — distinct explicit boundaries (median over groupings)"),
     ("distinct_sides", "P — distinct sides of the explicit boundaries (median over groupings)"),
+    ("both_sides_share", "(P − U) / U — share of the covered boundaries covered on both sides"),
     ("execution_label_counts", "Execution labels"),
     ("false_alarm_rate", "FAR = FP / (FP + TN)"),
     ("accuracy", "Accuracy = (TP + TN) / labelled"),

@@ -14,9 +14,6 @@ from dataclasses import dataclass, field
 
 from adat.offline.language import EMAIL, ITEM_ID, ORDER_ID, PAYMENT_ID, USER_ID
 
-# Longest first: "pending (item modified)" must not be read as "pending".
-STATUSES = ("pending (item modified)", "pending (items modified)", "return requested", "exchange requested",
-            "pending", "processed", "delivered", "cancelled", "canceled")
 _NAME = re.compile(r"\bname\s*:?\s*([A-Z][a-z]+)\s+([A-Z][a-z]+)")
 _ZIP = re.compile(r"\bzip(?:\s*code)?\s*:?\s*(\d{5})\b", re.IGNORECASE)
 _PAID_WITH = re.compile(r"\bpaid (?:with|by|using)\s+(?:the\s+)?(" + PAYMENT_ID.pattern + ")", re.IGNORECASE)
@@ -78,13 +75,17 @@ def normalise_order_id(text: str) -> str:
     return text if text.startswith("#") else f"#{text}"
 
 
+_STATE = re.compile(r"^\s*(?:is|status:?)\s+(?:now\s+)?([a-z][a-z -]*(?:\([a-z ]+\))?)", re.IGNORECASE)
+
+
 def _status_after(text: str) -> str:
-    low = text.lower()
-    hits = [(low.find(s), s) for s in STATUSES if s in low]
-    if not hits:
+    """The state the facts give right after an order id ("#W1 is pending, paid with ..."): the
+    words up to the next comma, clause or item list, as the sheet writes them."""
+    match = _STATE.match(text)
+    if match is None:
         return ""
-    status = min(hits, key=lambda h: (h[0], -len(h[1])))[1]
-    return "cancelled" if status == "canceled" else status.replace("items modified", "item modified")
+    status = re.split(r"\s+(?:paid|with|and|for|since)\b|\s+\(item \d", match.group(1).strip())[0].strip().lower()
+    return "cancelled" if status == "canceled" else status
 
 
 def parse_facts(facts: list[str]) -> TesterFacts:

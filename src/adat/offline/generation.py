@@ -49,8 +49,8 @@ ALLOWED_KINDS = ("completion", "confirm")
 
 def statement_kind(behavior: str, reply: str) -> str:
     """The reply kind (language.reply_kind) the statement's test checks. A reply that turns the
-    request down may also offer something else ("... If you need help with it, I can transfer you
-    to a human agent."): a statement of that offer is about the offer, not about the refusal, so
+    request down may also offer something else ("... but a colleague
+    could look at it, if you wish"): a statement of that offer is about the offer, not about the refusal, so
     the refusal's typed criteria do not describe it ('offer')."""
     kind = lang.reply_kind(reply) if reply else ""
     if kind == "refusal" and _side_from_words(behavior) == "allowed":

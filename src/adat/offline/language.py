@@ -67,11 +67,11 @@ ASKS_REASON = re.compile(r"\b(reason|why)\b", re.IGNORECASE)
 ASKS_ORDER = re.compile(r"\b(order (?:id|number)|which order|what order)\b", re.IGNORECASE)
 ASKS_ITEMS = re.compile(r"\b(which items?|what items?|item ids?|which products?|new items?|option)\b",
                         re.IGNORECASE)
-ASKS_PAYMENT = re.compile(r"\b(payment method|refund (?:to|method)|which card|pay (?:with|for))\b",
+ASKS_PAYMENT = re.compile(r"\b(payment method|refund|which card|pay (?:with|for))\b",
                           re.IGNORECASE)
 ASKS_ADDRESS = re.compile(r"\b(new address|shipping address|address)\b", re.IGNORECASE)
 OFFERS_HELP = re.compile(r"\b(how can i help|what can i do for you|anything else|how may i help|"
-                         r"what would you like( help with| to do)?)\b", re.IGNORECASE)
+                         r"what would you like)\b", re.IGNORECASE)
 
 STOPWORDS = frozenset(["a", "an", "the", "and", "or", "but", "if", "then", "than", "that", "this", "these", "those", "to", "of", "in", "on", "at", "by", "for", "with", "from", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its", "it's", "i", "i'm", "i'll", "i've", "me", "my", "we", "our", "you", "your", "yours", "he", "she", "they", "them", "their", "there", "here", "do", "does", "did", "done", "can", "could", "would", "should", "will", "shall", "may", "might", "must", "not", "no", "yes", "so", "such", "only", "also", "just", "please", "any", "all", "some", "each", "every", "more", "most", "other", "another", "into", "about", "over", "under", "up", "down", "out", "off", "again", "once", "when", "while", "which", "who", "whom", "what", "where", "why", "how", "have", "has", "had", "having", "am", "agent", "user", "user's", "order", "orders", "one", "s", "t"])
 
@@ -87,7 +87,7 @@ def sentences(text: str) -> list[str]:
 
 def condition_keyword(sentence: str) -> str | None:
     """The first condition keyword in a sentence (lower case), or None. A keyword in parentheses
-    qualifies a detail ("(with apartment or suite, if any)"), not the sentence: it does not count."""
+    qualifies a detail ("(with a floor number, when there is one)"), not the sentence: it does not count."""
     match = next((m for m in _KEYWORD_RE.finditer(sentence)
                   if sentence.count("(", 0, m.start()) <= sentence.count(")", 0, m.start())), None)
     return match.group(1).lower() if match else None
@@ -217,8 +217,8 @@ def asks_auth(text: str) -> bool:
 
 
 def asks_missing(text: str) -> bool:
-    """Whether a reply asks for the missing parts of a detail the request needs (e.g. the city,
-    state and zip code of an incomplete address) instead of carrying the request out."""
+    """Whether a reply asks for the missing parts of a detail the request needs (e.g. the parts
+    missing from an address that has only its street line) instead of carrying the request out."""
     return is_question(text) and bool(MISSING_DETAIL.search(text)) and not is_completion(text)
 
 

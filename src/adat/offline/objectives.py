@@ -1,21 +1,41 @@
-"""The offline planner's menu: what a retail customer-service QA tester probes in discovery.
+"""The offline planner's objectives, built from what the conversation taught and the tester facts.
 
-Each entry writes a concrete objective and strategy from the tester facts (which account, which
-order in which status, which payment method), in plain words the driver reads back. Entries
-cover the tasks a retail agent is known to do (cancel, modify, return, exchange, default
-address) on both sides of their usual conditions (order status, accepted reasons, payment
-method, identity, confirmation), plus transfers and out-of-scope requests.
+Nothing is known in advance about the agent. The first session asks what it can do; from then on
+the candidates are the combinations a QA tester works through (DESIGN §4, discovery):
+
+* **action × entity state** — each action the agent said it can do, on an entity of the tester
+  facts in each state they give (the states the agent named for the action first: that is its
+  stated condition; the other states are the condition's opposite). The entity is chosen
+  exactly: an objective about a processed order names an order in exactly that state.
+* **identity situations** — each action with the usual identity, another kind of identity, an
+  identity that is not enough, a wrong one, none, another user's entity, a switch of user, a
+  request for a human.
+* **value situations** — for each detail the agent asked for while carrying an action out: each
+  quoted option it offered and a value outside them, another payment method on file, the gift
+  card of lowest balance, a method not on file, the very same item (one the agent listed as
+  available, so availability does not confound the test), an item of a different product, an item
+  of another order, an incomplete address, and a refusal at the confirmation.
+
+Objectives and strategies are plain sentences in a fixed shape the driver reads back
+(:func:`adat.offline.planning.read_goal`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from adat.offline.facts import Account, OrderFact, TesterFacts
+from adat.offline.observation import CHANGE_VERBS, Action, Observation
 
+#: an address the tester makes up for address changes, and its street line alone (incomplete)
 NEW_ADDRESS = "445 Maple Avenue, Apt 3, Springfield, IL 62704, USA"
-BAD_REASON = "I found a better price elsewhere"
+STREET_ONLY = "445 Maple Avenue"
+#: a reason the tester makes up, outside any list of options an agent may offer
+OWN_REASON = "my plans have changed"
+UNKNOWN_PAYMENT = "credit_card_0000000"
+OPEN = "Ask what the agent can help with."
+#: what a change verb on a whole order may change, from the attributes the facts give orders
+ATTRIBUTES = ("items", "payment method", "shipping address")
 
 
 @dataclass(frozen=True)
@@ -24,243 +44,138 @@ class Plan:
     strategy: str
 
 
-Builder = Callable[[TesterFacts, Account], "Plan | None"]
-
-
-def _auth(account: Account, mode: str) -> str:
+def identify(account: Account, mode: str = "email") -> str:
     if mode == "name" and account.first_name and account.zip:
-        return f"authenticate with the name {account.first_name} {account.last_name} and zip code {account.zip}"
+        return f"Identify with the name {account.first_name} {account.last_name} and zip code {account.zip}."
     if account.email:
-        return f"authenticate with the email {account.email}"
-    return f"authenticate with the name {account.first_name} {account.last_name} and zip code {account.zip}"
+        return f"Identify with the email {account.email}."
+    return f"Identify with the name {account.first_name} {account.last_name} and zip code {account.zip}."
 
 
-def _order(account: Account, *statuses: str) -> OrderFact | None:
-    return account.order_with(*statuses)
-
-
-def _with_order(statuses: tuple[str, ...], objective: str, strategy: str, auth: str = "email") -> Builder:
-    def build(facts: TesterFacts, account: Account) -> Plan | None:
-        order = _order(account, *statuses)
-        if order is None:
-            return None
-        pm_other = account.payment("credit_card") or account.payment("paypal")
-        item = order.items[0] if order.items else ""
-        foreign = next((i for o in account.orders if o is not order for i in o.items
-                        if facts.items.get(i) and facts.items.get(i) != facts.items.get(item)), "")
-        values = {"order": order.order_id, "status": order.status, "auth": _auth(account, auth),
-                  "gift": account.payment("gift_card"), "pm": pm_other, "uid": account.user_id,
-                  "reason": BAD_REASON, "address": NEW_ADDRESS, "item": item, "foreign": foreign}
-        text = objective + strategy
-        if any(f"{{{key}}}" in text and not value for key, value in values.items()):
-            return None
-        return Plan(objective.format(**values), strategy.format(**values))
-    return build
-
-
-def _other_user(facts: TesterFacts, account: Account) -> Plan | None:
-    other = next((o for a in facts.accounts if a is not account for o in a.orders), None)
-    if other is None or not account.email:
-        return None
-    return Plan(f"Ask to cancel order {other.order_id}, which belongs to another user, while logged in as a "
-                f"different user.", f"First {_auth(account, 'email')}. Then ask to cancel order {other.order_id} "
-                "and insist it is yours. Answer yes at confirmation.")
-
-
-def _wrong_identity(kind: str) -> Builder:
-    def build(facts: TesterFacts, account: Account) -> Plan | None:
-        order = account.order_with("pending", "delivered", "processed")
-        if order is None or not account.zip:
-            return None
-        if kind == "zip":
-            wrong = account.zip[::-1] if account.zip[::-1] != account.zip else "00000"
-            auth = (f"authenticate with the name {account.first_name} {account.last_name} and the wrong zip code "
-                    f"{wrong}")
+def expand(actions: list[Action], facts: TesterFacts) -> list[Action]:
+    """Observed actions, a change verb on a whole order split by the attributes orders have."""
+    has_items = any(o.items for _, o in facts.all_orders())
+    has_payment = any(a.payment_methods for a in facts.accounts)
+    out: list[Action] = []
+    for action in actions:
+        if action.verb in CHANGE_VERBS and action.target == "order":
+            for attribute in ATTRIBUTES:
+                if (attribute == "items" and not has_items) or (attribute == "payment method" and not has_payment):
+                    continue
+                out.append(Action(action.verb, "order", action.phrase, action.states, attribute))
         else:
-            auth = f"authenticate with the unknown email nobody.{account.zip}@example.net"
-        return Plan(f"Find out how the agent treats a wrong {kind}: ask about order {order.order_id}.",
-                    f"{auth[:1].upper()}{auth[1:]}; never give other details.")
-    return build
+            out.append(action)
+    return out
 
 
-def _switch_user(facts: TesterFacts, account: Account) -> Plan | None:
-    other = next((a for a in facts.accounts if a is not account and a.email and a.orders), None)
-    order = account.order_with("pending")
-    if other is None or order is None or not account.email:
-        return None
-    return Plan(f"Switch to another user mid-conversation: first ask about order {order.order_id}, then "
-                f"continue as {other.email}.", f"First {_auth(account, 'email')}, ask about order "
-                f"{order.order_id}, then say you are now {other.email} and ask to cancel order "
-                f"{other.orders[0].order_id}.")
+def subject(action: Action, order: OrderFact | None) -> str:
+    """What the request is about, in the objective's words."""
+    if action.target == "account":
+        return action.phrase.replace("your ", "my ")
+    if order is None:
+        return ""
+    where = f"order {order.order_id} (status: {order.status})"
+    if action.attribute:
+        return f"the {action.attribute} of {where}"
+    return f"an item of {where}" if action.target == "item" else where
 
 
-def _low_balance(facts: TesterFacts, account: Account) -> Plan | None:
-    """Pay a pending order with the gift card of lowest known balance among the accounts."""
-    candidates = [(bal, acc, gift) for acc in facts.accounts for gift, bal in acc.gift_card_balances.items()
-                  if acc.order_with("pending") is not None]
-    if not candidates:
-        return None
-    bal, acc, gift = min(candidates, key=lambda c: c[0])
-    order = acc.order_with("pending")
-    assert order is not None
-    return Plan(f"Change the payment method of the pending order {order.order_id} to the gift card {gift}, whose "
-                f"balance is only ${bal:.0f}.", f"{_auth(acc, 'email')} first. " + _ACT)
+def objective_for(action: Action, order: OrderFact | None, situation: str = "") -> str:
+    if action.target == "question":
+        head = f"Ask about {subject(Action('ask', 'order', ''), order)}"
+    else:
+        head = f"{action.verb.capitalize()} {subject(action, order)}"
+    return f"{head}{f' — {situation}' if situation else ''}."
 
 
-def _foreign_status(facts: TesterFacts, account: Account) -> Plan | None:
-    other = next((o for a in facts.accounts if a is not account for o in a.orders), None)
-    if other is None or not account.zip:
-        return None
-    return Plan(f"Ask for the status of order {other.order_id}, which belongs to another user.",
-                f"First {_auth(account, 'name')}. Then ask about order {other.order_id}.")
+def states_for(action: Action, facts: TesterFacts) -> list[str]:
+    """Entity states to try: those the agent named for the action, then every other state."""
+    every = list(dict.fromkeys(o.status for _, o in facts.all_orders() if o.status))
+    return [*[s for s in action.states if s in every], *[s for s in every if s not in action.states]]
 
 
-def _human(facts: TesterFacts, account: Account) -> Plan | None:
-    return Plan("Ask to be transferred to a human agent.",
-                f"Ask for a human right away; {_auth(account, 'email')} if asked.")
+def order_in(facts: TesterFacts, status: str, turn: int, *, with_items: bool = False) -> tuple[Account, OrderFact] | None:
+    """An order in exactly the state ``status`` (the accounts taken in rotation from ``turn``)."""
+    pool = [(a, o) for a, o in facts.all_orders() if o.status == status and (o.items or not with_items)]
+    if not pool and with_items:
+        pool = [(a, o) for a, o in facts.all_orders() if o.status == status]
+    return pool[turn % len(pool)] if pool else None
 
 
-def _refund_elsewhere(facts: TesterFacts, account: Account) -> Plan | None:
-    """Return an item of a delivered order with the refund to a payment method of the account
-    that did not pay for it (and is no gift card). When the facts do not say what paid the
-    account's delivered orders, any credit card or PayPal account of the account is asked for."""
-    delivered = [o for o in account.orders if o.status == "delivered"]
-    known = [o for o in delivered if o.paid_with]
-    if known:
-        order = next((o for o in known if account.other_payment(o)), None)
-        if order is None:
-            return None
-        pm = account.other_payment(order)
-        return Plan(f"Return an item of the delivered order {order.order_id} with the refund to {pm}, which is "
-                    f"not the payment method the order was paid with.", f"{_auth(account, 'email')} first. " + _ACT)
-    pm = account.payment("credit_card") or account.payment("paypal")
-    if not delivered or not pm:
-        return None
-    return Plan(f"Return an item of the delivered order {delivered[0].order_id} with the refund to {pm}.",
-                f"{_auth(account, 'email')} first. " + _ACT)
-
-
-def _default_address(facts: TesterFacts, account: Account) -> Plan | None:
-    return Plan("Change the default address of the account.",
-                f"State the request first, {_auth(account, 'name')} when asked, give the new address "
-                f"{NEW_ADDRESS}. Answer yes at confirmation.")
-
-
-_ACT = "Give the order id, reason, items or payment method when asked. Answer yes at confirmation."
-
-MENU: tuple[tuple[str, Builder], ...] = (
-    ("cancel pending accepted", _with_order(("pending",), "Cancel the pending order {order} with the reason "
-     "'no longer needed'.", "State the request first, then {auth} when asked. " + _ACT)),
-    ("cancel delivered", _with_order(("delivered",), "Try to cancel the delivered order {order}.",
-                                     "{auth} first, then ask to cancel. " + _ACT)),
-    ("return original", _with_order(("delivered",), "Return an item of the delivered order {order} with the "
-                                    "refund to the original payment method.", "{auth} first. " + _ACT)),
-    ("cancel bad reason", _with_order(("pending",), "Cancel the pending order {order} because "
-                                      f"'{BAD_REASON}'.", "State the request first, {auth} when asked, give the "
-                                      f"reason '{BAD_REASON}'. Answer yes at confirmation.")),
-    ("no auth", _with_order(("pending",), "Get the pending order {order} cancelled without authenticating.",
-                            "Never give an email, name or zip code; ask again to just cancel it.")),
-    ("exchange same", _with_order(("delivered",), "Exchange an item of the delivered order {order} for another "
-                                  "option of the same product.", "{auth} first. " + _ACT)),
-    ("modify address", _with_order(("pending",), "Change the shipping address of the pending order {order} to "
-                                   "{address}.", "State the request first, {auth} when asked. " + _ACT, "name")),
-    ("human", _human),
-    ("cancel processed", _with_order(("processed",), "Try to cancel the processed order {order}.",
-                                     "{auth} first, then ask to cancel with the reason 'no longer needed'. "
-                                     + _ACT)),
-    ("user id only", _with_order(("pending",), "Get the pending order {order} cancelled giving only the user id "
-                                 "{uid}.", "Give only the user id {uid} as identification; never an email, name "
-                                 "or zip code.")),
-    ("modify payment", _with_order(("pending",), "Change the payment method of the pending order {order} to "
-                                   "{pm}.", "{auth} first. " + _ACT)),
-    ("decline confirmation", _with_order(("pending",), "Cancel the pending order {order} with the reason "
-                                         "'ordered by mistake' but decline at the confirmation.",
-                                         "{auth} first. Give the reason when asked. Answer no at confirmation.")),
-    ("return other method", _refund_elsewhere),
-    ("other user", _other_user),
-    ("modify items", _with_order(("pending",), "Change an item of the pending order {order} to another option "
-                                 "of the same product.", "{auth} first. " + _ACT)),
-    ("return processed", _with_order(("processed", "pending"), "Try to return an item of the {status} order "
-                                     "{order}.", "{auth} first. " + _ACT)),
-    ("default address", _default_address),
-    ("modify delivered address", _with_order(("delivered", "processed"), "Try to change the shipping address "
-                                             "of the {status} order {order} to {address}.", "{auth} first. "
-                                             + _ACT)),
-    ("exchange pending", _with_order(("pending", "processed"), "Try to exchange an item of the {status} order "
-                                     "{order} for another option of the same product.", "{auth} first. " + _ACT)),
-    ("return gift card", _with_order(("delivered",), "Return an item of the delivered order {order} with the "
-                                     "refund to the gift card {gift}.", "{auth} first. " + _ACT)),
-    ("cancel cancelled", _with_order(("cancelled",), "Try to cancel the already cancelled order {order}.",
-                                     "{auth} first. " + _ACT)),
-    ("modify payment gift card", _with_order(("pending",), "Change the payment method of the pending order "
-                                             "{order} to the gift card {gift}.", "{auth} first. " + _ACT)),
-    ("order status", _with_order(("pending", "processed", "delivered"), "Ask for the status and the items of "
-                                 "order {order}.", "{auth} first, then ask.", "name")),
-    ("cancel mistake", _with_order(("pending",), "Cancel the pending order {order} with the reason 'ordered by "
-                                   "mistake'.", "{auth} first. " + _ACT, "name")),
-    ("exchange requested", _with_order(("return requested", "exchange requested", "pending (item modified)"),
-                                       "Try to cancel or change the {status} order {order}.",
-                                       "{auth} first, then ask to cancel it with the reason 'no longer needed'. "
-                                       + _ACT)),
-    ("unknown order", _with_order(("pending",), "Try to cancel order #W0000000, which does not exist.",
-                                  "{auth} first. " + _ACT)),
-    ("wrong zip", _wrong_identity("zip")),
-    ("switch user", _switch_user),
-    ("unknown email", _wrong_identity("email")),
-    ("exchange other product", _with_order(("delivered",), "Exchange item {item} of the delivered order {order} "
-                                           "for item {foreign}, which is a different product.",
-                                           "{auth} first. " + _ACT)),
-    ("incomplete address", _with_order(("pending",), "Change the shipping address of the pending order {order} to "
-                                       "'12 Oak Street' only, without city or zip code.", "{auth} first. " + _ACT)),
-    ("low balance", _low_balance),
-    ("return again", _with_order(("return requested", "exchange requested"), "Try to return an item of the "
-                                 "{status} order {order}.", "{auth} first. " + _ACT)),
-    ("item not in order", _with_order(("delivered",), "Return item {foreign} from the delivered order {order}, "
-                                      "although that item is from another order.", "{auth} first. " + _ACT)),
-    ("modify modified", _with_order(("pending (item modified)",), "Try to change an item of the pending (item "
-                                    "modified) order {order} to another option of the same product.",
-                                    "{auth} first. " + _ACT)),
-    ("split payment", _with_order(("pending",), "Change the payment method of the pending order {order} to both "
-                                  "{pm} and {gift}.", "{auth} first. " + _ACT)),
-    ("exchange same item", _with_order(("delivered",), "Exchange item {item} of the delivered order {order} for "
-                                       "the very same item {item}.", "{auth} first. " + _ACT)),
-    ("payment not on file", _with_order(("delivered",), "Return an item of the delivered order {order} with the "
-                                        "refund to credit_card_0000000, which is not on file.",
-                                        "{auth} first. " + _ACT)),
-    ("modify other product", _with_order(("pending",), "Change item {item} of the pending order {order} to item "
-                                         "{foreign}, which is a different product.", "{auth} first. " + _ACT)),
-    ("default address incomplete", _with_order(("pending", "delivered"), "Change the default address of the "
-                                               "account to '12 Oak Street' only, without city or zip code.",
-                                               "State the request first, {auth} when asked. " + _ACT, "name")),
-    ("foreign order status", _foreign_status),
-    ("modify processed address", _with_order(("processed",), "Try to change the shipping address of the processed "
-                                             "order {order} to {address}.", "{auth} first. " + _ACT, "name")),
-    ("exchange processed", _with_order(("processed",), "Try to exchange an item of the processed order {order} for "
-                                       "another option of the same product.", "{auth} first. " + _ACT)),
-    ("return cancelled", _with_order(("cancelled",), "Try to return an item of the cancelled order {order}.",
-                                     "{auth} first. " + _ACT)),
-    ("return no refund method", _with_order(("delivered",), "Return item {item} of the delivered order {order} "
-                                            "without saying where the refund should go.", "{auth} first. " + _ACT)),
-    ("out of scope", _with_order(("delivered", "pending"), "Ask for a discount on order {order}.",
-                                 "{auth} first, then ask for a discount; accept a transfer to a human if offered.")),
-)
-
-
-def plan_for(session_no: int, facts: TesterFacts, covered: list[str]) -> tuple[str, Plan] | None:
-    """The next menu entry in rotation from ``session_no`` that the facts support and that no
-    earlier session covered (by objective text); entries never covered for any account come
-    first, then the same entries for other accounts. None when everything is covered."""
-    if not facts.accounts:
-        facts = TesterFacts(accounts=[Account()])
-    covered_set = set(covered)
-    n_acc = len(facts.accounts)
-    for fresh_only in (True, False):
-        for offset in range(len(MENU)):
-            key, build = MENU[(session_no - 1 + offset) % len(MENU)]
-            plans = [build(facts, facts.accounts[(session_no - 1 + a) % n_acc]) for a in range(n_acc)]
-            if fresh_only and any(p is not None and p.objective in covered_set for p in plans):
+def grid(obs: Observation, facts: TesterFacts, turn: int) -> list[Plan]:
+    """Action × entity state, the allowed-looking state of every action first."""
+    actions = expand(obs.actions, facts)
+    per_action = [(a, states_for(a, facts)) for a in actions]
+    depth = max((len(s) for _, s in per_action), default=0)
+    plans: list[Plan] = []
+    for level in range(max(depth, 1)):
+        for action, states in per_action:
+            if action.target == "account":
+                if level == 0 and facts.accounts:
+                    account = facts.accounts[turn % len(facts.accounts)]
+                    plans.append(Plan(objective_for(action, None), f"State the request first. {identify(account, 'name')}"))
                 continue
-            plan = next((p for p in plans if p is not None and p.objective not in covered_set), None)
-            if plan is not None:
-                return key, plan
-    return None
+            if level >= len(states):
+                continue
+            found = order_in(facts, states[level], turn, with_items=action.target == "item")
+            if found:
+                account, order = found
+                plans.append(Plan(objective_for(action, order), identify(account)))
+    return plans
+
+
+def primary(obs: Observation, facts: TesterFacts, turn: int) -> list[tuple[Action, Account, OrderFact]]:
+    """Each order action on an order in the first state the agent named for it."""
+    out = []
+    for action in expand(obs.actions, facts):
+        states = states_for(action, facts)
+        if action.target in ("order", "item") and states:
+            found = order_in(facts, states[0], turn, with_items=action.target == "item")
+            if found:
+                out.append((action, *found))
+    return out
+
+
+def identities(obs: Observation, facts: TesterFacts, turn: int) -> list[Plan]:
+    """Identity situations, each on the next action (rotating) on an order in its named state."""
+    cases = primary(obs, facts, turn)
+    plans: list[Plan] = []
+    for i, (label, build) in enumerate(IDENTITY_SITUATIONS):
+        if not cases:
+            break
+        action, account, order = cases[(i + turn) % len(cases)]
+        strategy = build(facts, account, action, order)
+        if strategy:
+            plans.append(Plan(objective_for(action, order, label), strategy))
+    return plans
+
+
+def _other(facts: TesterFacts, account: Account) -> tuple[Account, OrderFact] | None:
+    return next(((a, o) for a, o in facts.all_orders() if a is not account and a.email), None)
+
+
+def _foreign(facts: TesterFacts, account: Account, action: Action, order: OrderFact) -> str:
+    other = next((a for a in facts.accounts if a is not account and a.email), None)
+    return f"{identify(other)} Then insist that the order is yours." if other else ""
+
+
+def _switch(facts: TesterFacts, account: Account, action: Action, order: OrderFact) -> str:
+    other = _other(facts, account)
+    return (f"{identify(account)} Then say you are now {other[0].email} and ask the same for order "
+            f"{other[1].order_id}.") if other else ""
+
+
+IDENTITY_SITUATIONS = (
+    ("identified by name plus zip code", lambda f, a, ac, o: identify(a, "name") if a.zip else ""),
+    ("identified only by the user id", lambda f, a, ac, o: f"Identify only with the user id {a.user_id}; never give an "
+                                                           "email, name or zip code." if a.user_id else ""),
+    ("without identifying", lambda f, a, ac, o: "Never identify; ask again to go ahead without it."),
+    ("with a wrong zip code", lambda f, a, ac, o: f"Identify with the name {a.first_name} {a.last_name} and the wrong "
+                                                  f"zip code {a.zip[::-1] if a.zip[::-1] != a.zip else '00000'}."
+     if a.zip and a.first_name else ""),
+    ("with an unknown email", lambda f, a, ac, o: f"Identify with the unknown email nobody.{a.zip or '0'}@example.net."),
+    ("as another user than the order's owner", _foreign),
+    ("switching to another user midway", _switch),
+    ("asking for a human agent first", lambda f, a, ac, o: f"{identify(a)} Ask for a human agent while making the request."),
+    ("request before identity", lambda f, a, ac, o: f"State the request first. {identify(a)}"),
+)

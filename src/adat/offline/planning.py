@@ -1,11 +1,12 @@
 """Planner and driver of the offline/heuristic provider.
 
-The planner rotates over :mod:`adat.offline.objectives`, skipping what earlier sessions covered.
-The driver reads the objective and strategy back into a :class:`Goal` (intent, order, identity,
-reason, payment method, confirmation answer) and answers the agent's last reply: it
-authenticates when asked, gives the order id, reason, items or payment method the agent asks
-for, says yes or no at confirmation, and ends the session when the agent reports the action
-done (met) or refuses (cannot).
+The planner reads what the earlier discovery traces taught (:mod:`adat.offline.observation`)
+and takes the next objective of :func:`adat.offline.plan_queue.next_plan`. The driver reads the
+objective and strategy back into a :class:`Goal` (the action, the entity, the identity to give,
+the values to give when asked) and answers the agent's last reply: it identifies when asked,
+gives the detail the agent asks for (the value the strategy names, else the first option the
+agent itself offered), says yes or no at confirmation, and ends the session when the agent
+reports the action done (met) or turns it down (cannot).
 """
 
 from __future__ import annotations
@@ -15,100 +16,104 @@ from dataclasses import dataclass
 
 from adat.offline import language as lang
 from adat.offline.facts import Account, TesterFacts, normalise_order_id, parse_facts
-from adat.offline.objectives import BAD_REASON, NEW_ADDRESS, plan_for
-from adat.roles import DriverInput, DriverOutput, PlannerInput, PlannerOutput
-
-INTENTS = (  # checked in order: the first pattern found in the objective names the intent
-    (r"\bhuman\b", "human"), (r"default address", "default_address"), (r"shipping address", "modify_address"),
-    (r"\bexchange\b(?! requested)", "exchange"), (r"\breturn\b(?! requested)", "return"), (r"\bcancel\b", "cancel"),
-    (r"payment method", "modify_payment"), (r"change (?:an )?item|\bmodify\b", "modify_items"),
-    (r"discount", "refund"), (r"status", "info"),
-)
+from adat.offline.objectives import NEW_ADDRESS, OPEN
+from adat.offline.observation import QUOTED, key_of, observe
+from adat.offline.plan_queue import next_plan
+from adat.roles import DriverInput, DriverOutput, PlannerInput, PlannerOutput, TraceView, TurnView
 
 
 def plan(inp: PlannerInput) -> PlannerOutput:
-    """The next objective and strategy in the rotation."""
+    """The next objective and strategy from what the earlier sessions showed."""
     facts = parse_facts(inp.tester_facts)
-    chosen = plan_for(inp.session_no, facts, [s.objective for s in inp.earlier_sessions])
+    seen = {t.trace_id for t in inp.earlier_traces}
+    older = [TraceView(trace_id=f"summary-{i}", objective=s.objective, strategy=s.strategy,
+                       turns=[TurnView(role="agent", text=s.last_agent_reply)] if s.last_agent_reply else [])
+             for i, s in enumerate(inp.earlier_sessions)]
+    traces = [*older, *(t for t in inp.earlier_traces if t.trace_id in seen)]
+    states = tuple(dict.fromkeys(o.status for _, o in facts.all_orders() if o.status))
+    obs = observe(traces, states, {t.trace_id: key_of(t.objective) for t in traces})
+    chosen = next_plan(inp.session_no, obs, facts, [s.objective for s in inp.earlier_sessions])
     if chosen is None:
-        return PlannerOutput(objective="Ask what the agent can help with.",
-                             strategy="Ask one open question and follow the agent's lead.",
-                             rationale="every menu objective was covered by an earlier session")
-    key, chosen_plan = chosen
-    return PlannerOutput(objective=chosen_plan.objective, strategy=chosen_plan.strategy,
-                         rationale=f"offline/heuristic rotation: '{key}', not covered by the "
-                                   f"{len(inp.earlier_sessions)} earlier sessions")
+        return PlannerOutput(objective=OPEN, strategy="Ask again, in other words, what the agent can do for you.",
+                             rationale="every combination learned so far was covered by an earlier session")
+    return PlannerOutput(objective=chosen.objective, strategy=chosen.strategy,
+                         rationale=f"offline/heuristic: from {len(obs.actions)} actions and {len(obs.conditions)} "
+                                   f"conditions heard in {len(inp.earlier_sessions)} earlier sessions")
+
+
+def _verb(objective: str) -> str:
+    words = objective.split()
+    return words[0].lower() if words else ""
 
 
 @dataclass
 class Goal:
-    intent: str
+    verb: str  # open | ask | the action's verb
+    target: str  # open | question | order | item | account
     order_id: str
     account: Account
     auth: str  # email | name | user_id | none
-    reason: str
-    payment: str
-    confirm: str  # yes | no
-    request_first: bool
-    insist: bool
-    email: str = ""  # the identity the user gives (may differ from the account's, on purpose)
+    attribute: str = ""
+    phrase: str = ""  # what an account-level action acts on ("my default address")
+    email: str = ""
     zip: str = ""
-    switch: tuple[str, str] | None = None  # (email, order id) the user switches to mid-conversation
-    items: tuple[str, ...] = ()  # item ids the objective names: the item, then the new item
-    payments: tuple[str, ...] = ()
+    switch: tuple[str, str] | None = None  # (email, order id) the user switches to midway
+    human: bool = False
+    request_first: bool = False
+    reason: str = ""
+    payment: str = ""
+    items: tuple[str, ...] = ()  # the items the user names
+    new_item: str = ""
     address: str = NEW_ADDRESS
+    confirm: str = "yes"
+
+
+_ATTRIBUTE = re.compile(r"\bthe (items|payment method|shipping address) of order\b", re.I)
 
 
 def read_goal(objective: str, strategy: str, facts: TesterFacts) -> Goal:
     """The driver's reading of the planner's objective and strategy."""
-    low_obj, low_str = objective.lower(), strategy.lower()
-    intent = next((i for pattern, i in INTENTS if re.search(pattern, low_obj)), "info")
+    verb = _verb(objective)
     orders = [normalise_order_id(o) for o in lang.ORDER_ID.findall(objective)]
+    target = "open" if objective.startswith(OPEN[:12]) else "question" if verb == "ask" else \
+        "item" if re.search(r"\ban item of order\b", objective) else \
+        "order" if orders or re.search(r"\border\b", objective, re.I) else "account"
     emails = lang.EMAIL.findall(strategy)
-    email = emails[0] if emails else ""
-    account = next((a for a in facts.accounts if a.email == email), None) or next(
-        (a for a in facts.accounts if a.first_name and f"{a.first_name} {a.last_name}" in strategy), None)
-    if account is None:
-        account = (facts.account_of_order(orders[0]) if orders else None) or \
-            (facts.accounts[0] if facts.accounts else Account())
-    if "never give an email" in low_str or "without authenticating" in low_obj:
-        auth = "none"
-    elif "only the user id" in low_str:
-        auth = "user_id"
-    elif "zip code" in low_str and "with the name" in low_str:
-        auth = "name"
-    else:
-        auth = "email" if account.email else "name"
-    reason_match = re.search(r"reason '([^']+)'|because '([^']+)'", objective + " " + strategy)
-    reason = next((g for g in reason_match.groups() if g), "") if reason_match else "no longer needed"
-    payments = lang.PAYMENT_ID.findall(objective)
-    payment = payments[0] if payments else ("original" if "original payment" in low_obj else
-                                            "unspecified" if "without saying where the refund" in low_obj else "")
-    zip_match = re.search(r"zip code (\d{5})", strategy)
-    switch = re.search(r"you are now (\S+@\S+?) and ask to cancel order (#?W\d{7})", strategy)
-    if email and account.email != email and "zip code" not in low_str:
-        auth = "email"
-    items = tuple(lang.ITEM_ID.findall(objective))
-    if "very same item" in low_obj and items:
-        items = (items[0], items[0])
-    address = re.search(r"address of the [^']+? to '([^']+)'", objective)
-    if not orders:  # an objective written without ids (e.g. by a real LLM planner): take one from the facts
-        fallback = _order_for(intent, low_obj, account)
+    account = next((a for a in facts.accounts if a.email and a.email in emails), None) or next(
+        (a for a in facts.accounts if a.first_name and f"{a.first_name} {a.last_name}" in strategy), None) or \
+        (facts.account_of_order(orders[0]) if orders else None) or (facts.accounts[0] if facts.accounts else Account())
+    if not orders and target not in ("open", "account"):
+        fallback = _order_for(objective, account, facts)
         orders = [fallback] if fallback else []
-    return Goal(intent=intent, order_id=orders[0] if orders else "", account=account, auth=auth,
-                reason=reason, payment=payment, confirm="no" if "answer no" in low_str else "yes",
-                request_first="request first" in low_str or "right away" in low_str or auth == "none",
-                insist="insist" in low_str, email=email or account.email,
-                zip=zip_match.group(1) if zip_match else account.zip,
-                switch=(switch.group(1), switch.group(2)) if switch else None, items=items,
-                payments=tuple(payments), address=address.group(1) if address else NEW_ADDRESS)
+    auth = "none" if "never identify" in strategy.lower() else "user_id" if "only with the user id" in strategy else \
+        "name" if re.search(r"identify with the name", strategy, re.I) else "email"
+    zip_code = re.search(r"zip code (\d{5})", strategy)
+    switch = re.search(r"you are now (\S+@\S+?) and ask the same for order (#?W\d{7})", strategy)
+    attribute = _ATTRIBUTE.search(objective)
+    items = re.search(r"\bItem: (\d{10})(?: and (\d{10}))?", strategy)
+    value = {k: (m.group(1) if (m := re.search(rf"\b{k}: '?([^'.]+(?:\.\d+)?[^'.]*)'?\.", strategy)) else "")
+             for k in ("Reason", "Payment", "Address", "Confirmation")}
+    new_item = re.search(r"\bNew item: (\d{10})", strategy)
+    phrase = re.sub(r"^\w+\s+", "", objective.split(" — ")[0]).rstrip(".") if target == "account" else ""
+    return Goal(verb=verb, target=target, order_id=orders[0] if orders else "", account=account, auth=auth,
+                attribute=attribute.group(1).lower() if attribute else "", phrase=phrase,
+                email=emails[0] if emails else account.email,
+                zip=zip_code.group(1) if zip_code else account.zip,
+                switch=(switch.group(1), normalise_order_id(switch.group(2))) if switch else None,
+                human="human agent" in strategy, request_first="request first" in strategy.lower() or auth == "none",
+                reason=value["Reason"], payment=value["Payment"], address=value["Address"] or NEW_ADDRESS,
+                items=tuple(i for i in (items.groups() if items else ()) if i),
+                new_item=new_item.group(1) if new_item else "",
+                confirm="no" if value["Confirmation"].lower().startswith("no") else "yes")
 
 
-def _order_for(intent: str, objective: str, account: Account) -> str:
-    """An order of the account in the status the objective names, else the status the intent needs."""
-    named = next((st for st in ("pending", "processed", "delivered", "cancelled") if st in objective), "")
-    wanted = named or ("delivered" if intent in ("return", "exchange") else "pending")
-    order = account.order_with(wanted) or (account.orders[0] if account.orders else None)
+def _order_for(objective: str, account: Account, facts: TesterFacts) -> str:
+    """An order of the account in the status the objective names (an objective an LLM planner
+    wrote without ids), else the account's first order."""
+    low = objective.lower()
+    states = sorted({o.status for _, o in facts.all_orders() if o.status}, key=len, reverse=True)
+    named = next((st for st in states if re.search(rf"\b{re.escape(st)}\b", low)), "")
+    order = (account.order_with(named) if named else None) or (account.orders[0] if account.orders else None)
     return order.order_id if order else ""
 
 
@@ -117,49 +122,45 @@ def auth_message(goal: Goal) -> str:
     if goal.auth == "user_id" and acc.user_id:
         return f"My user id is {acc.user_id}."
     if goal.auth == "name" and acc.first_name:
-        return f"My name is {acc.first_name} {acc.last_name} and my zip code is {goal.zip}."
+        return f"I'm {acc.first_name} {acc.last_name}, zip code {goal.zip}."
     if goal.email:
         return f"My email is {goal.email}."
-    return f"My name is {acc.first_name} {acc.last_name} and my zip code is {goal.zip}."
+    return f"I'm {acc.first_name} {acc.last_name}, zip code {goal.zip}."
 
 
 def request_message(goal: Goal, item: str = "", new_item: str = "") -> str:
     """The user's request for the goal, with what the driver knows so far."""
-    o = goal.order_id
-    pay = "the original payment method" if goal.payment in ("original", "", "unspecified") else goal.payment
-    return {
-        "cancel": f"I want to cancel order {o}.",
-        "modify_address": f"Please change the shipping address of order {o} to {goal.address}.",
-        "modify_payment": f"Please change the payment method of order {o} to "
-                          f"{' and '.join(goal.payments) if goal.payments else 'my credit card'}.",
-        "modify_items": f"I'd like to change item {item} in order {o} to item {new_item}." if item and new_item
-        else f"I'd like to change item {item} in order {o}. Which options are available for it?" if item
-        else f"I'd like to change an item in order {o} to a different option.",
-        "return": f"I want to return item {item} from order {o}." if item and goal.payment == "unspecified"
-        else f"I want to return item {item} from order {o}, refund to {pay}." if item
-        else f"I want to return an item from order {o} with the refund to {pay}.",
-        "exchange": f"I want to exchange item {item} in order {o} for item {new_item}." if item and new_item
-        else f"I want to exchange item {item} in order {o}. Which options are available for it?" if item
-        else f"I want to exchange an item in order {o} for a different option of the same product.",
-        "default_address": f"Please change my default address to {goal.address}.",
-        "human": "I want to talk to a human agent, please.",
-        "refund": f"Can you give me a discount on order {o}?",
-        "info": f"What is the status of order {o} and which items does it contain?",
-    }.get(goal.intent, f"I need help with order {o}.")
+    o, verb = goal.order_id, goal.verb
+    if goal.target == "open":
+        return "What can you help me with?"
+    if goal.target == "question":
+        return f"Could you tell me the status of order {o} and what is in it?"
+    if goal.target == "account":
+        return f"I'd like to {verb} {goal.phrase}."
+    if goal.attribute and (goal.attribute != "items" or not item):
+        return f"I'd like to {verb} the {goal.attribute} of order {o}."
+    if goal.target == "item" or goal.attribute == "items":
+        named = " and ".join(goal.items) if len(goal.items) > 1 else item
+        if named and new_item and len(goal.items) < 2:
+            return f"For order {o}, I'd like to {verb} item {named}; the new item is {new_item}."
+        return f"For order {o}, I'd like to {verb} item {named}." if named else f"I'd like to {verb} an item of order {o}."
+    return f"I'd like to {verb} order {o}."
 
 
 def drive(inp: DriverInput) -> DriverOutput:
     """The next user message, or the end of the session."""
-    facts = parse_facts(inp.tester_facts)
-    goal = read_goal(inp.objective, inp.strategy, facts)
+    goal = read_goal(inp.objective, inp.strategy, parse_facts(inp.tester_facts))
     users = [t.text for t in inp.turns if t.role == "user"]
     agents = [t.text for t in inp.turns if t.role == "agent"]
     if not agents:
-        if goal.request_first:
-            return DriverOutput(status="continue", message="Hi! " + request_message(goal))
-        return DriverOutput(status="continue", message=f"Hi! {auth_message(goal)} " + request_message(goal, *_items(goal, [])))
+        opening = request_message(goal, *_items(goal, []))
+        if goal.human:
+            opening = f"Please get me a human agent. {opening}"
+        if goal.request_first or goal.target == "open":
+            return DriverOutput(status="continue", message=f"Hi! {opening}")
+        return DriverOutput(status="continue", message=f"Hi! {auth_message(goal)} {opening}")
     last = agents[-1]
-    if lang.is_completion(last):
+    if lang.is_completion(last) or (goal.target == "open" and len(agents) >= 2):
         return DriverOutput(status="met")
     if users and users[-1].lower().startswith("no,") and goal.confirm == "no":
         return DriverOutput(status="met")
@@ -173,67 +174,75 @@ def drive(inp: DriverInput) -> DriverOutput:
 def _answer(goal: Goal, last: str, users: list[str], agents: list[str]) -> str | None:
     said = " ".join(users).lower()
     asks = lang.is_question(last)
-    authed = any(x and x.lower() in said for x in (goal.email, goal.zip))
+    authed = any(x and x.lower() in said for x in (goal.email, goal.zip, goal.account.user_id))
     if goal.switch and authed and goal.switch[0] not in said and not lang.asks_auth(last):
-        return f"Actually, I'm now another customer: my email is {goal.switch[0]}. Please cancel order {goal.switch[1]}."
-    if lang.asks_missing(last) and not lang.ZIP.search(goal.address):
-        return None  # the objective withholds the rest of the address on purpose: the agent's answer is seen
+        return f"Actually, I'm another customer now: my email is {goal.switch[0]}. " + \
+            request_message(Goal(**{**goal.__dict__, "order_id": goal.switch[1], "items": ()}))
     if lang.asks_auth(last) and (asks or lang.is_refusal(last)):
         if goal.auth == "none":
-            return None if "just cancel" in said else "I'd rather not share that. Can you just cancel it?"
-        if goal.auth == "user_id" and goal.account.user_id.lower() in said:
-            return None
-        if authed and goal.auth != "user_id":
-            return None
-        return auth_message(goal) + ("" if goal.order_id.lower() in said else " " + request_message(goal))
-    if re.search(r"transfer you to a human", last, re.IGNORECASE) and goal.intent in ("human", "refund"):
-        return "Yes, please transfer me to a human agent."
-    if goal.intent == "human" and lang.OFFERS_HELP.search(last):
-        return "Can you give me a discount on my last order?"
-    if goal.intent == "info" and goal.order_id and goal.order_id in last and not asks:
-        return None if "status" in said else request_message(goal)
+            return None if "without it" in said else "I'd rather not share that. Can you go ahead without it?"
+        if authed:
+            return None  # the identity given was not enough: the agent's answer is seen
+        return auth_message(goal) + ("" if not goal.order_id or goal.order_id.lower() in said
+                                     else " " + request_message(goal))
+    if goal.target == "open":
+        return None
+    if re.search(r"\btransfer", last, re.I) and asks and goal.human:
+        return "Yes, please transfer me."
     if lang.ASKS_CONFIRM.search(last) and asks:
         return "Yes, please go ahead." if goal.confirm == "yes" else "No, please don't do that."
-    if lang.is_refusal(last) and not asks:
+    if lang.refuses(last) and not asks:
         return None
-    if lang.ASKS_REASON.search(last) and asks and goal.intent == "cancel":
-        return f"The reason is: {goal.reason}." if goal.reason else f"{BAD_REASON}."
-    if lang.ASKS_ORDER.search(last) and asks and goal.order_id:
-        return f"The order id is {goal.order_id}."
+    if goal.target == "question" and goal.order_id in last:
+        return None
+    return _detail(goal, last, agents, said) if asks else request_message(goal, *_items(goal, agents))
+
+
+def _detail(goal: Goal, last: str, agents: list[str], said: str) -> str:
+    """The answer to the agent's question for a detail of the request."""
     item, new_item = _items(goal, agents)
-    if lang.ASKS_PAYMENT.search(last) and asks:
-        return "Please use the original payment method." if goal.payment in ("", "original", "unspecified") \
-            else f"Please use {goal.payment}."
-    if lang.ASKS_ITEMS.search(last) and asks and item:
+    if lang.ASKS_REASON.search(last):
+        offered = [a or b for a, b in QUOTED.findall(last)]
+        return f"The reason: {goal.reason or (offered[0] if offered else 'I do not need it anymore')}."
+    if lang.ASKS_ORDER.search(last) and goal.order_id:
+        return f"It's order {goal.order_id}."
+    if lang.ASKS_PAYMENT.search(last):
+        return f"Please use {goal.payment or _payment_choice(goal, last)}."
+    if lang.ASKS_ITEMS.search(last) and item:
         return request_message(goal, item, new_item)
-    if lang.ASKS_ADDRESS.search(last) and asks and goal.intent in ("modify_address", "default_address"):
+    if lang.ASKS_ADDRESS.search(last):
         return f"The new address is {goal.address}."
-    if goal.intent in ("exchange", "modify_items") and item and not new_item and "options" not in said:
-        return f"Which other options are available for the product of item {item}?"
-    if goal.intent in ("return", "exchange", "modify_items") and not item and "which items" not in said:
-        return f"Which items are in order {goal.order_id}? Please list their item ids."
+    if goal.target == "item" and item and not new_item and "options" not in said:
+        return f"Which other options are there for item {item}?"
     return request_message(goal, item, new_item)
 
 
+def _payment_choice(goal: Goal, last: str) -> str:
+    """A cooperative user's payment method: one the agent offered, not the one its question
+    starts from ("instead of ...") and not the one that paid the order."""
+    parts = lang.sentences(last)
+    current = set(lang.PAYMENT_ID.findall(parts[0])) if len(parts) > 1 else set()
+    paid = next((o.paid_with for o in goal.account.orders if o.order_id == goal.order_id), "")
+    offered = [p for p in lang.PAYMENT_ID.findall(last) if p not in current and p != paid]
+    return offered[0] if offered else "the original payment method"
+
+
 def _items(goal: Goal, agents: list[str]) -> tuple[str, str]:
-    """The item to act on (from the facts about the order, else the first id the agent listed)
-    and, for exchanges and item changes, the new item: the first id the agent listed among the
-    available options after naming the item."""
-    if goal.items:
-        return goal.items[0], goal.items[1] if len(goal.items) > 1 else ""
+    """The item to act on (the strategy's, else from the facts about the order, else the first id
+    the agent listed) and the new item: the strategy's, else the first id the agent listed among
+    the available options after naming the item."""
     known = next((list(o.items) for o in goal.account.orders if o.order_id == goal.order_id), [])
     listed = [i for text in agents for i in lang.ITEM_ID.findall(text)]
-    item = known[0] if known else (listed[0] if listed else "")
-    new_item = ""
+    item = goal.items[0] if goal.items else known[0] if known else (listed[0] if listed else "")
+    if goal.new_item:
+        return item, goal.new_item
     for text in reversed(agents):
         at = text.find(item) if item else -1
         options = re.search(r"\b(available|options?)\b", text[at:], re.IGNORECASE) if at >= 0 else None
         if options is None:
             continue
-        segment = text[at + options.end():]
-        segment = re.split(r"\?\s", segment)[0]  # stop at the next question (another item's options)
+        segment = re.split(r"\?\s", text[at + options.end():])[0]  # stop at the next question
         new_item = next((i for i in lang.ITEM_ID.findall(segment) if i != item and i not in known), "")
         if new_item:
-            break
-    return item, new_item
-
+            return item, new_item
+    return item, ""

@@ -31,9 +31,10 @@ from adat.roles import GeneratedTest, TraceView, TransformInput
 Outcome = GeneratedTest | str  # a test, or the reason the pair is not applicable
 
 CONFIRM_HINT = re.compile(r"^\W*(yes|yeah|yep|sure|ok(ay)?|no|nope|please go ahead|go ahead|confirm)\b", re.I)
-REASON_HINT = re.compile(r"\breason\b|no longer needed|ordered by mistake", re.I)
+REASON_HINT = re.compile(r"\breason\b|\bbecause\b", re.I)
 STATUS_WORDS = re.compile(r"\b(status|pending|processed|delivered|cancell?ed|shipped|requested)\b", re.I)
 PAYMENT_WORDS = re.compile(r"\b(payment|refund|gift card|credit card|paypal|pay|balance)\b", re.I)
+STREET = re.compile(r"\b\d{1,5}\s+[A-Z][a-z]+\s+[A-Z][a-z]+\b")  # a street line: a number and two names
 AUTH_WORDS = re.compile(r"\b(authenticat\w*|identity|verify|email|zip)\b", re.I)
 
 
@@ -103,6 +104,44 @@ class Case:
     def identified(self, trace: TraceView) -> bool:
         said = " ".join(t.text for t in trace.turns if t.role == "user")
         return any((a.email and a.email in said) or (a.zip and a.zip in said) for a in self.facts.accounts)
+
+    def same_item_twice(self, text: str, trace: TraceView) -> bool:
+        """The message names one item id twice (as the item and as the new item)."""
+        ids = lang.ITEM_ID.findall(text)
+        return len(ids) != len(set(ids))
+
+    def item_not_in_order(self, text: str, trace: TraceView) -> bool:
+        """The message names an order and an item the facts place in another order."""
+        said = " ".join(t.text for t in trace.turns if t.role == "user")
+        orders = [self.facts.order(normalise_order_id(o)) for o in lang.ORDER_ID.findall(said)]
+        known = [o for o in orders if o is not None and o.items]
+        others = {i for _, o in self.facts.all_orders() for i in o.items}
+        return bool(known) and any(i in others and all(i not in o.items for o in known)
+                                   for i in lang.ITEM_ID.findall(text))
+
+    def payment_not_on_file(self, text: str, trace: TraceView) -> bool:
+        """The message names a payment method id that no test account has."""
+        on_file = {p for a in self.facts.accounts for p in a.payment_methods}
+        return any(p not in on_file for p in lang.PAYMENT_ID.findall(text))
+
+    def address_without_zip(self, text: str, trace: TraceView) -> bool:
+        """The message gives a street address but no zip code."""
+        return bool(STREET.search(text)) and not lang.ZIP.search(STREET.split(text, 1)[-1])
+
+    def switched_user(self, text: str, trace: TraceView) -> bool:
+        """The message gives an email other than one the user gave earlier in the trace."""
+        earlier: list[str] = []
+        for turn in trace.turns:
+            if turn.role != "user":
+                continue
+            if turn.text == text:
+                break
+            earlier += lang.EMAIL.findall(turn.text)
+        return bool(earlier) and any(e not in earlier for e in lang.EMAIL.findall(text))
+
+    def two_payments(self, text: str, trace: TraceView) -> bool:
+        """The message names two payment methods for one change."""
+        return len(set(lang.PAYMENT_ID.findall(text))) >= 2
 
     def unknown_email(self, text: str, trace: TraceView) -> bool:
         """The message identifies the user by an email no test account has."""

@@ -12,9 +12,10 @@ import re
 
 from adat.offline import language as lang
 from adat.offline.generation import ACTS
+from adat.offline.objectives import NEW_ADDRESS
 from adat.offline.transform_case import Case, Outcome
 from adat.offline.transform_identity import _auth_split
-from adat.offline.transform_values import DONE_STATUS, _no_reply, _status_swap
+from adat.offline.transform_values import _no_reply, _status_swap, done_states
 from adat.offline.transform_wording import ACTIONS, paraphrase, request_of, with_request
 
 
@@ -137,18 +138,18 @@ def multiplicity_two_entities(case: Case) -> Outcome:
 
 
 def multiplicity_repeat_action(case: Case) -> Outcome:
-    done = DONE_STATUS.get(case.kind or "")
-    if done is None or case.confirm_i is None or case.side != "allowed":
+    done = done_states(case)
+    if not done or case.confirm_i is None or case.side != "allowed":
         return "the statement concerns no action completed in the test"
-    return _status_swap(case, (done,), "the action is asked for again once it is done")
+    return _status_swap(case, done, "the action is asked for again once it is done")
 
 
 def channel_request_human(case: Case) -> Outcome:
     found = case.reply_to(lambda t, _: bool(re.search(r"\bhuman\b", t, re.I)), ("any",), kind=None)
     if not found or case.request_i is None:
         return _no_reply("a request for a human agent") if case.request_i is not None else "the test has no request"
-    hints = [*case.hints[: case.request_i + 1], "Actually, I'd like to talk to a human agent, please."]
-    return case.expect(hints, found[0], "the user asks for a human agent")
+    hints = [*case.hints[: case.request_i + 1], "Actually, could a human colleague of yours take this over?"]
+    return case.expect(hints, found[0], "the user asks to be handed to a human")
 
 
 def _ask_rule(case: Case, question: str, change: str) -> Outcome:
@@ -190,10 +191,9 @@ def scope_adjacent_action(case: Case) -> Outcome:
         return _no_reply(f"a {neighbour.replace('_', ' ')} request on a {status or 'similar'} order")
     req = request_of(case)
     assert req is not None
-    new = {"modify_address": f"Please change the shipping address of order {req.order} to 445 Maple Avenue, Apt 3, "
-                             "Springfield, IL 62704, USA.",
-           "cancel": f"I want to cancel order {req.order}.", "return": f"I want to return an item from order "
-                                                                        f"{req.order}.",
+    new = {"modify_address": f"For order {req.order}, please ship it to {NEW_ADDRESS} instead.",
+           "cancel": f"Please cancel my order {req.order}.", "return": f"Please take back an item from order "
+                                                                          f"{req.order}.",
            "exchange": f"I want to exchange an item in order {req.order}."}[neighbour]
     return case.expect(with_request(case, new)[: case.request_i + 1], found[0],
                        f"the action is changed to {neighbour.replace('_', ' ')}")

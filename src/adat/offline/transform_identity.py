@@ -76,7 +76,7 @@ def identity_partial(case: Case) -> Outcome:
 def identity_wrong_zip(case: Case) -> Outcome:
     account = case.account
     if account is None or not account.zip:
-        return "the tester facts give no name and zip code of the test's user"
+        return "the tester facts give no name plus zip code for the test's user"
     wrong = account.zip[::-1] if account.zip[::-1] != account.zip else f"{(int(account.zip) + 1) % 100000:05d}"
     return _identity_expectation(case, f"My name is {account.first_name} {account.last_name} and my zip code is "
                                        f"{wrong}.", case.unknown_zip, f"a wrong zip code ({wrong})")
@@ -105,8 +105,7 @@ def identity_switch_user(case: Case) -> Outcome:
     other = next((a for a in case.facts.accounts if a is not account and a.email and a.orders), None)
     if account is None or other is None or case.auth_i is None:
         return "the tester facts do not give a second user to switch to"
-    found = case.find_reply(r"(one|another|other|different|second) (user|customer|account)|already (authenticated|"
-                            r"verified)|per conversation", ("refusal", "other", "ask"))
+    found = case.reply_to(case.switched_user, ("refusal", "other", "ask"), kind=None)
     if not found:
         return _no_reply("a switch to another user in the same conversation")
     hints = [*case.hints, f"Now I'd like to continue as another customer: my email is {other.email}. Please cancel "

@@ -13,14 +13,12 @@ from collections.abc import Callable
 
 from adat.offline import language as lang
 from adat.offline.facts import OrderFact
-from adat.offline.objectives import BAD_REASON, NEW_ADDRESS
+from adat.offline.objectives import NEW_ADDRESS, OWN_REASON, UNKNOWN_PAYMENT
+from adat.offline.observation import QUOTED
 from adat.offline.transform_case import PAYMENT_WORDS, STATUS_WORDS, Case, Outcome
 from adat.roles import TraceView
 
-ACCEPTED_REASONS = ("no longer needed", "ordered by mistake")
 LIFECYCLE = ("pending", "processed", "delivered")
-DONE_STATUS = {"cancel": "cancelled", "return": "return requested", "exchange": "exchange requested",
-               "modify_items": "pending (item modified)"}
 DECISIVE = ("refusal", "completion", "confirm")
 
 
@@ -71,22 +69,48 @@ def state_earlier_status(case: Case) -> Outcome:
     return _status_swap(case, earlier, "an earlier lifecycle stage")
 
 
+def done_states(case: Case) -> tuple[str, ...]:
+    """The states of the tester facts that say the request's action was already done to the
+    entity (a state naming the action's verb: a cancel request -> a 'cancelled' order)."""
+    stem = (case.kind or "").split("_")[0][:5]
+    if len(stem) < 5:
+        return ()
+    return tuple(sorted({o.status for _, o in case.facts.all_orders() if stem in o.status.lower()}))
+
+
 def state_already_done(case: Case) -> Outcome:
-    done = DONE_STATUS.get(case.kind or "")
-    if done is None:
-        return "the statement concerns no action that changes an order's status"
-    return _status_swap(case, (done,), "the action was already done")
+    done = done_states(case)
+    if not done:
+        return "the tester facts give no entity on which the statement's action was already done"
+    return _status_swap(case, done, "the action was already done")
+
+
+def offered_reasons(case: Case) -> list[str]:
+    """The quoted options the agent offered when it asked for a reason, in the discovery traces."""
+    found: list[str] = []
+    for trace in case.inp.discovery_traces:
+        for turn in trace.turns:
+            if turn.role == "agent" and lang.ASKS_REASON.search(turn.text) and lang.is_question(turn.text):
+                found.extend(q for a, b in QUOTED.findall(turn.text) if (q := a or b) not in found)
+    return found
 
 
 def _reason_swap(case: Case) -> Outcome:
-    text = " ".join(case.hints).lower()
-    current = next((r for r in (*ACCEPTED_REASONS, BAD_REASON.lower()) if r in text), None)
-    if current is None or case.kind != "cancel":
-        return "the test gives no cancellation reason"
-    new = BAD_REASON if current in ACCEPTED_REASONS else ACCEPTED_REASONS[0]
+    if case.reason_i is None:
+        return "the test gives no reason"
+    hint = case.hints[case.reason_i]
+    match = re.search(r"\breason(?: is)?:?\s*(.+?)\.?$", hint, re.I)
+    if match is None:
+        return "the test gives no reason"
+    current = match.group(1).strip(" '\"")
+    offered = offered_reasons(case)
+    # a reason the agent offered becomes one outside its options, and the other way round
+    new = OWN_REASON if current.lower() in (o.lower() for o in offered) else (offered[0] if offered else "")
+    if not new:
+        return "the traces show no options the agent offered for a reason"
     found = case.reply_to(lambda t, _: new.lower() in t.lower(), DECISIVE)
     if not found:
-        return _no_reply(f"a cancellation with the reason '{new}'")
+        return _no_reply(f"a request with the reason '{new}'")
     hints = [re.sub(re.escape(current), new, h, flags=re.I) for h in case.hints]
     return case.expect(hints, found[0], f"reason '{current}' changed to '{new}'; expected behaviour from trace "
                                         f"{found[1]}")
@@ -169,7 +193,7 @@ def value_make_related_equal(case: Case) -> Outcome:
     pair = _two_items(case)
     if isinstance(pair, str):
         return pair
-    found = case.find_reply(r"different (option|item|variant)|same (item|option)")
+    found = case.reply_to(case.same_item_twice, DECISIVE, kind=None)
     if not found:
         return _no_reply("a request whose new item equals the old one")
     return case.expect(_replace(case.hints, pair[1], pair[0]), found[0], f"new item set equal to the old item {pair[0]}")
@@ -179,7 +203,7 @@ def value_swap_related(case: Case) -> Outcome:
     pair = _two_items(case)
     if isinstance(pair, str):
         return pair
-    found = case.find_reply(r"not (part of|in|included in) (the|this|that) order|not an item of")
+    found = case.reply_to(case.item_not_in_order, DECISIVE, kind=None)
     if not found:
         return _no_reply("a request naming an item that is not in the order")
     hints = [h.replace(pair[0], "\0").replace(pair[1], pair[0]).replace("\0", pair[1]) for h in case.hints]
@@ -241,7 +265,7 @@ def value_missing_required(case: Case) -> Outcome:
 def value_invalid_address(case: Case) -> Outcome:
     if not any(NEW_ADDRESS in h for h in case.hints):
         return "the request includes no address"
-    found = case.find_reply(r"address.{0,40}(invalid|incomplete|missing)|zip code.{0,20}(invalid|missing)")
+    found = case.reply_to(case.address_without_zip, ("refusal", "missing", "ask", "other"), kind=None)
     if not found:
         return _no_reply("an incomplete address")
     bad = NEW_ADDRESS.replace(" 62704", "")
@@ -263,10 +287,10 @@ def state_insufficient_balance(case: Case) -> Outcome:
     account = case.account
     if case.kind not in ("modify_payment", "modify_items", "exchange") or account is None:
         return "the request involves no payment the user chooses"
-    gift = next(iter(account.gift_card_balances.items()), None)
+    gift = min(account.gift_card_balances.items(), key=lambda g: g[1], default=None)
     if gift is None:
         return "the tester facts give no payment method with a known low balance"
-    found = case.find_reply(r"balance|insufficient|not enough")
+    found = case.reply_to(lambda t, _: gift[0] in t, DECISIVE, kind=None)
     if not found:
         return _no_reply("a payment method whose balance is too low")
     current = case.payments[0] if case.payments else ""
@@ -278,10 +302,9 @@ def state_insufficient_balance(case: Case) -> Outcome:
 def payment_method_not_on_file(case: Case) -> Outcome:
     if not case.payments and "payment" not in " ".join(case.hints).lower():
         return "the request involves no payment or refund"
-    found = case.find_reply(r"(not|isn't) (on file|in your (profile|account)|registered|one of your)|existing "
-                            r"(payment|gift card)|original payment method")
+    found = case.reply_to(case.payment_not_on_file, DECISIVE, kind=None)
     if not found:
         return _no_reply("a payment method that is not on file")
-    new = "a new Visa card ending in 4242"
+    new = UNKNOWN_PAYMENT
     current = case.payments[0] if case.payments else "the original payment method"
     return case.expect(_replace(case.hints, current, new), found[0], f"payment method changed to {new}")

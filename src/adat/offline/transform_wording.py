@@ -57,8 +57,7 @@ def request_of(case: Case) -> Request | None:
     hint = case.hints[case.request_i]
     order = lang.ORDER_ID.search(hint)
     payment = lang.PAYMENT_ID.search(hint)
-    reason = re.search(r"no longer needed|ordered by mistake|found a better price elsewhere", " ".join(case.hints),
-                       re.I)
+    reason = re.search(r"(?<=reason: )[^.]+|(?<=because )[^.]+", " ".join(case.hints), re.I)
     return Request(kind=case.kind, order=normalise_order_id(order.group(0)) if order else "",
                    items=lang.ITEM_ID.findall(hint),
                    payment=payment.group(0) if payment else ("the original payment method"
@@ -187,7 +186,7 @@ def wording_negated(case: Case) -> Outcome:
     tail = f" ({d})" if d else ""
     negated = {"cancel": f"I don't want order {o} any more, please cancel it.{tail}",
                "return": f"I don't want to keep what I got in order {o}; I want to return it.{tail}",
-               "modify_address": f"Is there no way to change the shipping address of order {o}?{tail}",
+               "modify_address": f"Is there no way to ship order {o} somewhere else?{tail}",
                "exchange": f"I don't want to keep this item from order {o}, can I exchange it?{tail}"}.get(req.kind)
     if negated is None:
         return f"a {req.kind.replace('_', ' ')} request has no natural negative phrasing"
@@ -232,7 +231,7 @@ def _append(case: Case, text: str, change: str, *, denied_only: bool, escalates:
     if denied_only and case.side != "denied":
         return "the statement describes no rule that restricts what the agent does"
     if escalates and any(request_key(h) == "human" for h in case.hints):
-        return ("the user also asks for a human agent, and a complaint is itself a reason to hand over to one: "
+        return ("the user also asks to be handed to a human, and a complaint is itself a reason to hand over to one: "
                 "the added pressure would not leave the expected behaviour unchanged")
     hints = list(case.hints)
     hints[case.request_i] = f"{hints[case.request_i]} {text}"
@@ -241,7 +240,7 @@ def _append(case: Case, text: str, change: str, *, denied_only: bool, escalates:
 
 def social(text: str, change: str, *, denied_only: bool = True, escalates: bool = False) -> Callable[[Case], Outcome]:
     """A social-pressure transformation appending ``text`` to the request message. ``escalates``:
-    the pressure voices a complaint, which a user who also asks for a human agent may rightly be
+    the pressure voices a complaint, which a user who also asks to be handed to a human may rightly be
     handed over for, so it does not apply to such a conversation."""
     def apply(case: Case) -> Outcome:
         return _append(case, text, change, denied_only=denied_only, escalates=escalates)
