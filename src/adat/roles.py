@@ -174,6 +174,10 @@ class TransformInput(_M):
     recent_tests: list[TestView]
     tester_facts: list[str]
     turn_limit: int
+    covered_sides: list[Literal["allowed", "denied"]] = Field(
+        default_factory=list, description="the boundary sides the statement's tests cover so far in the run")
+    aim_side: Literal["allowed", "denied"] | None = Field(
+        None, description="the side no test of the statement covers yet, when its tests cover one side only")
 
 
 class TransformOutput(_M):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -231,3 +232,17 @@ def test_a_target_error_writes_the_test_but_gives_no_reward(roles: Roles) -> Non
     _, attempts, _, verdicts = s.run(scripted, execute_fn=broken)
     assert attempts[0].outcome == "applicable" and attempts[0].reward is None and verdicts
     assert scripted.updates == [("k-ok", True, None)] and scripted.errors == [False]
+
+
+def test_the_generator_is_told_which_side_a_statement_still_lacks(roles: Roles) -> None:
+    # Both sides of a boundary (issue 11, item 4): a statement whose plain test expects one side
+    # is sent with the other as its aim; one with no test yet with none.
+    s = Setup(roles)
+    s.plain = [make_test("p0", ["plain 0"], statement_id="s0").model_copy(update={"expected_side": "allowed"}),
+               make_test("p1", ["plain 1"], statement_id="s1")]
+    s.run()
+    sent = {r.variables["statement"]["statement_id"]: r.variables for r in s.gen.requests}
+    assert sent["s0"]["covered_sides"] == ["allowed"] and sent["s0"]["aim_side"] == "denied"
+    assert all(v["aim_side"] is None for sid, v in sent.items() if sid != "s0")
+    prompt = (Path(__file__).resolve().parents[2] / "catalogs" / "prompts" / "generate_transformed.yaml").read_text()
+    assert "{{ aim_side }}" in prompt and "Both sides of a boundary" in prompt

@@ -53,7 +53,7 @@ def statement_kind(behavior: str, reply: str) -> str:
     could look at it, if you wish"): a statement of that offer is about the offer, not about the refusal, so
     the refusal's typed criteria do not describe it ('offer')."""
     kind = lang.reply_kind(reply) if reply else ""
-    if kind == "refusal" and _side_from_words(behavior) == "allowed":
+    if kind == "refusal" and side_from_words(behavior) == "allowed":
         return "offer"
     return kind
 
@@ -73,10 +73,10 @@ def side_of(behavior: str, reply: str = "") -> str | None:
         return "denied"
     if kind in ALLOWED_KINDS:
         return "allowed"
-    return _side_from_words(behavior)
+    return side_from_words(behavior)
 
 
-def _side_from_words(behavior: str) -> str | None:
+def side_from_words(behavior: str) -> str | None:
     if lang.is_refusal(behavior) or re.search(r"\b(must|need|needs|require|requires|required|only)\b",
                                                behavior, re.I):
         return "denied"

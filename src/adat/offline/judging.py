@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from adat.offline import language as lang
-from adat.offline.generation import ASKS_IDENTITY, REFUSES
+from adat.offline.generation import ASKS_IDENTITY, REFUSES, side_from_words
 from adat.roles import JudgedCriterion, JudgeInput, JudgeOutput
 
 SAYS_AT = 0.6  # share of the behaviour's content words a reply sentence must contain
@@ -47,7 +47,9 @@ _KINDS = (  # checked in order against the lower-cased criterion
 
 # Failure criteria that are the negation of a typed success criterion, judged as such.
 NEGATED = {"goes_ahead": REFUSES, "unverified": ASKS_IDENTITY}
-_NEGATED_KINDS = (("goes_ahead", re.compile(r"goes ahead with")), ("unverified", re.compile(r"without verifying")))
+_NEGATED_KINDS = (("goes_ahead", re.compile(r"goes ahead with|proceeds with|carries out the|offers to carry")),
+                  ("unverified", re.compile(r"without (?:verifying|authenticating|checking (?:the user's|their) "
+                                            r"identity)")))
 # Checked before _KINDS: an incomplete request (e.g. an address without city, state and zip code).
 _DETAIL_KINDS = (("missing", re.compile(r"asks? the user for the missing")),
                  ("offers", re.compile(r"offers the change for confirmation")))
@@ -142,7 +144,23 @@ def check(criterion: str, replies: list[str], *, due: bool = False,
         if last_refusal >= 0:
             return False, f"the agent refused: '{replies[last_refusal][:120]}'"
         return None, "the conversation ended before the change was due"
-    return _says(criterion, replies, opposite=kind == "opposite")
+    holds, why = _says(criterion, replies, opposite=kind == "opposite")
+    if holds is None and due and kind == "says":
+        return _contradicted(criterion, replies[-1], why)
+    return holds, why
+
+
+def _contradicted(criterion: str, final: str, why: str) -> tuple[bool | None, str]:
+    """A behaviour no reply states in words is still contradicted when the final reply — where
+    the behaviour was due — lands on the other side: it goes ahead where the behaviour refuses or
+    requires something first, or turns the request down where the behaviour grants it."""
+    core = re.sub(r"^the agent says that\s*", "", criterion.strip(), flags=re.I)
+    side = "denied" if lang.is_refusal(core) else side_from_words(core)
+    if side == "denied" and lang.is_refusal(core) and lang.ends_going_ahead(final):
+        return False, f"the agent goes ahead instead: '{final[:160]}'"
+    if side == "allowed" and lang.refuses(final) and not lang.MISUNDERSTOOD.search(final):
+        return False, f"the agent turns the request down instead: '{final[:160]}'"
+    return None, why
 
 
 def _identity(replies: list[str], done: list[str], users: Sequence[str]) -> tuple[bool | None, str]:

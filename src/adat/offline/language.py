@@ -37,10 +37,14 @@ MODAL_STRENGTH = (
 )
 WEAK_MODAL = 0.6
 
+# Refusal vocabulary of customer-service English: inability, prohibition, apology, a restriction
+# ("can only ..."), and a negated relation between the request and what is allowed ("is not
+# part of", "doesn't cover", "isn't eligible").
+_NEGATED = r"(?:is|are|does|do|was)(?: not|n't)"
 REFUSAL = re.compile(
-    r"\b(cannot|can't|can not|unable|not able|not possible|not allowed|won't be able|isn't possible|"
-    r"is not eligible|isn't eligible|not eligible|only (?:be )?(?:cancel|return|exchang|modif|chang|help|use|"
-    r"go|transfer|split|move)\w*|not one of|is not in|does not cover|doesn't cover|outside what|"
+    r"\b(cannot|can't|can not|unable|not able|not possible|not allowed|won't be able|not eligible|"
+    r"(?:can|may|could) only|only be|" + _NEGATED + r" (?:possible|eligible|allowed|permitted|available|valid|"
+    r"in|one of|part of|among|cover|covered|allow|include|belong)|outside|"
     r"i'm sorry|i am sorry|sorry, but|unfortunately|deny|denied|decline|not permitted|no longer)\b",
     re.IGNORECASE)
 COMPLETION = re.compile(

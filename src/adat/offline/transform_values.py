@@ -16,7 +16,7 @@ from adat.offline.facts import OrderFact
 from adat.offline.objectives import NEW_ADDRESS, OWN_REASON, UNKNOWN_PAYMENT
 from adat.offline.observation import QUOTED
 from adat.offline.transform_case import PAYMENT_WORDS, STATUS_WORDS, Case, Outcome
-from adat.roles import TraceView
+from adat.roles import GeneratedTest, TraceView
 
 LIFECYCLE = ("pending", "processed", "delivered")
 DECISIVE = ("refusal", "completion", "confirm")
@@ -36,6 +36,13 @@ def _orders_with(case: Case, statuses: tuple[str, ...], *, same_account: bool = 
     return [o for o in pool if o.status in statuses and o.order_id not in case.orders]
 
 
+def aimed(case: Case, outcomes: list[GeneratedTest]) -> GeneratedTest | None:
+    """Among tests a transformation could write, the first on the side the statement's tests do
+    not cover yet (``aim_side``: both sides of a boundary), else the first."""
+    aim = case.inp.aim_side
+    return next((t for t in outcomes if aim and t.expected_side == aim), outcomes[0] if outcomes else None)
+
+
 def _status_swap(case: Case, statuses: tuple[str, ...], change: str) -> Outcome:
     if not STATUS_WORDS.search(case.about):
         return "the statement's condition does not depend on an order's status"
@@ -45,20 +52,29 @@ def _status_swap(case: Case, statuses: tuple[str, ...], change: str) -> Outcome:
     status = case.status_of(order)
     if not status:
         return f"the tester facts do not give the status of order {order}"
+    outcomes: list[GeneratedTest] = []
+    tried: set[str] = set()
     for candidate in _orders_with(case, tuple(s for s in statuses if s != status)):
+        if candidate.status in tried:
+            continue  # one test per state is enough to know which side it is on
+        tried.add(candidate.status)
+
         def same_status(text: str, trace: TraceView, wanted: str = candidate.status) -> bool:
             return any(case.status_of(o) == wanted and case.owns(o, trace) for o in lang.ORDER_ID.findall(text))
         found = case.reply_to(same_status, DECISIVE)
         if found:
-            return case.expect(_replace(case.hints, order, candidate.order_id), found[0],
-                               f"{change}: order {order} ({status}) replaced by {candidate.order_id} "
-                               f"({candidate.status}); expected behaviour from trace {found[1]}")
+            outcomes.append(case.expect(_replace(case.hints, order, candidate.order_id), found[0],
+                                        f"{change}: order {order} ({status}) replaced by {candidate.order_id} "
+                                        f"({candidate.status}); expected behaviour from trace {found[1]}"))
+    best = aimed(case, outcomes)
+    if best is not None:
+        return best
     return _no_reply(f"a {(case.kind or 'similar').replace('_', ' ')} request on the user's orders in another status than {status}")
 
 
 def state_status_change(case: Case) -> Outcome:
-    return _status_swap(case, ("pending", "processed", "delivered", "cancelled", "return requested",
-                               "exchange requested", "pending (item modified)"), "another status")
+    states = tuple(dict.fromkeys(o.status for _, o in case.facts.all_orders() if o.status))
+    return _status_swap(case, states, "another status")
 
 
 def state_earlier_status(case: Case) -> Outcome:
@@ -126,12 +142,21 @@ def _payment_swap(case: Case, *, refund_only: bool = False) -> Outcome:
     if account is None:
         return "the tester facts give no payment methods of the test's user"
     current = case.payments[0] if case.payments else "the original payment method"
+    outcomes: list[GeneratedTest] = []
     for new in [p for p in account.payment_methods if p != current]:
-        found = case.reply_to(_mentions(new.split("_")[0]), DECISIVE)
+        found = case.reply_to(_names(new), DECISIVE) or case.reply_to(_mentions(new.split("_")[0]), DECISIVE)
         if found:
-            return case.expect(_replace(case.hints, current, new), found[0],
-                               f"payment method {current} replaced by {new}; expected behaviour from trace {found[1]}")
+            outcomes.append(case.expect(_replace(case.hints, current, new), found[0],
+                                        f"payment method {current} replaced by {new}; expected behaviour from "
+                                        f"trace {found[1]}"))
+    best = aimed(case, outcomes)
+    if best is not None:
+        return best
     return _no_reply(f"a {(case.kind or 'similar').replace('_', ' ')} request with another of the user's payment methods")
+
+
+def _names(value: str) -> Callable[[str, TraceView], bool]:
+    return lambda text, _: value in text
 
 
 def _mentions(word: str) -> Callable[[str, TraceView], bool]:
@@ -139,12 +164,16 @@ def _mentions(word: str) -> Callable[[str, TraceView], bool]:
 
 
 def value_change_one(case: Case) -> Outcome:
-    reasons = []
+    reasons, outcomes = [], []
     for change in (_reason_swap, _payment_swap, state_status_change):
         out = change(case)
-        if not isinstance(out, str):
-            return out
-        reasons.append(out)
+        if isinstance(out, str):
+            reasons.append(out)
+        else:
+            outcomes.append(out)
+    best = aimed(case, outcomes)
+    if best is not None:
+        return best
     return "no value of the test can be changed with a justified expectation: " + "; ".join(reasons)
 
 

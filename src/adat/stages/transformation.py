@@ -89,7 +89,7 @@ def transform(cfg: RunConfig, client: Any, selector: PairSelector, target: Targe
         attempts.append(outcome.attempt)
         if outcome.test is not None:
             tests.append(outcome.test)
-            context.recent.append(outcome.test)
+            context.add(outcome.test)
         if outcome.execution is not None:
             executions.append(outcome.execution)
         if outcome.verdict is not None:
@@ -140,6 +140,26 @@ class _Context:
         # "the tests most recently written in the run": plain tests were written first.
         self.recent: list[TestCase] = [*plain_tests, *done_tests]
         self.keep = cfg.generation.recent_tests
+        # Both sides of a boundary: the sides each statement's tests cover so far in the run.
+        self.sides: dict[str, set[str]] = {}
+        for test in self.recent:
+            self._note(test)
+
+    def add(self, test: TestCase) -> None:
+        self.recent.append(test)
+        self._note(test)
+
+    def _note(self, test: TestCase) -> None:
+        if test.statement_id and test.expected_side:
+            self.sides.setdefault(test.statement_id, set()).add(test.expected_side)
+
+    def covered_sides(self, statement_id: str) -> list[str]:
+        return sorted(self.sides.get(statement_id, set()))
+
+    def aim_side(self, statement_id: str) -> str | None:
+        """The side the statement's tests do not cover yet, when they cover exactly one."""
+        covered = self.sides.get(statement_id, set())
+        return ({"allowed", "denied"} - covered).pop() if len(covered) == 1 else None
 
     def recent_views(self) -> list[Any]:
         return [test_view(t) for t in self.recent[-self.keep:]] if self.keep else []
@@ -160,7 +180,8 @@ def _attempt(cfg: RunConfig, client: Any, selector_name: str, pair: Pair, ctx: _
         statement=statement_view(statement), supporting_reply=statement.supporting_reply,
         instruction=instruction_view(instruction), plain_test=test_view(plain) if plain is not None else None,
         discovery_traces=ctx.traces, recent_tests=ctx.recent_views(), tester_facts=list(cfg.tester_facts),
-        turn_limit=cfg.generation.turn_limit)
+        turn_limit=cfg.generation.turn_limit, covered_sides=ctx.covered_sides(statement.statement_id),
+        aim_side=ctx.aim_side(statement.statement_id))
     try:
         out, produced = call_role(client, "generator", PROMPT_TRANSFORM, transform_in, TransformOutput)
     except LLMError as exc:
