@@ -159,6 +159,8 @@ class SelectorConfig(_Section):
     max_attempts_cap: int = Field(400, ge=1)
     attempts_per_test: int = Field(6, ge=1, description="attempt budget is min(cap, this * n)")
     max_passes: int = Field(2, ge=1)
+    both_sides: float = Field(3.0, ge=0.0, description="both sides of a boundary: a pair whose instruction can "
+                              "move a statement's request to the side its tests lack weighs 1 + this (0: off)")
     epsilon: float = Field(0.1, ge=0.0, le=1.0)
     exp3_gamma: float = Field(0.1, gt=0.0, le=1.0)
     ucb1_c: float = Field(2.0, gt=0.0, description="UCB1 exploration constant: mean + sqrt(c ln t / n_k)")

@@ -246,3 +246,20 @@ def test_the_generator_is_told_which_side_a_statement_still_lacks(roles: Roles) 
     assert all(v["aim_side"] is None for sid, v in sent.items() if sid != "s0")
     prompt = (Path(__file__).resolve().parents[2] / "catalogs" / "prompts" / "generate_transformed.yaml").read_text()
     assert "{{ aim_side }}" in prompt and "Both sides of a boundary" in prompt
+
+
+@pytest.mark.parametrize(("both_sides", "first"), [(3.0, "k-value"), (0.0, "k-wording")])
+def test_the_selector_prefers_an_instruction_that_can_reach_the_missing_side(
+        roles: Roles, both_sides: float, first: str) -> None:
+    s = Setup(roles, n=1)
+    roles.cfg.selector.both_sides = both_sides
+    s.statements = s.statements[:1]
+    s.embeddings = s.embeddings[:1]
+    s.plain = [make_test("p0", ["plain 0"], statement_id="s0").model_copy(update={"expected_side": "denied"})]
+    s.instructions = [Instruction(instruction_id="k-wording", title="reword", text="reword", factor="wording",
+                                  applicability="always", prior_applicability=0.9),
+                      Instruction(instruction_id="k-value", title="another value", text="change a value",
+                                  factor="value", applicability="always", prior_applicability=0.35)]
+    s.gen = roles.script("generator", lambda request: {"applicable": True, "reason": "r", "test": GENERATED})
+    _, attempts, _, _ = s.run()
+    assert attempts[0].instruction_id == first

@@ -1,7 +1,7 @@
 """Tester facts, read the way a QA tester reads the sheet of test accounts they were handed.
 
-A fact is free text. The parser picks out what a retail tester is given: an account's email,
-name and zip code, user id, its orders with their status and the payment method that paid them
+A fact is free text. The parser picks out what a retail tester is given: an account's email, its
+name plus zip code, user id, its orders with their status and the payment method that paid them
 ("paid with ..."), its payment methods (gift-card balances), and item ids with a short
 description. Facts that name no account belong to the
 account named last, so a sheet written account by account parses as expected.

@@ -13,7 +13,7 @@ the candidates are the combinations a QA tester works through (DESIGN §4, disco
 * **value situations** — for each detail the agent asked for while carrying an action out: each
   quoted option it offered and a value outside them, another payment method on file, the gift
   card of lowest balance, a method not on file, the very same item (one the agent listed as
-  available, so availability does not confound the test), an item of a different product, an item
+  available, so availability does not confound the test), an item of another kind of product, an item
   of another order, an incomplete address, and a refusal at the confirmation.
 
 Objectives and strategies are plain sentences in a fixed shape the driver reads back
@@ -28,8 +28,8 @@ from adat.offline.facts import Account, OrderFact, TesterFacts
 from adat.offline.observation import CHANGE_VERBS, Action, Observation
 
 #: an address the tester makes up for address changes, and its street line alone (incomplete)
-NEW_ADDRESS = "445 Maple Avenue, Apt 3, Springfield, IL 62704, USA"
-STREET_ONLY = "445 Maple Avenue"
+NEW_ADDRESS = "17 Birch Lane, Unit 5, Lakewood, CO 80226, USA"
+STREET_ONLY = "17 Birch Lane"
 #: a reason the tester makes up, outside any list of options an agent may offer
 OWN_REASON = "my plans have changed"
 UNKNOWN_PAYMENT = "credit_card_0000000"

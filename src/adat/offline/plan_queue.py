@@ -130,7 +130,7 @@ def _other_product(obs: Observation, facts: TesterFacts, account: Account, order
     foreign = next((i for o in account.orders if o is not order for i in o.items
                     if facts.items.get(i) and facts.items.get(i) != described), "")
     if mine and described and foreign:
-        return (f"with item {mine[0]} for item {foreign} of a different product",
+        return (f"with item {mine[0]} for item {foreign} of another kind of product",
                 f"Item: {mine[0]}. New item: {foreign}.")
     return None
 

@@ -36,13 +36,13 @@ ORDER_STATUS = re.compile(r"order\s+#?W\d{7}\s+is\s+'?(pending \(item modified\)
 REQUESTS = (  # user wording -> (request key, the class of request it belongs to)
     (r"human|real person|representative", "human", "a user asks to be handed to a human"),
     (r"default address", "default_address", "a user asks to change their default address"),
-    (r"shipping address|(?<!email )\baddress\b", "modify_address", "a user asks to change the shipping address of an order"),
+    (r"shipping address|(?<!email )\baddress\b", "modify_address", "a user asks to ship an order to another address"),
     (r"\bcancel", "cancel", "a user asks to cancel an order"),
     (r"exchange", "exchange", "a user asks to exchange an item of an order"),
     (r"\breturn", "return", "a user asks to return an item of an order"),
     (r"payment method|pay with|switch .* to (?:credit|paypal|gift)", "modify_payment",
      "a user asks to switch an order's payment method"),
-    (r"change (?:an |the )?item|modify|different option", "modify_items", "a user asks to modify the items of an order"),
+    (r"change (?:an |the )?item|modify|different option", "modify_items", "a user asks to swap an item of an order for another option"),
     (r"discount|refund|price", "refund", "a user asks for a discount or refund"),
     (r"status|which items|what items", "info", "a user asks about an order"),
 )

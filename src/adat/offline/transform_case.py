@@ -271,3 +271,8 @@ def build_case(inp: TransformInput) -> Case | str:
 def user_messages_ok(hints: list[str]) -> bool:
     return any(h.strip() for h in hints)
 
+
+def address_in(text: str) -> str:
+    """The address a user message gives: from its street line to the end of the sentence."""
+    match = STREET.search(text)
+    return re.split(r"(?<=[A-Za-z])\.(?:\s|$)", text[match.start():])[0].rstrip(".") if match else ""

@@ -60,7 +60,7 @@ def value_fractional(case: Case) -> Outcome:
 
 
 def value_same_as_current(case: Case) -> Outcome:
-    """A payment change (or refund) to the method that already paid the order."""
+    """A payment change (or refund) to the payment method the order already has."""
     if not case.orders or not case.payments:
         return "the test names no order and payment method whose current value is known"
     order = case.facts.order(case.orders[0])
@@ -79,21 +79,21 @@ def value_same_as_current(case: Case) -> Outcome:
 
 
 def value_option_not_offered(case: Case) -> Outcome:
-    """The new item replaced by an item of a different product (by the facts' descriptions)."""
+    """The new item replaced by an item of another kind of product (by the facts' descriptions)."""
     if case.kind not in ("exchange", "modify_items") or len(case.items) < 2:
         return "the test names no old and new option of an item"
     old, new = case.items[0], case.items[1]
     described = case.facts.items.get(old, "")
     other = next((i for i, d in case.facts.items.items() if d and described and d != described and i != new), "")
     if not other:
-        return "the tester facts describe no item of a different product"
+        return "the tester facts describe no item of another kind of product"
 
     def other_product(text: str, trace: TraceView) -> bool:
         kinds = {case.facts.items.get(i, "") for i in lang.ITEM_ID.findall(text)}
         return len(kinds - {""}) >= 2
     found = case.reply_to(other_product, DECISIVE, kind=None)
     if not found:
-        return _no_reply("a new option of a different product")
+        return _no_reply("a new option of another kind of product")
     return case.expect(_replace(case.hints, new, other), found[0], f"the new item is {other}, another product")
 
 

@@ -13,9 +13,9 @@ from collections.abc import Callable
 
 from adat.offline import language as lang
 from adat.offline.facts import OrderFact
-from adat.offline.objectives import NEW_ADDRESS, OWN_REASON, UNKNOWN_PAYMENT
+from adat.offline.objectives import OWN_REASON, UNKNOWN_PAYMENT
 from adat.offline.observation import QUOTED
-from adat.offline.transform_case import PAYMENT_WORDS, STATUS_WORDS, Case, Outcome
+from adat.offline.transform_case import PAYMENT_WORDS, STATUS_WORDS, Case, Outcome, address_in
 from adat.roles import GeneratedTest, TraceView
 
 LIFECYCLE = ("pending", "processed", "delivered")
@@ -234,7 +234,7 @@ def value_swap_related(case: Case) -> Outcome:
         return pair
     found = case.reply_to(case.item_not_in_order, DECISIVE, kind=None)
     if not found:
-        return _no_reply("a request naming an item that is not in the order")
+        return _no_reply("a request naming an item from outside the order")
     hints = [h.replace(pair[0], "\0").replace(pair[1], pair[0]).replace("\0", pair[1]) for h in case.hints]
     return case.expect(hints, found[0], f"old item {pair[0]} and new item {pair[1]} swapped")
 
@@ -292,13 +292,15 @@ def value_missing_required(case: Case) -> Outcome:
 
 
 def value_invalid_address(case: Case) -> Outcome:
-    if not any(NEW_ADDRESS in h for h in case.hints):
-        return "the request includes no address"
+    address = next((a for h in case.hints if (a := address_in(h)) and lang.ZIP.search(a)), "")
+    if not address:
+        return "the request includes no complete address"
     found = case.reply_to(case.address_without_zip, ("refusal", "missing", "ask", "other"), kind=None)
     if not found:
         return _no_reply("an incomplete address")
-    bad = NEW_ADDRESS.replace(" 62704", "")
-    return case.expect(_replace(case.hints, NEW_ADDRESS, bad), found[0], "the new address has no zip code")
+    bad = lang.ZIP.sub("", address).replace(" ,", ",").replace("  ", " ")
+    return case.expect(_replace(case.hints, address, bad), found[0], "the new address has no zip code")
+
 
 
 def value_invalid_contact(case: Case) -> Outcome:

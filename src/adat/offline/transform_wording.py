@@ -15,7 +15,7 @@ from adat.offline import language as lang
 from adat.offline.facts import normalise_order_id
 from adat.offline.objectives import NEW_ADDRESS
 from adat.offline.statements import request_key
-from adat.offline.transform_case import Case, Outcome, is_auth_text
+from adat.offline.transform_case import Case, Outcome, address_in, is_auth_text
 
 ACTIONS = ("cancel", "return", "exchange", "modify_items", "modify_address", "modify_payment")
 NO_REQUEST = "the test has no user message that makes a request"
@@ -27,12 +27,12 @@ class Request:
     order: str
     items: list[str]
     payment: str
-    address: bool
+    address: str
     reason: str
 
     def verb(self) -> str:
         return {"cancel": "cancel", "return": "return", "exchange": "exchange", "modify_items": "change an item in",
-                "modify_address": "change the shipping address of", "modify_payment": "change the payment of",
+                "modify_address": "ship to another address", "modify_payment": "change the payment of",
                 "default_address": "change my default address", "human": "talk to a human",
                 "info": "check", "refund": "get a refund for"}.get(self.kind, "get help with")
 
@@ -43,7 +43,7 @@ class Request:
             parts.append("item " + (" for item ".join(self.items[:2]) if self.kind in ("exchange", "modify_items")
                                     else " and item ".join(self.items)))
         if self.address:
-            parts.append(f"new address {NEW_ADDRESS}")
+            parts.append(f"new address {self.address}")
         if self.payment:
             parts.append(f"using {self.payment}")
         if self.reason:
@@ -62,7 +62,7 @@ def request_of(case: Case) -> Request | None:
                    items=lang.ITEM_ID.findall(hint),
                    payment=payment.group(0) if payment else ("the original payment method"
                                                              if "original payment" in hint.lower() else ""),
-                   address=NEW_ADDRESS in hint, reason=reason.group(0) if reason and case.reason_i is None
+                   address=address_in(hint), reason=reason.group(0) if reason and case.reason_i is None
                    and case.request_i is not None and reason.group(0) in hint else "")
 
 
@@ -87,7 +87,7 @@ def paraphrase(req: Request) -> str:
         "modify_items": f"For order {o}, could you change an item to another option?{tail}",
         "modify_address": f"Could you update the shipping address on order {o}?{tail}",
         "modify_payment": f"Could you switch the payment method on order {o}?{tail}",
-        "default_address": f"Could you update the default address on my account to {NEW_ADDRESS}?",
+        "default_address": f"Could you update the default address on my account to {req.address or NEW_ADDRESS}?",
         "human": "Could you connect me with a human agent?",
         "info": f"Could you tell me the status of order {o} and what is in it?",
         "refund": f"Could I get a refund of the price difference on order {o}?",

@@ -61,7 +61,7 @@ class AdaT2Selector(NoveltyOrderSelector):
         self.mu = BetaPosteriors.uniform(len(self.instructions))
 
     def _choose_instruction(self, h: int, arms: np.ndarray, t: int) -> tuple[int, dict[str, Any]]:
-        penalty = self.cfg.gamma ** self.block_tests[self.block, arms]
+        penalty = self.cfg.gamma ** self.block_tests[self.block, arms] * self.weights(h, arms)
         snapshot: dict[str, Any] = {}
         if self.mode == "thompson":
             score = self.theta.sample(self.rng, arms) * self.mu.sample(self.rng, arms) * penalty

@@ -25,7 +25,7 @@ and, to learn, :meth:`BlockWalkSelector._learn`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -77,6 +77,22 @@ class BlockWalkSelector:
         self.errors = 0
         self._pending: tuple[Pair, int, int] | None = None
         self._stopped: str | None = None
+        self._pair_weight: Callable[[str, str], float] | None = None
+
+    def prefer(self, pair_weight: Callable[[str, str], float] | None) -> None:
+        """A hook the caller may set: ``pair_weight(statement_id, instruction_id)`` multiplies the
+        score of an untried pair (1 leaves it as it is). The transformation stage uses it for
+        both sides of a boundary: pairs that can move a statement's request to the side its tests
+        do not cover yet weigh more. Selectors that score instructions consult it
+        (:meth:`weights`); the others ignore it."""
+        self._pair_weight = pair_weight
+
+    def weights(self, h: int, arms: np.ndarray) -> np.ndarray:
+        """The :meth:`prefer` weights of statement ``h`` paired with each instruction in ``arms``."""
+        if self._pair_weight is None:
+            return np.ones(len(arms))
+        sid = self.statement_ids[h]
+        return np.array([self._pair_weight(sid, self.instruction_ids[k]) for k in arms], dtype=float)
 
     # -- the PairSelector interface -------------------------------------------------------
     def next_pair(self) -> Pair | None:

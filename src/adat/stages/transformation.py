@@ -8,6 +8,11 @@ verdict before the next attempt. An attempt ends ``applicable``, ``not_applicabl
 ``error`` (the generator failed); an error is reported to the selector as such and teaches it
 nothing (DESIGN §5).
 
+Both sides of a boundary (the paper's first item of future work): the generator is told which
+sides the statement's tests cover so far and, when they cover one, to aim for the other
+(``aim_side``); and a selector that scores instructions is handed a pair weight
+(``selector.both_sides``) that favours instructions able to move the request to that side.
+
 Resuming: ``done_attempts`` (the Attempt rows a crashed run already wrote) are replayed into the
 selector first — it is asked for its next pair, which must be the recorded one (selectors are
 seeded, so the same outcomes give the same choices), and told the recorded outcome. The loop
@@ -38,6 +43,14 @@ if TYPE_CHECKING:  # adat.selection pulls in scipy; executing or judging alone s
     from adat.selection.pair import Pair, PairSelector
 
 log = logging.getLogger(__name__)
+
+#: aim side -> the instruction factors that can move a request there: withholding identity, a
+#: late request or a declined confirmation turn a request down; another value, state or
+#: payment method can move it either way.
+MOVES_TO: dict[str, frozenset[str]] = {
+    "denied": frozenset({"value", "state", "payment", "identity", "timing", "confirmation"}),
+    "allowed": frozenset({"value", "state", "payment"}),
+}
 
 ExecuteFn = Callable[[TestCase], Execution]
 JudgeFn = Callable[[TestCase, Execution], Verdict]
@@ -77,6 +90,9 @@ def transform(cfg: RunConfig, client: Any, selector: PairSelector, target: Targe
     written_at = {a.test_id: a.attempt_no for a in done_attempts if a.test_id}
     done_in_order = sorted(done_tests, key=lambda t: written_at.get(t.test_id, 0))
     context = _Context(cfg, statements, plain_tests, traces, instructions, done_in_order)
+    prefer = getattr(selector, "prefer", None)  # the both-sides hook (selectors that score instructions)
+    if prefer is not None and cfg.selector.both_sides > 0:
+        prefer(context.side_weight)
     budget = min(cfg.selector.max_attempts_cap, cfg.selector.attempts_per_test * cfg.generation.n)
     tests: list[TestCase] = []
     attempts: list[Attempt] = []
@@ -140,6 +156,7 @@ class _Context:
         # "the tests most recently written in the run": plain tests were written first.
         self.recent: list[TestCase] = [*plain_tests, *done_tests]
         self.keep = cfg.generation.recent_tests
+        self.both_sides = cfg.selector.both_sides
         # Both sides of a boundary: the sides each statement's tests cover so far in the run.
         self.sides: dict[str, set[str]] = {}
         for test in self.recent:
@@ -155,6 +172,15 @@ class _Context:
 
     def covered_sides(self, statement_id: str) -> list[str]:
         return sorted(self.sides.get(statement_id, set()))
+
+    def side_weight(self, statement_id: str, instruction_id: str) -> float:
+        """1 + ``selector.both_sides`` for a pair whose instruction's factor can move the statement's
+        request to the side its tests lack (:data:`MOVES_TO`), else 1."""
+        aim = self.aim_side(statement_id)
+        instruction = self.instructions.get(instruction_id)
+        if aim is None or instruction is None or instruction.factor not in MOVES_TO[aim]:
+            return 1.0
+        return 1.0 + self.both_sides
 
     def aim_side(self, statement_id: str) -> str | None:
         """The side the statement's tests do not cover yet, when they cover exactly one."""
