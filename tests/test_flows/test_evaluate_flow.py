@@ -88,3 +88,4 @@ def test_regress_flow_adds_a_fault_to_the_audited_suite(evaluated):
     assert [r["fault"] for r in metrics["fault_detection"] or []] == ["refund_any_method"]
     (score,) = metrics["mutation_score"] or []
     assert score["faults"] == 1
+    assert {r["agent_variant"] for r in metrics["false_alarm_rate"] or []} == {"original", "refund_any_method"}

@@ -52,7 +52,8 @@ def evaluation_metrics(cfg: RunConfig, run_id: str, sql_dir: Path | None = None,
                        faults: list[str] | None = None) -> dict[str, list[dict[str, Any]] | None]:
     """Metric name -> its rows for ``run_id`` (None when the metric file does not exist).
 
-    ``faults`` restricts the per-fault figures (detection table, mutation score) to those faults.
+    ``faults`` restricts the per-fault figures (detection table, mutation score) to those faults,
+    and the per-variant rows (labels, FAR, accuracy) to the original agent and those faults.
     """
     from adat.warehouse import build_catalog, catalog_is_stale, catalog_path, declared_params, run_query
 
@@ -70,7 +71,11 @@ def evaluation_metrics(cfg: RunConfig, run_id: str, sql_dir: Path | None = None,
         params["run_id"] = run_id
         if "faults" in params and faults is not None:
             params["faults"] = ",".join(faults)
-        out[name] = run_query(catalog_path(root), path, params).to_pylist()
+        rows = run_query(catalog_path(root), path, params).to_pylist()
+        if faults is not None:
+            kept = {"original", *faults}
+            rows = [r for r in rows if r.get("agent_variant", "original") in kept]
+        out[name] = rows
     return out
 
 
