@@ -34,5 +34,5 @@ packages, package_dir, package_data = data_packages()
 setup(
     packages=[*find_packages("src"), "flows", "tasks", *packages],
     package_dir={"": "src", "flows": "flows", "tasks": "tasks", **package_dir},
-    package_data={"adat": ["py.typed"], **package_data},
+    package_data={"adat": ["py.typed", "reporting/templates/*.j2"], **package_data},
 )

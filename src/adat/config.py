@@ -254,8 +254,14 @@ def load_run_config(path: str | Path) -> RunConfig:
 
 
 def validation_user_error(exc: ValidationError, file: str) -> UserError:
-    """Turn the first pydantic error into a one-line UserError naming the dotted field."""
-    err = exc.errors()[0]
+    """Every pydantic error as a one-line UserError naming the dotted field (the first one, with
+    the others in ``also``: the CLI prints one line each)."""
+    errors = [_one_validation_error(err, file) for err in exc.errors()]
+    first, *rest = errors
+    return UserError(first.message, file=first.file, field=first.field, fix=first.fix, also=rest)
+
+
+def _one_validation_error(err: Any, file: str) -> UserError:
     loc = ".".join(str(part) for part in err["loc"])
     msg = err["msg"]
     if err["type"] == "extra_forbidden":
@@ -265,9 +271,6 @@ def validation_user_error(exc: ValidationError, file: str) -> UserError:
         fix = "add this field"
     else:
         fix = f"got {err.get('input')!r}"
-    more = len(exc.errors()) - 1
-    if more:
-        msg += f" (+{more} more error{'s' if more > 1 else ''})"
     return UserError(msg, file=file, field=loc, fix=fix)
 
 
@@ -335,6 +338,10 @@ HF_OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1", "T
 EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 EMBEDDING_DIM = 384
 EMBEDDING_BATCH_SIZE = 64
+#: Statement diffs (``adat diff``, the report): two runs' statements are the same statement,
+#: reworded, when their embeddings' cosine is at least this (all-MiniLM-L6-v2 paraphrases score
+#: ≈ 0.8–0.95; unrelated retail rules ≈ 0.2–0.6). Identical texts are "unchanged", not "changed".
+STATEMENT_MATCH_MIN_COSINE = 0.8
 
 
 def apply_env_defaults(defaults: dict[str, str]) -> None:

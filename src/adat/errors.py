@@ -10,12 +10,18 @@ class UserError(Exception):
     """
 
     def __init__(self, message: str, *, file: str | None = None, field: str | None = None,
-                 fix: str | None = None) -> None:
+                 fix: str | None = None, also: list[UserError] | None = None) -> None:
         self.message = message
         self.file = file
         self.field = field
         self.fix = fix
-        super().__init__(self.one_line())
+        #: further mistakes found in the same input (every config error is listed, not "+N more")
+        self.also = list(also or [])
+        super().__init__("\n".join(self.lines()))
+
+    def lines(self) -> list[str]:
+        """One line for this error and one for each error in :attr:`also`."""
+        return [self.one_line(), *(line for err in self.also for line in err.lines())]
 
     def one_line(self) -> str:
         where = ": ".join(part for part in (self.file, self.field) if part)

@@ -64,8 +64,9 @@ def test_intermediate_view_builds_and_keeps_its_grain(fixture_db: Path, name: st
 
 
 def test_every_intermediate_view_is_used_by_a_metric() -> None:
-    """Used directly by a metric or check, or by an intermediate view that is (transitively)."""
-    readers = [*(SQL_DIR / "metrics").glob("*.sql"), *(SQL_DIR / "checks").glob("*.sql")]
+    """Used directly by a metric, check or report query, or by an intermediate view that is (transitively)."""
+    readers = [*(SQL_DIR / "metrics").glob("*.sql"), *(SQL_DIR / "checks").glob("*.sql"),
+               *(SQL_DIR / "report").glob("*.sql")]
     used = set().union(*(read_relations(path) for path in readers)) & set(INTERMEDIATE)
     frontier = set(used)
     while frontier:

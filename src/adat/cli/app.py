@@ -12,17 +12,30 @@ from rich.console import Console
 from adat.config import RunConfig
 from adat.errors import UserError
 
-err_console = Console(stderr=True, soft_wrap=True, highlight=False)
+#: Width rich renders at when stdout is not a terminal: wide enough that no path, command or
+#: table row a user copies from a log or a pipe is ever split (rich would default to 80).
+PIPE_WIDTH = 10_000
+
+
+def terminal_console(*, stderr: bool = False) -> Console:
+    """A console that wraps to the terminal when there is one and never wraps otherwise."""
+    stream = sys.stderr if stderr else sys.stdout
+    width = None if stream.isatty() else PIPE_WIDTH
+    return Console(stderr=stderr, highlight=False, soft_wrap=width is not None, width=width)
+
+
+err_console = terminal_console(stderr=True)
 
 
 class AdatTyper(typer.Typer):
-    """A Typer app that turns :class:`UserError` into one line on stderr and exit code 2."""
+    """A Typer app that turns :class:`UserError` into one line per error on stderr and exit code 2."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             return super().__call__(*args, **kwargs)
         except UserError as exc:
-            err_console.print(f"error: {exc.one_line()}", markup=False)
+            for line in exc.lines():
+                err_console.print(f"error: {line}", markup=False)
             sys.exit(2)
 
 

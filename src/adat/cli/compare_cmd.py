@@ -11,9 +11,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from adat.cli.app import fail, warehouse_root
+from adat.cli.app import fail, terminal_console, warehouse_root
 from adat.config import (
     HF_OFFLINE_ENV,
     PREFECT_ENV_DEFAULTS,
@@ -23,7 +22,7 @@ from adat.config import (
     load_run_config,
 )
 
-console = Console(highlight=False)
+console = terminal_console()
 
 DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Warehouse root (default: the config's data_dir).")]
 ConfigFile = Annotated[Path, typer.Option("--config", "-c", help="Run-config YAML (models, target, budgets).")]

@@ -12,10 +12,10 @@ from typing import Annotated
 
 import typer
 import yaml
-from rich.console import Console
 
-from adat.cli.app import AdatTyper, fail, warehouse_root
+from adat.cli.app import AdatTyper, fail, terminal_console, warehouse_root
 from adat.cli.compare_cmd import ablation, baselines, compare
+from adat.cli.report_cmd import diff, export_app, report, show
 from adat.cli.spec import spec_app
 from adat.config import (
     HF_OFFLINE_ENV,
@@ -28,7 +28,7 @@ from adat.config import (
     load_run_config,
 )
 
-console = Console(highlight=False)
+console = terminal_console()
 app = AdatTyper(
     name="adat",
     help="Black-box boundary tests for tool-using LLM agents: discover, extract statements, generate "
@@ -40,6 +40,21 @@ app = AdatTyper(
 config_app = AdatTyper(help="Validate and inspect run-config YAML files.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
 app.add_typer(spec_app, name="spec")
+app.add_typer(export_app, name="export")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from adat import __version__
+
+        console.print(f"adat {__version__}", markup=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                                help="Print adat's version and exit.")] = False) -> None:
+    """Black-box boundary tests for tool-using LLM agents."""
 
 DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Warehouse root (default: the config's data_dir).")]
 
@@ -71,6 +86,7 @@ def sql(
     fmt: Annotated[str, typer.Option("--format", help="table | csv | parquet")] = "table",
     out: Annotated[Path | None, typer.Option("--out", help="Write csv/parquet here instead of stdout.")] = None,
     param: Annotated[list[str] | None, typer.Option("--param", "-p", help="Bind another parameter: NAME=VALUE.")] = None,
+    wide: Annotated[bool, typer.Option("--wide", help="Table format: also show JSON and wide nested columns.")] = False,
     data_dir: DataDir = None,
 ) -> None:
     """Run a query from sql/ against the DuckDB catalog (rebuilt first) with bound parameters."""
@@ -87,7 +103,7 @@ def sql(
         if not sep or not key:
             fail(f"bad parameter {item!r}", field="--param", fix="write NAME=VALUE, e.g. --param n=50")
         params[key.strip()] = int(value) if value.strip().lstrip("-").isdigit() else value
-    text = sql_command(root, adat_home() / "sql", name, run, fmt, out, params=params or None)
+    text = sql_command(root, adat_home() / "sql", name, run, fmt, out, params=params or None, wide=wide)
     if text:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")  # verbatim: CSV must not be re-wrapped
 
@@ -155,17 +171,29 @@ def run(
 def run_suite(
     config: Annotated[Path, typer.Option("--config", "-c", help="Run config naming the target to test.")],
     suite: Annotated[str, typer.Option("--suite", help="run_id whose tests to execute.")],
+    fail_on: Annotated[str | None, typer.Option("--fail-on", help="Exit 1 when a test fails (fail) or when a "
+                                                "test that passed in the suite run fails (regression).")] = None,
     data_dir: DataDir = None,
 ) -> None:
     """Execute and judge an existing suite against the config's target (e.g. a new agent version)."""
     from adat.pipeline.preflight import preflight
+    from adat.reporting.run_diff import FAIL_ON_MODES, gate_failures
 
+    if fail_on is not None and fail_on not in FAIL_ON_MODES:
+        fail(f"unknown mode {fail_on!r}", field="--fail-on", fix=f"use {' or '.join(FAIL_ON_MODES)}")
     cfg = _with_data_dir(load_run_config(config), data_dir)
     check_run_id(suite, field="--suite")
     preflight(cfg)
     from adat.report import print_run_summary
     result = _run_flow("run_suite", config=cfg, suite_run_id=suite)
     print_run_summary(console, cfg, str(result))
+    if fail_on:
+        failures = gate_failures(cfg.data_path(), str(result), suite, fail_on)
+        for r in failures:
+            console.print(f"{r['change']:<14} {r['test_id']} ({r['kind']})", markup=False)
+        if failures:
+            console.print(f"--fail-on {fail_on}: {len(failures)} test(s); exit 1", markup=False)
+            raise typer.Exit(1)
 
 
 @app.command("demo")
@@ -243,6 +271,9 @@ def _check_evaluation(cfg: RunConfig, run: str, faults: list[str] | None) -> Non
 
 
 app.command("compare")(compare)
+app.command("report")(report)
+app.command("diff")(diff)
+app.command("show")(show)
 app.command("baselines")(baselines)
 app.command("ablation")(ablation)
 

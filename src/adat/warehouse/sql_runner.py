@@ -7,7 +7,7 @@ Conventions for query files (see ``sql/README.md``):
   never spliced into the text.
 * An optional run filter is written ``($run_id is null or run_id = $run_id)``; the CLI passes
   ``run_id=None`` when ``--run`` is not given.
-* Names resolve in ``sql/metrics``, then ``sql/checks``, ``sql/intermediate`` and ``sql/staging``;
+* Names resolve in ``sql/metrics``, then ``sql/checks``, ``sql/intermediate``, ``sql/staging`` and ``sql/report``;
   ``metrics/x`` names one folder; an existing file ending in ``.sql`` is used as is. Nothing else
   is read: a name never walks out of ``sql/``.
 * A query is one SELECT, run on a private read-only DuckDB that can open no file but the
@@ -23,6 +23,7 @@ import json
 import re
 import shutil
 from collections.abc import Mapping
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ from adat.errors import UserError
 from adat.warehouse.catalog import build_catalog, catalog_is_stale, catalog_path
 from adat.warehouse.parquet import RUNS_DIR
 
-QUERY_FOLDERS = ("metrics", "checks", "intermediate", "staging")
+QUERY_FOLDERS = ("metrics", "checks", "intermediate", "staging", "report")
 #: values of ``adat sql --format``
 OUTPUT_FORMATS = ("table", "csv", "parquet")
 _PARAMS_LINE = re.compile(r"^\s*--\s*params\s*:(.*)$", re.IGNORECASE)
@@ -168,7 +169,7 @@ def _locked_connection(db_path: Path) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def format_table(table: pa.Table, fmt: str, out: Path | None = None) -> str | None:
+def format_table(table: pa.Table, fmt: str, out: Path | None = None, wide: bool = False) -> str | None:
     """Render ``table`` as text (``table``/``csv``) or write it (``parquet``, or any format with ``out``).
 
     ``fmt`` is one of :data:`OUTPUT_FORMATS`. Returns the text to print (print it verbatim, e.g.
@@ -182,7 +183,7 @@ def format_table(table: pa.Table, fmt: str, out: Path | None = None) -> str | No
     if fmt == "csv":
         text = _csv_text(table)
     elif fmt == "table":
-        text = _box_text(table)
+        text = _box_text(table, wide)
     else:
         raise UserError(f"unknown format {fmt!r}", field="--format", fix="use table, csv or parquet")
     if out is None:
@@ -192,7 +193,7 @@ def format_table(table: pa.Table, fmt: str, out: Path | None = None) -> str | No
 
 
 def sql_command(data_root: Path, sql_dir: Path, name: str, run_id: str | None, fmt: str,
-                out: Path | None, params: Mapping[str, object] | None = None) -> str | None:
+                out: Path | None, params: Mapping[str, object] | None = None, wide: bool = False) -> str | None:
     """What ``adat sql NAME|FILE [--run RUN_ID] [--format …] [--out FILE]`` does.
 
     Rebuilds the catalog first when it is missing or older than the data, runs the query with
@@ -221,7 +222,7 @@ def sql_command(data_root: Path, sql_dir: Path, name: str, run_id: str | None, f
             raise UserError("the query has no run_id column to filter", file=str(sql_file), field="--run",
                             fix="drop --run, or declare '-- params: run_id' and filter in the query")
         table = table.filter(pc.equal(table["run_id"].cast(pa.string()), str(run_id)))
-    return format_table(table, fmt, out)
+    return format_table(table, fmt, out, wide)
 
 
 def _plain(value: Any) -> Any:
@@ -240,18 +241,57 @@ def _csv_text(table: pa.Table) -> str:
     return buffer.getvalue()
 
 
-def _box_text(table: pa.Table) -> str:
+#: ``--format table`` hides a column holding JSON text (``*_json``) or nested values whose widest
+#: cell is longer than this, unless ``--wide`` is given; CSV and Parquet always keep every column.
+WIDE_CELL = 60
+#: the width a table renders at when stdout is not a terminal: rows are never folded in a pipe
+PIPE_WIDTH = 10_000
+
+
+def _cell(value: Any) -> str:
+    """A cell as terminal text: NULL, floats rounded to 4 decimals (tiny ones in 3 significant
+    digits), nested values as JSON."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, float | Decimal) and not isinstance(value, bool):
+        number = float(value)
+        if number != number or number in (float("inf"), float("-inf")) or number == int(number):
+            return str(value)
+        if abs(number) < 1e-4:
+            return f"{number:.3g}"
+        return f"{number:.4f}".rstrip("0")
+    return str(_plain(value))
+
+
+def wide_columns(table: pa.Table) -> list[str]:
+    """Columns ``--format table`` hides unless ``--wide``: JSON text or wide nested values."""
+    hidden = []
+    for field in table.schema:
+        nested = pa.types.is_nested(field.type)
+        if field.name.endswith("_json") or (nested and any(
+                len(_cell(v)) > WIDE_CELL for v in table.column(field.name).to_pylist())):
+            hidden.append(field.name)
+    return hidden
+
+
+def _box_text(table: pa.Table, wide: bool = False) -> str:
+    import sys
+
     from rich.console import Console
     from rich.table import Table
 
+    hidden = [] if wide else wide_columns(table)
+    shown = table.drop_columns(hidden) if hidden else table
     box = Table(show_lines=False)
-    for name in table.column_names:
+    for name in shown.column_names:
         box.add_column(name, overflow="fold")
-    for row in table.to_pylist():
-        box.add_row(*("NULL" if v is None else str(_plain(v)) for v in row.values()))
-    width = shutil.get_terminal_size((200, 24)).columns  # 200 when not a terminal (piped)
+    for row in shown.to_pylist():
+        box.add_row(*(_cell(v) for v in row.values()))
+    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else PIPE_WIDTH
     console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False)
     console.print(box)
     console.print(f"{table.num_rows} row{'s' if table.num_rows != 1 else ''}")
+    if hidden:
+        console.print(f"hidden wide columns: {', '.join(hidden)} (--wide shows them, --format csv keeps all)")
     text = console.file.getvalue()  # type: ignore[attr-defined]
     return str(text)

@@ -1,0 +1,38 @@
+-- verdict_changes: the verdict of each test in run_a and in run_b, same test id and agent variant,
+-- changed ones first and pass -> fail before every other change.
+-- grain: one row per test_id and agent_variant judged in run_a or run_b
+-- inputs: int_test_verdicts
+-- params: run_a, run_b
+-- verdict_a / verdict_b is NULL when that run did not judge the test on that variant. change is
+-- 'pass -> fail', 'fail -> pass', …, 'unchanged', 'only in a' or 'only in b'. A run_suite run
+-- carries copies of its suite's tests under the same ids, so suites and their re-runs match.
+with a as (select * from int_test_verdicts where run_id = $run_a),
+b as (select * from int_test_verdicts where run_id = $run_b),
+joined as (
+    select
+        coalesce(a.test_id, b.test_id) as test_id,
+        coalesce(a.agent_variant, b.agent_variant) as agent_variant,
+        coalesce(b.kind, a.kind) as kind,
+        coalesce(b.goal, a.goal) as goal,
+        a.verdict as verdict_a,
+        b.verdict as verdict_b,
+        b.rationale as rationale_b,
+        b.execution_id as execution_id_b
+    from a
+    full join b on a.test_id = b.test_id and a.agent_variant = b.agent_variant
+)
+select
+    *,
+    case
+        when verdict_a is null then 'only in b'
+        when verdict_b is null then 'only in a'
+        when verdict_a = verdict_b then 'unchanged'
+        else verdict_a || ' -> ' || verdict_b
+    end as change
+from joined
+order by
+    case when verdict_a = 'pass' and verdict_b = 'fail' then 0
+         when verdict_a is not null and verdict_b is not null and verdict_a <> verdict_b then 1
+         when verdict_a is null or verdict_b is null then 2
+         else 3 end,
+    agent_variant <> 'original', agent_variant, test_id

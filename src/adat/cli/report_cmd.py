@@ -1,0 +1,117 @@
+"""``adat report``, ``adat export junit``, ``adat diff`` and ``adat show``: reading a finished run.
+
+Registered on the main app in :mod:`adat.cli.main`. None of them starts a flow: they read the
+warehouse through the DuckDB catalog (``sql/report``, ``sql/metrics``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.text import Text
+
+from adat.cli.app import AdatTyper, fail, terminal_console
+from adat.config import RunConfig
+
+console = terminal_console()
+export_app = AdatTyper(help="Export a run's results for other tools (CI dashboards).", no_args_is_help=True)
+
+DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Warehouse root (default: ./data).")]
+RunArg = Annotated[str, typer.Argument(help="Run id (see `adat sql stg_runs`).")]
+
+
+def _root(data_dir: Path | None) -> Path:
+    return (data_dir or RunConfig().data_path()).resolve()
+
+
+def report(
+    run: RunArg,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="HTML file (default: DATA/reports/RUN/report.html).")] = None,
+    against: Annotated[str | None, typer.Option("--against", help="Run to compare statements with (default: the previous run of the same flow and target).")] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Write one self-contained HTML report of RUN: plots, failing tests with transcripts, changes."""
+    from adat.reporting import write_report
+
+    path = write_report(_root(data_dir), run, out, against)
+    console.print(f"report: {path}", markup=False)
+
+
+@export_app.command("junit")
+def export_junit(
+    run: RunArg,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="XML file (default: DATA/reports/RUN/junit.xml).")] = None,
+    variant: Annotated[list[str] | None, typer.Option("--variant", help="Agent variant (repeatable; default: original).")] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Write RUN's verdicts as JUnit XML: one testcase per test, failures carry rationale and transcript."""
+    from adat.reporting.junit import write_junit
+
+    root = _root(data_dir)
+    path = write_junit(root, run, out or root / "reports" / run / "junit.xml", variant or None)
+    console.print(f"junit: {path}", markup=False)
+
+
+def _verdict_line(r: dict[str, Any]) -> Text:
+    line = Text(f"  {r['change']:<24} ", style="bold red" if r["change"] == "pass -> fail" else "bold")
+    line.append(f"{r['test_id']} ({r['kind']}, {r['agent_variant']}) ")
+    line.append(str(r["goal"] or "")[:160], style="dim")
+    return line
+
+
+def diff(
+    run_a: Annotated[str, typer.Argument(help="The earlier run (the baseline).")],
+    run_b: Annotated[str, typer.Argument(help="The later run.")],
+    data_dir: DataDir = None,
+) -> None:
+    """What changed from RUN_A to RUN_B: verdicts (pass -> fail first), statements, audit labels."""
+    from adat.reporting import run_diff
+
+    d = run_diff(_root(data_dir), run_a, run_b)
+    changed = d.verdict_changes
+    console.print(Text(f"verdict changes {run_a} -> {run_b}: {len(changed)} "
+                       f"({len(d.pass_to_fail)} pass -> fail) of {len(d.judged_in_both)} tests judged in both "
+                       "(per agent variant)", style="bold"))
+    for r in changed:
+        console.print(_verdict_line(r))
+    only = [r for r in d.verdicts if not (r["verdict_a"] and r["verdict_b"])]
+    if only:
+        console.print(f"  judged in one run only: {len(only)}", markup=False)
+    s = d.statements
+    if not s.compared:
+        console.print(f"statements: not compared ({run_a}: {len(s.vanished)}, {run_b}: {len(s.appeared)} grounded; "
+                      "a run_suite run extracts none)", markup=False)
+    else:
+        _statements(s)
+    labels = d.label_changes
+    console.print(Text(f"execution label changes: {len(labels)} of "
+                       f"{sum(1 for r in d.labels if r['label_a'] and r['label_b'])} labelled in both", style="bold"))
+    for r in labels:
+        console.print(f"  {r['label_a']} -> {r['label_b']}  {r['test_id']} ({r['agent_variant']})", markup=False)
+
+
+def _statements(s: Any) -> None:
+    console.print(Text(f"statements: {len(s.appeared)} appeared, {len(s.vanished)} vanished, "
+                       f"{len(s.changed)} changed, {s.unchanged} unchanged", style="bold"))
+    for row in s.appeared:
+        console.print(Text("  + ", style="green") + Text(row["text"]))
+    for row in s.vanished:
+        console.print(Text("  - ", style="red") + Text(row["text"]))
+    for before, after, cosine in s.changed:
+        console.print(Text(f"  ~ ({cosine:.2f}) ", style="yellow") + Text(before["text"]) + Text(" => ") + Text(after["text"]))
+
+
+def show(
+    item_id: Annotated[str, typer.Argument(metavar="ID", help="A test id (te-…) or an execution id (ex-…).")],
+    run: Annotated[str | None, typer.Option("--run", help="The run to look in (default: the newest that has ID).")] = None,
+    variant: Annotated[str, typer.Option("--variant", help="A test's executions on this variant; 'all' for every one.")] = "original",
+    data_dir: DataDir = None,
+) -> None:
+    """Show one test or execution: goal, steps, criteria, transcript, verdict and rationale, audit label."""
+    from adat.reporting.show import show_item
+
+    if not item_id.strip():
+        fail("empty id", field="ID", fix="pass a test id (te-…) or an execution id (ex-…)")
+    show_item(console, _root(data_dir), item_id.strip(), run, None if variant == "all" else variant)

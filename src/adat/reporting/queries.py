@@ -1,0 +1,52 @@
+"""Named queries from ``sql/report`` and ``sql/metrics`` as rows, for the report, JUnit, diff and show.
+
+Every figure those outputs show is a row of one of these queries (metrics live in SQL only); this
+module only finds the file, binds its declared parameters (missing ones as NULL) and returns rows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from adat.config import adat_home
+from adat.errors import UserError
+from adat.warehouse import build_catalog, catalog_is_stale, catalog_path, declared_params, run_query
+
+#: folders searched for a query name, in order
+REPORT_QUERY_FOLDERS = ("report", "metrics")
+
+
+class ReportQueries:
+    """Runs queries by name against the catalog of the warehouse at ``data_root``.
+
+    The catalog is rebuilt once, on first use, when it is missing or older than the data.
+    """
+
+    def __init__(self, data_root: Path, sql_dir: Path | None = None) -> None:
+        self.data_root = Path(data_root)
+        self.sql_dir = Path(sql_dir) if sql_dir else adat_home() / "sql"
+        self._ready = False
+
+    def _file(self, name: str) -> Path:
+        for folder in REPORT_QUERY_FOLDERS:
+            path = self.sql_dir / folder / f"{name}.sql"
+            if path.is_file():
+                return path
+        raise UserError(f"query {name!r} not found", file=str(self.sql_dir),
+                        fix=f"restore sql/{{{','.join(REPORT_QUERY_FOLDERS)}}}/{name}.sql from the checkout")
+
+    def rows(self, name: str, **params: object) -> list[dict[str, Any]]:
+        """The rows of query ``name`` with ``params`` bound (declared parameters not given are NULL)."""
+        path = self._file(name)
+        if not self._ready:
+            if not catalog_path(self.data_root).is_file() or catalog_is_stale(self.data_root, self.sql_dir):
+                build_catalog(self.data_root, self.sql_dir)
+            self._ready = True
+        bound: dict[str, object] = dict.fromkeys(declared_params(path))
+        bound.update(params)
+        return list(run_query(catalog_path(self.data_root), path, bound).to_pylist())
+
+    def run_exists(self, run_id: str) -> bool:
+        """Whether ``run_id`` has any test or execution in the warehouse."""
+        return bool(self.rows("run_presence", run_id=run_id))

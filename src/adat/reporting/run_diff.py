@@ -1,0 +1,130 @@
+"""What changed between two runs: statements (matched by embedding), verdicts, audit labels.
+
+Statements of run A and run B are paired one to one by the assignment that maximises the total
+cosine of their embeddings (``scipy.optimize.linear_sum_assignment``); a pair below
+:data:`adat.config.STATEMENT_MATCH_MIN_COSINE` is no pair. Paired statements with the same text
+are unchanged, others *changed*; unpaired ones of B *appeared*, of A *vanished*. Verdict and
+label changes are rows of ``sql/report/verdict_changes.sql`` and ``execution_label_changes.sql``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from adat.config import STATEMENT_MATCH_MIN_COSINE, RunConfig, cache_dir
+from adat.errors import UserError
+from adat.reporting.queries import ReportQueries
+
+
+@dataclass
+class StatementDiff:
+    """Statements of run B against run A."""
+
+    appeared: list[dict[str, Any]] = field(default_factory=list)
+    vanished: list[dict[str, Any]] = field(default_factory=list)
+    changed: list[tuple[dict[str, Any], dict[str, Any], float]] = field(default_factory=list)
+    unchanged: int = 0
+    #: False when one run has no grounded statements (a run_suite run extracts none): then
+    #: nothing was compared and appeared / vanished just list the other run's statements
+    compared: bool = True
+
+
+@dataclass
+class RunDiff:
+    """Everything ``adat diff RUN_A RUN_B`` prints."""
+
+    run_a: str
+    run_b: str
+    statements: StatementDiff
+    verdicts: list[dict[str, Any]]
+    labels: list[dict[str, Any]]
+
+    @property
+    def judged_in_both(self) -> list[dict[str, Any]]:
+        """Tests (per agent variant) that both runs judged."""
+        return [r for r in self.verdicts if r["verdict_a"] and r["verdict_b"]]
+
+    @property
+    def verdict_changes(self) -> list[dict[str, Any]]:
+        """Tests judged in both runs whose verdict differs (pass -> fail first)."""
+        return [r for r in self.verdicts if r["verdict_a"] and r["verdict_b"] and r["verdict_a"] != r["verdict_b"]]
+
+    @property
+    def pass_to_fail(self) -> list[dict[str, Any]]:
+        return [r for r in self.verdicts if r["verdict_a"] == "pass" and r["verdict_b"] == "fail"]
+
+    @property
+    def label_changes(self) -> list[dict[str, Any]]:
+        """Tests (per variant) labelled in both runs whose execution label differs."""
+        return [r for r in self.labels if r["label_a"] and r["label_b"] and r["label_a"] != r["label_b"]]
+
+
+def match_statements(a: list[dict[str, Any]], b: list[dict[str, Any]], vectors_a: np.ndarray,
+                     vectors_b: np.ndarray, min_cosine: float = STATEMENT_MATCH_MIN_COSINE) -> StatementDiff:
+    """Pair statements of ``a`` and ``b`` (rows with a ``text``) given unit-length embeddings."""
+    from scipy.optimize import linear_sum_assignment
+
+    diff = StatementDiff()
+    paired_a: set[int] = set()
+    paired_b: set[int] = set()
+    if a and b:
+        cosine = vectors_a @ vectors_b.T
+        rows, cols = linear_sum_assignment(cosine, maximize=True)
+        for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
+            if cosine[i, j] < min_cosine:
+                continue
+            paired_a.add(i)
+            paired_b.add(j)
+            if a[i]["text"] == b[j]["text"]:
+                diff.unchanged += 1
+            else:
+                diff.changed.append((a[i], b[j], float(cosine[i, j])))
+    diff.vanished = [s for i, s in enumerate(a) if i not in paired_a]
+    diff.appeared = [s for j, s in enumerate(b) if j not in paired_b]
+    return diff
+
+
+def statement_diff(queries: ReportQueries, run_a: str, run_b: str) -> StatementDiff:
+    """The grounded statements of ``run_b`` against ``run_a`` (rows of sql/report/run_statements.sql)."""
+    from adat.embeddings import Embedder
+
+    a = queries.rows("run_statements", run_id=run_a)
+    b = queries.rows("run_statements", run_id=run_b)
+    if not a or not b:  # nothing to embed: every statement of the other run appeared / vanished
+        return StatementDiff(appeared=b, vanished=a, compared=False)
+    embedder = Embedder(cache_dir(RunConfig(data_dir=str(queries.data_root))))
+    vectors = embedder.embed([s["text"] for s in a] + [s["text"] for s in b])
+    return match_statements(a, b, vectors[: len(a)], vectors[len(a):])
+
+
+def run_diff(data_root: Path, run_a: str, run_b: str, queries: ReportQueries | None = None) -> RunDiff:
+    """Diff ``run_b`` against ``run_a`` in the warehouse at ``data_root``."""
+    queries = queries or ReportQueries(data_root)
+    for label, run in (("RUN_A", run_a), ("RUN_B", run_b)):
+        if not queries.run_exists(run):
+            raise UserError(f"run {run!r} has no tests or executions in {data_root}", field=label,
+                            fix="pass a run id from `adat sql stg_runs`, or --data-dir of its warehouse")
+    return RunDiff(run_a=run_a, run_b=run_b,
+                   statements=statement_diff(queries, run_a, run_b),
+                   verdicts=queries.rows("verdict_changes", run_a=run_a, run_b=run_b),
+                   labels=queries.rows("execution_label_changes", run_a=run_a, run_b=run_b))
+
+
+#: ``adat run-suite --fail-on`` modes
+FAIL_ON_MODES = ("fail", "regression")
+
+
+def gate_failures(data_root: Path, run_id: str, suite_run_id: str, mode: str) -> list[dict[str, Any]]:
+    """The tests that make a CI gate fail: ``fail`` — every test judged fail on the original agent
+    in ``run_id``; ``regression`` — every test that passed in ``suite_run_id`` and fails in ``run_id``."""
+    if mode not in FAIL_ON_MODES:
+        raise UserError(f"unknown mode {mode!r}", field="--fail-on", fix=f"use {' or '.join(FAIL_ON_MODES)}")
+    rows = ReportQueries(data_root).rows("verdict_changes", run_a=suite_run_id, run_b=run_id)
+    rows = [r for r in rows if r["agent_variant"] == "original"]
+    if mode == "fail":
+        return [r for r in rows if r["verdict_b"] == "fail"]
+    return [r for r in rows if r["verdict_a"] == "pass" and r["verdict_b"] == "fail"]

@@ -1,0 +1,100 @@
+"""``adat show ID``: one test or one execution, readable in a terminal.
+
+A test shows its goal, steps, criteria and audit label, then its executions (on the original
+agent unless another variant is asked for); an execution shows its test and itself. Each
+execution shows the judge's verdict and rationale, the per-criterion findings, the auditor's
+label and the transcript. Rows come from ``sql/report/show_*.sql`` and ``item_lookup.sql``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from adat.errors import UserError
+from adat.reporting.queries import ReportQueries
+
+VERDICT_STYLE = {"pass": "bold green", "fail": "bold red", "inconclusive": "bold yellow"}
+
+
+def lookup(queries: ReportQueries, item_id: str, run_id: str | None) -> dict[str, Any]:
+    """The newest run in which ``item_id`` is a test or an execution (``other_runs``: the rest)."""
+    found = queries.rows("item_lookup", item_id=item_id, run_id=run_id)
+    if not found:
+        where = f"run {run_id!r}" if run_id else str(queries.data_root)
+        raise UserError(f"no test or execution {item_id!r} in {where}", field="ID",
+                        fix="pass a test id (te-…) or an execution id (ex-…) from `adat report` or `adat sql stg_tests`")
+    first = found[0]
+    return {**first, "other_runs": sorted({r["run_id"] for r in found} - {first["run_id"]})}
+
+
+def _list(console: Console, title: str, items: list[str] | None, numbered: bool = False) -> None:
+    if not items:
+        return
+    console.print(Text(title, style="bold"))
+    for i, item in enumerate(items, 1):
+        console.print(Text(f"  {i}. " if numbered else "  - ") + Text(str(item)))
+
+
+def _execution(console: Console, queries: ReportQueries, e: dict[str, Any], criteria: list[dict[str, Any]]) -> None:
+    verdict = e["verdict"] or "not judged"
+    head = Text(f"\nexecution {e['execution_id']} on {e['agent_variant']} · ", style="bold")
+    head.append(verdict.upper(), style=VERDICT_STYLE.get(verdict, "bold"))
+    head.append(f" · {e['n_turns']} messages, ended by {e['ended_by']}")
+    console.print(head)
+    if e["error"]:
+        console.print(Text(f"  error: {e['error']}", style="red"))
+    if e["rationale"]:
+        console.print(Text("  judge: ", style="bold") + Text(e["rationale"]) + Text(f"  ({e['judged_by']})", style="dim"))
+    for c in criteria:
+        mark = {True: "holds", False: "does not hold", None: "not shown"}[c["holds"]]
+        console.print(Text(f"    [{c['criterion_kind']}, {mark}] ") + Text(c["criterion"])
+                      + Text(f" — {c['criterion_rationale']}" if c["criterion_rationale"] else "", style="dim"))
+    if e["label"]:
+        fault = f", attributed to {e['attributed_fault']}" if e["attributed_fault"] else ""
+        console.print(Text("  audit label: ", style="bold") + Text(f"{e['label']}{fault}")
+                      + Text(f" — {e['label_rationale']}" if e["label_rationale"] else "", style="dim"))
+    console.print(Text("  transcript:", style="bold"))
+    for t in queries.rows("execution_transcripts", run_id=e["run_id"], execution_ids=[e["execution_id"]]):
+        style = "cyan" if t["role"] == "user" else "default"
+        console.print(Text(f"    {t['role']:>5}: ", style=f"bold {style}") + Text(t["text"], style=style))
+
+
+def show_item(console: Console, data_root: Path, item_id: str, run_id: str | None = None,
+              variant: str | None = "original") -> dict[str, Any]:
+    """Print test or execution ``item_id``; ``variant`` None shows a test's executions on every variant."""
+    queries = ReportQueries(data_root)
+    found = lookup(queries, item_id, run_id)
+    run, test_id = found["run_id"], found["test_id"]
+    tests = queries.rows("show_test", run_id=run, test_id=test_id)
+    if tests:
+        t = tests[0]
+        console.print(Text(f"test {t['test_id']} ({t['kind']}) · run {run}", style="bold"))
+        console.print(Text("goal: ", style="bold") + Text(t["goal"]))
+        if t["statement_id"] or t["instruction_id"]:
+            console.print(Text(f"from statement {t['statement_id'] or '-'}, instruction {t['instruction_id'] or '-'}",
+                               style="dim"))
+        _list(console, "steps", t["step_hints"], numbered=True)
+        _list(console, "success criteria", t["success_criteria"])
+        _list(console, "failure criteria", t["failure_criteria"])
+        _list(console, "assumed facts", t["assumed_facts"])
+        audit = t["validity"] or "not audited"
+        console.print(Text("audit: ", style="bold") + Text(audit)
+                      + Text(f" — {'; '.join(t['audit_reasons'])}" if t["audit_reasons"] else "", style="dim"))
+    else:
+        console.print(Text(f"test {test_id} (not among run {run}'s tests)", style="bold"))
+    execution_id = item_id if found["item"] == "execution" else None
+    executions = queries.rows("show_executions", run_id=run, test_id=test_id, execution_id=execution_id,
+                              agent_variant=None if execution_id else variant)
+    criteria = queries.rows("show_criteria", run_id=run, execution_ids=[e["execution_id"] for e in executions]) \
+        if executions else []
+    for e in executions:
+        _execution(console, queries, e, [c for c in criteria if c["execution_id"] == e["execution_id"]])
+    if not executions:
+        console.print(Text(f"\nno executions on {variant or 'any variant'}", style="dim"))
+    if found["other_runs"]:
+        console.print(Text(f"\nalso in runs: {', '.join(found['other_runs'])} (pick one with --run)", style="dim"))
+    return {"run_id": run, "test_id": test_id, "executions": len(executions)}
