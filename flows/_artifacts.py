@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from pathlib import Path
+
+from prefect.artifacts import create_link_artifact, create_markdown_artifact, create_table_artifact
 
 from adat.config import RunConfig
 from adat.report import run_summary, summary_markdown
@@ -16,3 +18,9 @@ def publish_run_artifacts(cfg: RunConfig, run_id: str) -> None:
     rows = [{"kind": kind, **counts} for kind, counts in sorted(summary["verdicts"].items())]
     if rows:
         create_table_artifact(key="adat-verdicts", table=rows, description=f"verdicts of run {run_id}")
+
+
+def publish_report_link(report: str, run_id: str) -> None:
+    """A link artifact to the run's HTML report (``adat report``), keyed like the summary."""
+    create_link_artifact(key="adat-report", link=Path(report).resolve().as_uri(), link_text=f"adat report {run_id}",
+                         description=f"self-contained HTML report of run {run_id}: {report}")

@@ -1,4 +1,5 @@
-"""Flow ``nightly``: the scheduled deployment — load a run-config file, run the pipeline.
+"""Flow ``nightly``: the scheduled deployment — load a run-config file, run the pipeline, write
+the HTML report and link it from the flow run's artifacts.
 
 Deploy with ``prefect deploy --all`` (prefect.yaml) or serve locally with
 ``python -m flows.nightly --config my-run.yaml --cron "0 2 * * *"`` (from the checkout, or from
@@ -15,7 +16,9 @@ from pathlib import Path
 from prefect import flow
 
 from adat.config import load_run_config
+from flows._artifacts import publish_report_link
 from flows.pipeline import pipeline
+from tasks.report_tasks import write_report
 
 
 @flow(name="adat-nightly", log_prints=True)
@@ -23,7 +26,10 @@ def nightly(config_path: str, run_prefix: str = "nightly") -> str:
     """Run the pipeline for ``config_path`` with a dated run id (``nightly-20261130-0200``)."""
     cfg = load_run_config(config_path)
     run_id = f"{run_prefix}-{datetime.now(UTC):%Y%m%d-%H%M}"
-    return pipeline(cfg.model_copy(update={"run_id": run_id}))
+    cfg = cfg.model_copy(update={"run_id": run_id})
+    done = pipeline(cfg)
+    publish_report_link(write_report(cfg, done), done)
+    return done
 
 
 if __name__ == "__main__":

@@ -86,7 +86,8 @@ def test_wheel_installed_non_editably_works_from_any_directory(source: Path, tmp
     assert flow_file.startswith(venv_site)
     assert int(n_checked) > 5
     assert (Path(home).parent / "py.typed").is_file()
-    for shipped_dir in ("catalogs/prompts", "sql/metrics", "sql/staging", "data/reference/retail"):
+    assert (Path(home).parent / "reporting" / "templates" / "run_report.html.j2").is_file()  # adat report
+    for shipped_dir in ("catalogs/prompts", "sql/metrics", "sql/staging", "sql/report", "data/reference/retail"):
         assert sorted(p.name for p in (Path(home) / shipped_dir).iterdir()) == \
             sorted(p.name for p in (REPO / shipped_dir).iterdir() if p.is_file()), shipped_dir
 

@@ -39,3 +39,7 @@ def test_nightly_runs_the_pipeline_with_a_dated_run_id_and_publishes_artifacts(p
     summaries = asyncio.run(latest("adat-run-summary"))
     assert any(run_id in str(a.data) and "offline/heuristic" in str(a.data) for a in summaries)
     assert asyncio.run(latest("adat-verdicts"))
+    report = tmp_path / "data" / "reports" / run_id / "report.html"
+    assert report.is_file() and run_id in report.read_text(encoding="utf-8")
+    links = asyncio.run(latest("adat-report"))
+    assert any(report.resolve().as_uri() in str(a.data) for a in links)  # data is "[text](uri)"
