@@ -30,3 +30,18 @@ def test_failures_citing_text_less_clauses_fall_back_to_the_path() -> None:
     groups = group_failures([test], [result], clause_texts(spec))
     assert {g.clause for g in groups} == {"END_X", "R1_ROUTE", "R2_MEMBER"}
     assert all(g.clause_text for g in groups if g.clause != "END_X")
+
+
+def test_failures_citing_clauses_already_in_the_prompt_fall_back_too() -> None:
+    spec = parse_spec(library_spec())
+    test = SpecTest(test_id="t", run_id="r", spec_id=spec.spec_id, spec_version="1.0", family="MFT", split="visible",
+                    leaf_id="END_LOAN_RENEWED", clauses=["R1_ROUTE", "R2_MEMBER", "R5_RENEW"], user_turns=["hi"],
+                    assertions=[SpecAssertion(kind="json_in", clause="R1_ROUTE", field="node_id", values=["A"])])
+    result = SpecTestResult(result_id="x", run_id="r", test_id="t", spec_id=spec.spec_id, spec_version="1.0",
+                            split="visible", family="MFT", passed=False,
+                            assertion_results=[AssertionResult(index=0, kind="json_in", clause="R1_ROUTE",
+                                                               outcome="fail")])
+    texts = clause_texts(spec)
+    assert [g.clause for g in group_failures([test], [result], texts)] == ["R1_ROUTE"]
+    fallback = group_failures([test], [result], texts, frozenset({"R1_ROUTE"}))
+    assert {g.clause for g in fallback} == {"R1_ROUTE", "R2_MEMBER", "R5_RENEW"}

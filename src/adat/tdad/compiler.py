@@ -46,8 +46,14 @@ def artifact_diff(before: Any, after: Any) -> str:
                                         fromfile=before.digest(), tofile=after.digest(), n=1))
 
 
-def group_failures(tests: Sequence[Any], results: Sequence[Any], clause_text: dict[str, str]) -> list[ClauseFailures]:
-    """Failing tests grouped by the clause of each failed assertion, most failing tests first."""
+def group_failures(tests: Sequence[Any], results: Sequence[Any], clause_text: dict[str, str],
+                   present: frozenset[str] = frozenset()) -> list[ClauseFailures]:
+    """Failing tests grouped by the clause of each failed assertion, most failing tests first.
+
+    When nothing a test's failures cite can still be written into the prompt (no clause text, or
+    the clause is already ``present`` in it), the test's other clauses -- the nodes of its path --
+    are blamed too, so routing failures reach the steps the prompt lacks.
+    """
     by_id = {t.test_id: t for t in tests}
     groups: dict[str, list[FailingTestView]] = {}
     for result in results:
@@ -56,9 +62,7 @@ def group_failures(tests: Sequence[Any], results: Sequence[Any], clause_text: di
         test = by_id[result.test_id]
         failed = [a for a in result.assertion_results if a.outcome == "fail"]
         clauses = [a.clause or (test.clauses[0] if test.clauses else test.leaf_id) for a in failed] or test.clauses
-        if clauses and not any(clause_text.get(c) for c in clauses):
-            # nothing the failures cite can be written into a prompt (e.g. a leaf the spec never
-            # declares): blame the other clauses the test derives from (its path's nodes)
+        if clauses and not any(clause_text.get(c) and c not in present for c in clauses):
             clauses += [c for c in test.clauses if clause_text.get(c) and c not in clauses]
         for clause in dict.fromkeys(clauses or [test.leaf_id]):
             view = FailingTestView(
@@ -100,7 +104,8 @@ def compile_artifact(start: Any, tests: Sequence[Any], run_test: RunTest, propos
         failing = [r for r in current_results if not r.passed]
         if not failing:
             break
-        groups = group_failures(tests, failing, clause_text)
+        present = frozenset(c for c, text in clause_text.items() if text and text in current.system_prompt)
+        groups = group_failures(tests, failing, clause_text, present)
         failing_tests = [t for t in tests if t.test_id in {r.test_id for r in failing}]
         passed_before = len(current_results) - len(failing)
         candidate, tried, fixes = current, 0, False

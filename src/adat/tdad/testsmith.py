@@ -1,7 +1,8 @@
 """TestSmith: spec tests from a spec, one ``testsmith`` call per decision-tree path to a leaf.
 
-Paths are the simple root-to-leaf paths of the tree (a node at most once; at most
-``max_paths_per_leaf`` per leaf, shortest first). The families asked for are the spec's
+Paths are simple root-to-leaf paths of the tree (a node at most once): the shortest per leaf,
+then longer ones that take a branch no chosen path takes yet, at most ``max_paths_per_leaf``
+per leaf. The families asked for are the spec's
 ``tests.visible.min_types`` (MFT / INV / DIR) and its ``tests.hidden.generators`` (paraphrase /
 boundary_values / tool_output_metamorphic).
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import random
+import re
 from typing import Any
 
 from adat.config import RunConfig
@@ -28,11 +30,11 @@ from adat.tdad.testsmith_io import PROMPT_TESTSMITH, ROLE_TESTSMITH, PathStep, T
 
 log = logging.getLogger(__name__)
 
-MAX_PATHS_PER_LEAF = 2
+MAX_PATHS_PER_LEAF = 3
 
 
 def leaf_paths(spec: Spec, *, max_paths_per_leaf: int = MAX_PATHS_PER_LEAF) -> list[tuple[str, list[PathStep]]]:
-    """``(leaf_id, steps)`` for every simple root-to-leaf path, leaves in tree order."""
+    """``(leaf_id, steps)`` for simple root-to-leaf paths, leaves in tree order (see below)."""
     leaves = spec.leaves()
     found: dict[str, list[list[PathStep]]] = {leaf: [] for leaf in leaves}
     root = spec.decision_tree[0].node_id
@@ -50,11 +52,33 @@ def leaf_paths(spec: Spec, *, max_paths_per_leaf: int = MAX_PATHS_PER_LEAF) -> l
                  seen | {branch.next})
 
     walk(root, [], {root})
-    out = []
-    for leaf in leaves:
-        for steps in sorted(found[leaf], key=len)[:max_paths_per_leaf]:
-            out.append((leaf, steps))
-    return out
+    # shortest path per leaf first, then longer ones that take a branch no chosen path takes
+    # (the spec's min_branch_coverage), at most max_paths_per_leaf per leaf
+    chosen: dict[str, list[list[PathStep]]] = {leaf: [] for leaf in leaves}
+    covered: set[tuple[str, str, str]] = set()
+    candidates = sorted(((len(p), leaves.index(leaf), leaf, p) for leaf in leaves for p in found[leaf]),
+                        key=lambda c: (c[0], c[1]))
+    for _, _, leaf, steps in candidates:
+        if _contradictory(steps):
+            continue
+        edges = {(s.node_id, s.when, s.next) for s in steps if s.next}
+        if len(chosen[leaf]) < max_paths_per_leaf and (not chosen[leaf] or edges - covered):
+            chosen[leaf].append(steps)
+            covered |= edges
+    return [(leaf, steps) for leaf in leaves for steps in chosen[leaf]]
+
+
+_EQUALS = re.compile(r"([A-Za-z_][\w.]*)\s*==\s*([\w.\-]+)")
+
+
+def _contradictory(steps: list[PathStep]) -> bool:
+    """A path whose conditions need one thing to equal two values (``intent == a`` then ``intent == b``)."""
+    seen: dict[str, str] = {}
+    for step in steps:
+        for name, value in _EQUALS.findall(step.when):
+            if seen.setdefault(name, value) != value:
+                return True
+    return False
 
 
 def families_of(spec: Spec) -> list[Family]:
