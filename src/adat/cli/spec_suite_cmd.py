@@ -149,3 +149,4 @@ def register(spec_app: typer.Typer) -> None:
                             run_id=f"{stamp}-{agent}-v2")
             _print(cfg, v2_run)
         console.print(f"spec demo wall time: {time.perf_counter() - started:.0f} s")
+
