@@ -327,7 +327,7 @@ class MutantRow(Produced):
     prompt_digest: str = Field("", description="digest of the mutant prompt")
     activated: bool
     activation_attempts: int = Field(description="mutants generated until the probe held (or max_attempts)")
-    probe_holds_on_base: bool = Field(False, description="the probe predicates also held on the unmutated prompt")
+    probe_holds_on_base: bool = Field(False, description="the probe held on the unmutated prompt in every scenario")
     diff: str = ""
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from adat.config import RunConfig
 from adat.llm import LLMClient
 from adat.mutation import activate, predicates_hold
-from adat.tdad.mutate import mutate_compiled, probe_test
+from adat.tdad.mutate import mutate_compiled, probe_tests
 from adat.tdad.mutationsmith import mutant_maker
 from adat.tdad.pack_model import MutationPack
 from adat.tdad.reliability import rerun_suite
@@ -83,9 +83,9 @@ def test_activation_needs_the_probe_to_hold_on_the_variant_and_not_on_the_base()
 
 
 def test_probe_takes_the_fixtures_of_the_closest_visible_test() -> None:
-    probe = probe_test(_pack(SKIP_LOOKUP).mutations[0], _visible())
+    probe = probe_tests(_pack(SKIP_LOOKUP).mutations[0], _visible())[0]
     assert probe.derived_from == "v1" and probe.user_turns == ["renew my book please"]
-    assert probe.test_id == "probe-SKIP_LOOKUP"
+    assert probe.test_id == "probe-SKIP_LOOKUP-probe0"
 
 
 def test_activated_mutant_is_killed_and_a_non_activated_one_is_not_scored(tmp_path: Path) -> None:

@@ -21,6 +21,11 @@ def kept_clauses(v1: Any, v2: Any) -> set[str]:
 
 
 def invariant_tests(v1_tests: Sequence[Any], v1: Any, v2: Any) -> list[Any]:
-    """The v1 tests every clause of which (and the leaf) v2 keeps."""
+    """The v1 tests every spec clause of which (and the leaf) v2 keeps.
+
+    Only policy and node ids count as clauses here; a test's other citations (the runner's
+    ``response_contract`` check) are about the shape every version shares.
+    """
     kept = kept_clauses(v1, v2)
-    return [t for t in v1_tests if t.leaf_id in kept and all(c in kept for c in t.clauses)]
+    ids = {p.id for p in v1.policies} | {n.node_id for n in v1.decision_tree}
+    return [t for t in v1_tests if t.leaf_id in kept and all(c in kept for c in t.clauses if c in ids)]

@@ -7,10 +7,13 @@ activated mutant runs every visible test once; whether a test kills it (fails on
 on the compiled prompt in all reruns) is decided in SQL (``int_variant_kills``), over these rows
 and the reliability stage's reruns. Non-activated mutants are recorded, never scored.
 
-A probe is user turns and predicates; the tools need fixtures. They are those of the visible
-test that shares the most words with the probe (its case name and turns against the test's
-title, leaf and turns), so a probe for "cancel an ineligible order" gets that situation's tool
-outputs -- chosen from the suite, never written for one spec.
+A probe is user turns and predicates; the tools need fixtures, and a pack's turns name the ids of
+its authors' own fixtures. So the probe runs in a few scenarios taken from the suite, never
+written for one spec: its turns with the fixtures of each of the visible tests that share the
+most words with it (case name and turns against the test's title, leaf and turns), then those
+tests' own turns. A scenario where the probe's predicates already hold on the compiled prompt
+cannot tell a mutant apart and is dropped; the mutant is activated when the predicates hold in
+one of the others.
 """
 
 from __future__ import annotations
@@ -35,21 +38,31 @@ class MutationOutcome:
     results: list[SpecResult] = field(default_factory=list)
 
 
-def probe_test(mutation: Any, visible: Sequence[Any]) -> Any:
-    """The probe as a spec test: its turns, with the fixtures of the closest visible test."""
+#: visible tests whose fixtures a probe is tried with (the closest ones by words)
+PROBE_SCENARIOS = 4
+
+
+def probe_tests(mutation: Any, visible: Sequence[Any], limit: int = PROBE_SCENARIOS) -> list[Any]:
+    """The probe as spec tests: its turns with the fixtures of each of the closest visible tests,
+    then those tests' own turns (the same situation as the suite states it), closest first."""
     probe = mutation.activation_probe
     words = " ".join([probe.case.replace("_", " "), *probe.user_turns])
 
     def score(test: Any) -> float:
         return overlap(words, " ".join([test.title, test.leaf_id.replace("_", " "), *test.user_turns]))
 
-    closest = max(visible, key=lambda t: (score(t), -visible.index(t)))
-    return closest.model_copy(update={
-        "test_id": f"probe-{mutation.id}", "title": f"activation probe {probe.case or mutation.id}",
-        "user_turns": list(probe.user_turns), "derived_from": closest.test_id,
-        # the probe is judged by its predicates; the test's own assertions are about other turns
-        "assertions": [a for a in closest.assertions if a.kind in ("response_fields", "no_pii")]
-        or closest.assertions[:1]})
+    closest = sorted(visible, key=lambda t: (-score(t), visible.index(t)))[:limit]
+    out = []
+    for form in ("probe", "suite"):
+        for n, test in enumerate(closest):
+            turns = list(probe.user_turns) if form == "probe" else list(test.user_turns)
+            out.append(test.model_copy(update={
+                "test_id": f"probe-{mutation.id}-{form}{n}", "title": f"activation probe {probe.case or mutation.id}",
+                "user_turns": turns, "derived_from": test.test_id,
+                # the probe is judged by its predicates; keep only assertions valid on any turns
+                "assertions": [a for a in test.assertions if a.kind in ("response_fields", "no_pii") and a.turn is None]
+                or [a.model_copy(update={"turn": None}) for a in test.assertions[:1]]}))
+    return out
 
 
 def mutate_compiled(compiled: Any, pack: Any, visible: Sequence[Any], run_test: RunTest, make: MakeMutant, *,
@@ -59,22 +72,32 @@ def mutate_compiled(compiled: Any, pack: Any, visible: Sequence[Any], run_test: 
     out = MutationOutcome()
     spec_id, spec_version = (visible[0].spec_id, visible[0].spec_version) if visible else ("", "")
     for mutation in pack.mutations:
-        probe = probe_test(mutation, visible)
         predicates = mutation.activation_probe.expect_violation
-        base_run = run_test(compiled, probe, 0)
-        out.results.append(stage_row(base_run, run_id=run_id, variant=f"{mutation.id}@base",
-                                     digest=compiled.digest(), scope="probe"))
+        probes = probe_tests(mutation, visible)
+        base_holds: list[bool | None] = []
+        for probe in probes:
+            base_run = run_test(compiled, probe, 0)
+            out.results.append(stage_row(base_run, run_id=run_id, variant=f"{mutation.id}@base",
+                                         digest=compiled.digest(), scope="probe"))
+            base_holds.append(predicates_hold(predicates, base_run))
+        # only scenarios where the base shows no violation can tell the mutant apart
+        open_probes = [p for p, held in zip(probes, base_holds, strict=True) if held is False]
 
-        def holds(mutant: Any, mutation: Any = mutation, probe: Any = probe) -> bool | None:
-            result = run_test(mutant, probe, 0)
-            out.results.append(stage_row(result, run_id=run_id, variant=mutation.id, digest=mutant.digest(),
-                                         scope="probe"))
-            return predicates_hold(mutation.activation_probe.expect_violation, result)
+        def holds(mutant: Any, mutation: Any = mutation, open_probes: list[Any] = open_probes) -> bool | None:
+            seen: list[bool | None] = []
+            for probe in open_probes:
+                result = run_test(mutant, probe, 0)
+                out.results.append(stage_row(result, run_id=run_id, variant=mutation.id, digest=mutant.digest(),
+                                             scope="probe"))
+                seen.append(predicates_hold(mutation.activation_probe.expect_violation, result))
+                if seen[-1]:
+                    return True
+            return False if seen else None
 
         def make_one(attempt: int, mutation: Any = mutation) -> Any:
             return make(compiled, mutation, attempt)
 
-        activation = activate(make_one, holds, base_holds=predicates_hold(predicates, base_run),
+        activation = activate(make_one, holds, base_holds=None if not open_probes else False,
                               max_attempts=pack.max_attempts)
         mutant = activation.variant
         if activation.activated and mutant is not None:
@@ -84,7 +107,7 @@ def mutate_compiled(compiled: Any, pack: Any, visible: Sequence[Any], run_test: 
             run_id=run_id, mutant_id=mutation.id, kind="prompt", spec_id=spec_id, spec_version=spec_version,
             intent=mutation.intent, base_digest=compiled.digest(),
             prompt_digest=mutant.digest() if mutant is not None else "", activated=activation.activated,
-            activation_attempts=activation.attempts, probe_holds_on_base=bool(activation.holds_on_base),
+            activation_attempts=activation.attempts, probe_holds_on_base=not open_probes,
             diff=artifact_diff(compiled, mutant) if mutant is not None else "",
             produced_by=produced_by, prompt_id=prompt_id, prompt_version=prompt_version))
     return out

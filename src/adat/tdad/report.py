@@ -50,7 +50,9 @@ def summary_lines(run_id: str, m: dict[str, list[dict[str, Any]]], *, offline: b
     lines.append(f"- VPR per compile iteration (0 = start prompt): {vpr or '—'}")
     last = m["tdad_vpr_by_iteration"][-1] if m["tdad_vpr_by_iteration"] else None
     if last and last["failing"]:
-        lines.append(f"  still failing visible: {', '.join(last['failing'])}")
+        shown = last["failing"][:5]
+        lines.append(f"  still failing visible ({len(last['failing'])}): {', '.join(shown)}"
+                     + (" …" if len(last["failing"]) > len(shown) else ""))
     hpr = (m["tdad_hidden_pass_rate"] or [{}])[0]
     lines.append(f"- HPR: {_pct(hpr.get('hpr'))} ({hpr.get('hidden_passed', 0)}/{hpr.get('hidden_tests', 0)})")
     ms = m["tdad_mutation_score"][0] if m["tdad_mutation_score"] else None
