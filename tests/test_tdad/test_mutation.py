@@ -99,3 +99,14 @@ def test_a_test_flaky_on_the_unmutated_prompt_kills_nothing(tmp_path: Path) -> N
     row = _score(tmp_path, ClauseReadingAgent(flaky={"v1": 0.5}), _pack(SKIP_LOOKUP))
     assert (row["activated"], row["killed"], row["mutation_score"]) == (1, 0, 0.0)
     assert row["survivors"] == ["SKIP_LOOKUP"]
+
+
+def test_offline_mutationsmith_takes_a_tool_the_intent_forbids_out_of_orders_and_gates(tmp_path: Path) -> None:
+    compiled = SEED.model_copy(update={"system_prompt": SEED.system_prompt
+                                       + "- [R2_RENEW] Renew after checks. Call the tools in this order: "
+                                       "lookup_member, renew_loan. Branches: when ok go to END_RENEWED.\n"
+                                       + "- [L1_CARD_FIRST] Always call lookup_member before renew_loan.\n"})
+    pack = _pack({**SKIP_LOOKUP, "intent": "Never call lookup_member."})
+    mutant = mutant_maker(_client(tmp_path), pack)(compiled, pack.mutations[0], 0)
+    assert "Call the tools in this order: renew_loan." in mutant.system_prompt
+    assert "before renew_loan" not in mutant.system_prompt and "Branches: when ok go to END_RENEWED." in mutant.system_prompt

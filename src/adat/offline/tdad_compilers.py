@@ -7,9 +7,12 @@ sentences for failing visible tests, or a mutation intent -- and know nothing of
   ``- [CLAUSE_ID] sentence`` lines under one heading (attempt 0); from attempt 1 on, or when
   every such line is already there, it also appends each clause to the descriptions of the tools
   the clause names.
-* MutationSmith removes the prompt lines and tool-description sentences an intent is about: the
-  ones sharing the most content words with the intent (attempt a removes the a+1 best), never a
-  line about the ``respond`` call the response contract rests on.
+* MutationSmith removes the clause an intent is about. A tool the intent says not to call
+  (``never call X``, ``skip X``, ``without X``, ``instead of calling X``) is taken out of every
+  ``Call the tools in this order`` list and every sentence that orders it before another tool;
+  then the prompt lines and tool-description sentences sharing the most content words with the
+  intent are removed (attempt a removes the a best, a+1 when no tool was named), never a line
+  about the ``respond`` call the response contract rests on.
 """
 
 from __future__ import annotations
@@ -60,8 +63,37 @@ def promptsmith(inp: PromptSmithInput) -> PromptSmithOutput:
                              rationale=rationale)
 
 
+_NEGATED = r"(?:never|not|n't|skip(?:ping)?|without|instead of|rather than)\s+(?:[a-z_]+\s+){0,3}?"
+_ORDER_LIST = re.compile(r"(call the tools in this order:\s*)([^.]+)(\.)", re.IGNORECASE)
+
+
+def dropped_tools(intent: str, tools: list[str]) -> list[str]:
+    """Tools the intent tells the agent not to call."""
+    low = intent.lower()
+    return [t for t in tools if t != RESPOND_TOOL and re.search(_NEGATED + re.escape(t.lower()) + r"\b", low)]
+
+
+def _without_tools(text: str, dropped: list[str]) -> str:
+    def order(m: re.Match[str]) -> str:
+        kept = [t.strip() for t in m.group(2).split(",") if t.strip() and t.strip() not in dropped]
+        return f"{m.group(1)}{', '.join(kept)}{m.group(3)}" if kept else ""
+
+    text = _ORDER_LIST.sub(order, text)
+    parts = [p for p in _SENTENCE.split(text)
+             if not (" before " in p and any(t in p for t in dropped))]  # gates on a dropped tool
+    return " ".join(parts)
+
+
 def mutationsmith(inp: MutationSmithInput) -> MutationSmithOutput:
     intent = _content(inp.intent)
+    dropped = dropped_tools(inp.intent, [v.name for v in inp.tool_descriptions])
+    source = inp.system_prompt
+    if dropped:
+        source = "\n".join(_without_tools(line, dropped) if line.strip() else line for line in source.splitlines())
+        inp = inp.model_copy(update={
+            "system_prompt": source,
+            "tool_descriptions": [v.model_copy(update={"description": _without_tools(v.description, dropped)})
+                                  for v in inp.tool_descriptions]})
     lines = inp.system_prompt.splitlines()
     # candidates: (shared content words, order, where, index); where = -1 for the prompt, else tool index
     candidates: list[tuple[int, int, int, int]] = []
@@ -77,7 +109,7 @@ def mutationsmith(inp: MutationSmithInput) -> MutationSmithOutput:
             shared = len(_content(sentence) & intent)
             if shared >= 2:
                 candidates.append((shared, len(candidates), t, j))
-    chosen = sorted(candidates, key=lambda c: (-c[0], c[1]))[: inp.attempt + 1]
+    chosen = sorted(candidates, key=lambda c: (-c[0], c[1]))[: inp.attempt + (0 if dropped else 1)]
     drop_lines = {i for _, _, where, i in chosen if where == -1}
     drop_sentences = {(where, j) for _, _, where, j in chosen if where >= 0}
     prompt = "\n".join(line for i, line in enumerate(lines) if i not in drop_lines)
@@ -86,5 +118,5 @@ def mutationsmith(inp: MutationSmithInput) -> MutationSmithOutput:
     removed = [lines[i] for i in sorted(drop_lines)]
     return MutationSmithOutput(system_prompt=prompt + ("\n" if inp.system_prompt.endswith("\n") else ""),
                                tool_descriptions=tools,
-                               rationale=f"removed {len(removed)} prompt line(s) and {len(drop_sentences)} "
-                                         f"tool sentence(s) about the intent: {removed[:3]}")
+                               rationale=f"dropped tools {dropped}; removed {len(removed)} prompt line(s) and "
+                                         f"{len(drop_sentences)} tool sentence(s) about the intent: {removed[:3]}")
