@@ -24,3 +24,9 @@ def publish_report_link(report: str, run_id: str) -> None:
     """A link artifact to the run's HTML report (``adat report``), keyed like the summary."""
     create_link_artifact(key="adat-report", link=Path(report).resolve().as_uri(), link_text=f"adat report {run_id}",
                          description=f"self-contained HTML report of run {run_id}: {report}")
+
+
+def publish_diff(markdown: str | None, run_id: str) -> None:
+    """The diff against the previous night as a markdown artifact (nothing on the first night)."""
+    if markdown:
+        create_markdown_artifact(key="adat-diff", markdown=markdown, description=f"run {run_id} vs the previous run")

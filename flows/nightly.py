@@ -1,5 +1,6 @@
 """Flow ``nightly``: the scheduled deployment — load a run-config file, run the pipeline, write
-the HTML report and link it from the flow run's artifacts.
+the HTML report and link it from the flow run's artifacts, with the diff against the previous
+night (the previous run of the same flow and target).
 
 Deploy with ``prefect deploy --all`` (prefect.yaml) or serve locally with
 ``python -m flows.nightly --config my-run.yaml --cron "0 2 * * *"`` (from the checkout, or from
@@ -16,9 +17,9 @@ from pathlib import Path
 from prefect import flow
 
 from adat.config import load_run_config
-from flows._artifacts import publish_report_link
+from flows._artifacts import publish_diff, publish_report_link
 from flows.pipeline import pipeline
-from tasks.report_tasks import write_report
+from tasks.report_tasks import diff_previous_run, write_report
 
 
 @flow(name="adat-nightly", log_prints=True)
@@ -29,6 +30,7 @@ def nightly(config_path: str, run_prefix: str = "nightly") -> str:
     cfg = cfg.model_copy(update={"run_id": run_id})
     done = pipeline(cfg)
     publish_report_link(write_report(cfg, done), done)
+    publish_diff(diff_previous_run(cfg, done), done)
     return done
 
 

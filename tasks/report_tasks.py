@@ -15,3 +15,12 @@ def write_report(cfg: RunConfig, run_id: str) -> str:
     from adat.reporting import write_report as write
 
     return str(write(cfg.data_path(), run_id))
+
+
+@task(name="diff-previous-run")
+def diff_previous_run(cfg: RunConfig, run_id: str) -> str | None:
+    """Markdown of ``run_id`` against the previous run of the same flow and target; None on the first."""
+    from adat.reporting.run_diff import diff_markdown, previous_run_diff
+
+    diff = previous_run_diff(cfg.data_path(), run_id)
+    return diff_markdown(diff) if diff else None

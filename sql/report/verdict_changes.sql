@@ -12,7 +12,7 @@ joined as (
     select
         coalesce(a.test_id, b.test_id) as test_id,
         coalesce(a.agent_variant, b.agent_variant) as agent_variant,
-        coalesce(b.kind, a.kind) as kind,
+        coalesce(nullif(b.kind, '?'), a.kind) as kind,  -- '?': a run without the test record
         coalesce(b.goal, a.goal) as goal,
         a.verdict as verdict_a,
         b.verdict as verdict_b,

@@ -43,3 +43,8 @@ def test_nightly_runs_the_pipeline_with_a_dated_run_id_and_publishes_artifacts(p
     assert report.is_file() and run_id in report.read_text(encoding="utf-8")
     links = asyncio.run(latest("adat-report"))
     assert any(report.resolve().as_uri() in str(a.data) for a in links)  # data is "[text](uri)"
+    assert not asyncio.run(latest("adat-diff"))  # the first night has nothing to compare with
+
+    later = load_flow("nightly")(config_path=str(path), run_prefix="later")
+    diffs = asyncio.run(latest("adat-diff"))
+    assert any(f"`{run_id}` → `{later}`" in str(a.data) and "pass → fail" in str(a.data) for a in diffs)

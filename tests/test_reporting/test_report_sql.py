@@ -110,3 +110,17 @@ def test_report_queries_run_by_name_from_the_cli_resolver() -> None:
 
     assert resolve_query("transformation_progress", SQL_DIR) == SQL_DIR / "report" / "transformation_progress.sql"
     assert Path(SQL_DIR / "intermediate" / "int_test_verdicts.sql").is_file()
+
+
+def test_previous_run_diff_as_markdown(queries: ReportQueries) -> None:
+    from adat.reporting.run_diff import diff_markdown, previous_run_diff
+
+    assert previous_run_diff(queries.data_root, "r1") is None  # the first night
+    diff = previous_run_diff(queries.data_root, "r3")
+    assert diff is not None and (diff.run_a, diff.run_b) == ("r1", "r3")
+    assert [r["test_id"] for r in diff.pass_to_fail] == ["p1", "t4"]
+    text = diff_markdown(diff)
+    assert "| verdicts pass → fail | 2 |" in text and "| tests judged in both | 4 |" in text
+    rows = [line for line in text.splitlines() if line.startswith("| pass -> fail")]
+    assert rows == ["| pass -> fail | `p1` | plain | original |", "| pass -> fail | `t4` | transformed | original |"]
+    assert "statements appeared" not in text  # r3 extracted none: not compared

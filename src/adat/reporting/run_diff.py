@@ -128,3 +128,36 @@ def gate_failures(data_root: Path, run_id: str, suite_run_id: str, mode: str) ->
     if mode == "fail":
         return [r for r in rows if r["verdict_b"] == "fail"]
     return [r for r in rows if r["verdict_a"] == "pass" and r["verdict_b"] == "fail"]
+
+
+def previous_run_diff(data_root: Path, run_id: str) -> RunDiff | None:
+    """``run_id`` against the previous run of the same flow and target (sql/report/previous_run.sql);
+    None when there is none (the first night)."""
+    queries = ReportQueries(data_root)
+    previous = queries.rows("previous_run", run_id=run_id)
+    return run_diff(data_root, previous[0]["run_id"], run_id, queries) if previous else None
+
+
+def diff_markdown(d: RunDiff, limit: int = 20) -> str:
+    """The diff as markdown (the nightly flow's ``adat-diff`` artifact): counts, then at most
+    ``limit`` rows per list, pass -> fail first."""
+    s = d.statements
+    lines = [f"# adat diff `{d.run_a}` → `{d.run_b}`", "",
+             "| change | count |", "|---|---|",
+             f"| verdicts pass → fail | {len(d.pass_to_fail)} |",
+             f"| other verdict changes | {len(d.verdict_changes) - len(d.pass_to_fail)} |",
+             f"| tests judged in both | {len(d.judged_in_both)} |"]
+    if s.compared:
+        lines += [f"| statements appeared / vanished / changed / unchanged | {len(s.appeared)} / "
+                  f"{len(s.vanished)} / {len(s.changed)} / {s.unchanged} |"]
+    lines += [f"| execution label changes | {len(d.label_changes)} |", ""]
+    if d.verdict_changes:
+        lines += ["## Verdict changes", "", "| change | test | kind | variant |", "|---|---|---|---|"]
+        lines += [f"| {r['change']} | `{r['test_id']}` | {r['kind']} | {r['agent_variant']} |"
+                  for r in d.verdict_changes[:limit]]
+        lines.append("")
+    for title, rows in (("Statements that appeared", s.appeared), ("Statements that vanished", s.vanished)):
+        if s.compared and rows:
+            lines += [f"## {title}", "", *(f"* {r['text']}" for r in rows[:limit]), ""]
+    lines.append(f"Full diff: `adat diff {d.run_a} {d.run_b}`")
+    return "\n".join(lines)
