@@ -42,6 +42,6 @@ def test_failures_citing_clauses_already_in_the_prompt_fall_back_too() -> None:
                             assertion_results=[AssertionResult(index=0, kind="json_in", clause="R1_ROUTE",
                                                                outcome="fail")])
     texts = clause_texts(spec)
-    assert [g.clause for g in group_failures([test], [result], texts)] == ["R1_ROUTE"]
-    fallback = group_failures([test], [result], texts, frozenset({"R1_ROUTE"}))
-    assert {g.clause for g in fallback} == {"R1_ROUTE", "R2_MEMBER", "R5_RENEW"}
+    assert {g.clause for g in group_failures([test], [result], texts)} == {"R1_ROUTE", "R2_MEMBER", "R5_RENEW"}
+    fallback = group_failures([test], [result], texts, frozenset({"R1_ROUTE", "R5_RENEW"}))
+    assert [g.clause for g in fallback] == ["R1_ROUTE", "R2_MEMBER"]  # what the prompt has is not blamed again

@@ -50,9 +50,8 @@ def group_failures(tests: Sequence[Any], results: Sequence[Any], clause_text: di
                    present: frozenset[str] = frozenset()) -> list[ClauseFailures]:
     """Failing tests grouped by the clause of each failed assertion, most failing tests first.
 
-    When nothing a test's failures cite can still be written into the prompt (no clause text, or
-    the clause is already ``present`` in it), the test's other clauses -- the nodes of its path --
-    are blamed too, so routing failures reach the steps the prompt lacks.
+    A failing test's other clauses (the nodes of its path) that have text and are not yet
+    ``present`` in the prompt are blamed too, so routing failures reach the steps the prompt lacks.
     """
     by_id = {t.test_id: t for t in tests}
     groups: dict[str, list[FailingTestView]] = {}
@@ -62,8 +61,8 @@ def group_failures(tests: Sequence[Any], results: Sequence[Any], clause_text: di
         test = by_id[result.test_id]
         failed = [a for a in result.assertion_results if a.outcome == "fail"]
         clauses = [a.clause or (test.clauses[0] if test.clauses else test.leaf_id) for a in failed] or test.clauses
-        if clauses and not any(clause_text.get(c) and c not in present for c in clauses):
-            clauses += [c for c in test.clauses if clause_text.get(c) and c not in clauses]
+        # the test also derives from the clauses of its path: those the prompt still lacks share the blame
+        clauses += [c for c in test.clauses if clause_text.get(c) and c not in present and c not in clauses]
         for clause in dict.fromkeys(clauses or [test.leaf_id]):
             view = FailingTestView(
                 test_id=test.test_id, family=test.family, leaf_id=test.leaf_id, user_turns=list(test.user_turns),
