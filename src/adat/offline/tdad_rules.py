@@ -117,7 +117,7 @@ def parse_rules(system_prompt: str, tool_descriptions: dict[str, str]) -> Rules:
     for clause_id, text in clauses:
         step = parse_step(clause_id, text)
         if is_step(step) or clause_id in targets:
-            rules.steps.setdefault(clause_id, step)
+            rules.steps[clause_id] = step  # a later line for the same id (an edit) supersedes the earlier
         else:
             rules.policies.append((clause_id, text))
     texts = [system_prompt, *tool_descriptions.values()]
