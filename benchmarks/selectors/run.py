@@ -8,16 +8,24 @@ README.md in this folder for the model and how to read the table.
     .venv/bin/python benchmarks/selectors/run.py --quick    # 5 seeds, a smoke run
 """
 
+# ruff: noqa: E402  (the BLAS thread count must be set before numpy is imported)
 from __future__ import annotations
 
-import argparse
 import os
+
+# The selectors' matrices are small: multi-threaded BLAS only adds contention (100x slower on a
+# busy 2-core machine). Set before numpy loads.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse
 import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,12 +36,10 @@ from adat.records import Instruction
 from adat.selection import Candidate, PairSelector, instruction_history_priors, make_selector
 from adat.selection.adat2 import NoveltyOrderSelector
 
-DIM = 384
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # a script beside its one helper module
+from worlds import FAMILIES, Night, WorldFile, load_world, make_world, save_world
+
 VERDICTS = ("pass", "inconclusive", "fail")
-#: Share of a factor's transformed tests that stay on the statement's own boundary; the rest
-#: reach another boundary of the same statement class (the other side / another boundary of §3.3).
-STAY_ON_BOUNDARY = {"wording": 0.95, "social": 0.85, "channel": 0.7, "confirmation": 0.6, "sequence": 0.6}
-STAY_DEFAULT = 0.45
 
 
 @dataclass(frozen=True)
@@ -42,78 +48,8 @@ class SimStatement:
     text: str
 
 
-@dataclass
-class World:
-    """What stays fixed across nights: boundaries, statement classes, the instructions' truth."""
-
-    class_dirs: np.ndarray      # (C, DIM) unit vectors: the topic of a statement class
-    boundary_dirs: np.ndarray   # (NB, DIM) unit vectors: the wording of a boundary
-    boundary_class: np.ndarray  # (NB,) class of each boundary
-    boundary_weight: np.ndarray  # (NB,) how often discovery yields statements about it (Zipf)
-    base_logit: np.ndarray      # (K,) true applicability of each instruction, logit scale
-    class_effect: np.ndarray    # (K, C) per-class deviation of applicability, logit scale
-    pass_rate: np.ndarray       # (K,) share of an instruction's tests that pass
-    stay: np.ndarray            # (K,) share of tests that keep the statement's boundary
-
-
-@dataclass
-class Night:
-    """One run's ranked statements and every pair's pre-drawn outcome."""
-
-    statements: list[SimStatement]
-    embeddings: np.ndarray      # (S, DIM)
-    p_applicable: np.ndarray    # (S, K) true applicability probability
-    applicable: np.ndarray      # (S, K) bool
-    verdict: np.ndarray         # (S, K) index into VERDICTS
-    covered: np.ndarray         # (S, K) boundary a transformed test would cover
-
-
-def _unit(x: np.ndarray) -> np.ndarray:
-    return x / np.linalg.norm(x, axis=-1, keepdims=True)
-
-
-def _logit(p: np.ndarray) -> np.ndarray:
-    p = np.clip(p, 0.01, 0.99)
-    return np.log(p / (1 - p))
-
-
-def make_world(rng: np.random.Generator, instructions: Sequence[Instruction], n_boundaries: int,
-               n_classes: int, prior_noise: float = 0.7, class_effect: float = 1.2) -> World:
-    prior = np.array([i.prior_applicability for i in instructions])
-    k = len(instructions)
-    return World(
-        class_dirs=_unit(rng.normal(size=(n_classes, DIM))),
-        boundary_dirs=_unit(rng.normal(size=(n_boundaries, DIM))),
-        boundary_class=rng.integers(n_classes, size=n_boundaries),
-        boundary_weight=(w := 1.0 / np.arange(1, n_boundaries + 1) ** 0.8) / w.sum(),
-        # The catalog prior is informative but off by ~prior_noise logits per instruction.
-        base_logit=_logit(prior) + rng.normal(0.0, prior_noise, size=k),
-        class_effect=rng.normal(0.0, class_effect, size=(k, n_classes)),
-        pass_rate=rng.beta(6.0, 2.0, size=k),
-        stay=np.array([STAY_ON_BOUNDARY.get(i.factor, STAY_DEFAULT) for i in instructions]),
-    )
-
-
-def make_night(world: World, rng: np.random.Generator, n_statements: int) -> Night:
-    boundary = rng.choice(len(world.boundary_weight), size=n_statements, p=world.boundary_weight)
-    klass = world.boundary_class[boundary]
-    noise = _unit(rng.normal(size=(n_statements, DIM)))
-    # cos ≈ 0.8 within a boundary, ≈ 0.35 within a class, ≈ 0 otherwise.
-    emb = _unit(0.6 * world.class_dirs[klass] + 0.7 * world.boundary_dirs[boundary] + 0.45 * noise)
-    logits = world.base_logit[None, :] + world.class_effect[:, klass].T
-    p_app = 1.0 / (1.0 + np.exp(-logits))
-    s, k = p_app.shape
-    passed = rng.random((s, k)) < world.pass_rate[None, :]
-    verdict = np.where(passed, 0, np.where(rng.random((s, k)) < 0.4, 1, 2))
-    covered = np.repeat(boundary[:, None], k, axis=1)
-    moves = rng.random((s, k)) >= world.stay[None, :]
-    for i, j in zip(*np.nonzero(moves), strict=True):
-        same_class = np.flatnonzero((world.boundary_class == klass[i]) & (np.arange(len(world.boundary_class))
-                                                                          != boundary[i]))
-        if len(same_class):
-            covered[i, j] = rng.choice(same_class)
-    statements = [SimStatement(f"h{i:03d}", f"statement {i}") for i in range(n_statements)]
-    return Night(statements, emb, p_app, rng.random((s, k)) < p_app, verdict, covered)
+def statements_of(night: Night) -> list[SimStatement]:
+    return [SimStatement(f"h{i:03d}", f"statement {i}") for i in range(len(night.embeddings))]
 
 
 class OracleSelector(NoveltyOrderSelector):
@@ -154,7 +90,13 @@ def run_once(selector: PairSelector, night: Night, ids: dict[str, int], kids: di
     used: Counter[str] = Counter()
     boundaries: set[int] = set()
     passed = 0
-    while (pair := selector.next_pair()) is not None:
+    choosing = 0.0
+    while True:
+        started = time.perf_counter()
+        pair = selector.next_pair()
+        choosing += time.perf_counter() - started
+        if pair is None:
+            break
         h, k = ids[pair.statement_id], kids[pair.instruction_id]
         attempts += 1
         used[pair.instruction_id] += 1
@@ -166,15 +108,18 @@ def run_once(selector: PairSelector, night: Night, ids: dict[str, int], kids: di
             passed += verdict == "pass"
             if tests == n_target:
                 n_at_target = attempts
+        started = time.perf_counter()
         selector.update(pair, applicable=applicable, verdict=verdict)
+        choosing += time.perf_counter() - started
     return {"n_target": n_at_target, "attempts": attempts, "tests": tests,
             "na_share": (attempts - tests) / max(attempts, 1), "boundaries": len(boundaries),
             "top": used.most_common(1)[0][1] / attempts if attempts else 0.0,
-            "pass_share": passed / max(tests, 1), "stop": selector.stop_reason()}
+            "pass_share": passed / max(tests, 1), "stop": selector.stop_reason(),
+            "ms_per_attempt": 1000 * choosing / max(attempts, 1)}
 
 
-SELECTORS = ["oracle", "adat2", "adat2+history", "cold-start", "static", "thompson", "ucb1", "epsilon-greedy",
-             "exp3", "gp-bo", "llm (simulated)", "uniform"]
+SELECTORS = ["oracle", "pooled", "pooled+history", "pooled-cold-start", "adat2", "adat2+history", "cold-start",
+             "static", "thompson", "ucb1", "epsilon-greedy", "exp3", "gp-bo", "llm (simulated)", "uniform"]
 
 
 @dataclass(frozen=True)
@@ -187,43 +132,61 @@ class Job:
     prior_noise: float
     class_effect: float
     names: tuple[str, ...]
+    family: str = "classes"
+    world: str | None = None  # a world file instead of the built-in family
+
+
+def job_world(job: Job) -> WorldFile:
+    if job.world is not None:
+        return load_world(Path(job.world))
+    return make_world(job.family, job.seed, load_instructions(), statements=job.statements,
+                      boundaries=job.boundaries, classes=job.classes, prior_noise=job.prior_noise,
+                      class_effect=job.class_effect)
+
+
+def history_rows(name: str, night: Night, instructions: list[Instruction], kids: dict[str, int], n_target: int,
+                 sel_seed: int) -> list[tuple[str, bool]]:
+    """Last night's attempts, made by the same selector: what the nightly prior learns from."""
+    prev = make_selector(SelectorConfig.model_validate({"name": name}), statements_of(night), instructions,
+                         night.embeddings, n_target, sel_seed)
+    rows: list[tuple[str, bool]] = []
+    e_ids = {s.statement_id: i for i, s in enumerate(statements_of(night))}
+    while (pair := prev.next_pair()) is not None:
+        h, k = e_ids[pair.statement_id], kids[pair.instruction_id]
+        ok = bool(night.applicable[h, k])
+        rows.append((pair.instruction_id, ok))
+        prev.update(pair, applicable=ok, verdict=VERDICTS[night.verdict[h, k]] if ok else None)
+    return rows
 
 
 def run_seed(job: Job) -> dict[str, dict[str, Any]]:
-    """Every selector on one seed's world and night (same outcomes for all: common random numbers)."""
-    seed, n_statements, n_target, names = job.seed, job.statements, job.n, job.names
-    instructions = load_instructions()
-    rng = np.random.default_rng(seed)
-    world = make_world(rng, instructions, job.boundaries, job.classes, job.prior_noise, job.class_effect)
-    night = make_night(world, rng, n_statements)
-    ids = {s.statement_id: i for i, s in enumerate(night.statements)}
+    """Every selector on one world's run night (same outcomes for all: common random numbers)."""
+    return run_world(job_world(job), job.names, job.n, job.seed)
+
+
+def run_world(world: WorldFile, names: Sequence[str], n_target: int, seed: int) -> dict[str, dict[str, Any]]:
+    instructions = world.instructions()
+    night = world.nights["run"]
+    statements = statements_of(night)
+    ids = {s.statement_id: i for i, s in enumerate(statements)}
     kids = {ins.instruction_id: i for i, ins in enumerate(instructions)}
     results: dict[str, dict[str, Any]] = {}
     for name in names:
         sel_seed = seed * 1000 + 7
-        cfg = SelectorConfig(name="adat2")
         sel: PairSelector
         if name == "oracle":
-            sel = OracleSelector(cfg, night.statements, instructions, night.embeddings, n_target, sel_seed,
-                                 truth=night.p_applicable)
-        elif name == "adat2+history":
-            # Last night's attempts (another night of the same world) become this night's prior.
-            earlier = make_night(world, np.random.default_rng(seed + 10_000), n_statements)
-            prev = make_selector(cfg, earlier.statements, instructions, earlier.embeddings, n_target, sel_seed)
-            rows: list[tuple[str, bool]] = []
-            e_ids = {s.statement_id: i for i, s in enumerate(earlier.statements)}
-            while (pair := prev.next_pair()) is not None:
-                ok = bool(earlier.applicable[e_ids[pair.statement_id], kids[pair.instruction_id]])
-                rows.append((pair.instruction_id, ok))
-                v = VERDICTS[earlier.verdict[e_ids[pair.statement_id], kids[pair.instruction_id]]] if ok else None
-                prev.update(pair, applicable=ok, verdict=v)
-            sel = make_selector(cfg, night.statements, instructions, night.embeddings, n_target, sel_seed,
-                                priors=instruction_history_priors(rows))
+            sel = OracleSelector(SelectorConfig(name="adat2"), statements, instructions, night.embeddings, n_target,
+                                 sel_seed, truth=night.p_applicable)
+        elif name.endswith("+history"):
+            base = name.removesuffix("+history")
+            rows = history_rows(base, world.nights["history"], instructions, kids, n_target, sel_seed)
+            sel = make_selector(SelectorConfig.model_validate({"name": base}), statements, instructions,
+                                night.embeddings, n_target, sel_seed, priors=instruction_history_priors(rows))
         elif name == "llm (simulated)":
-            sel = make_selector(SelectorConfig(name="llm"), night.statements, instructions, night.embeddings,
-                                n_target, sel_seed, llm_choose=simulated_llm(instructions, np.random.default_rng(seed)))
+            sel = make_selector(SelectorConfig(name="llm"), statements, instructions, night.embeddings, n_target,
+                                sel_seed, llm_choose=simulated_llm(instructions, np.random.default_rng(seed)))
         else:
-            sel = make_selector(SelectorConfig.model_validate({"name": name}), night.statements, instructions,
+            sel = make_selector(SelectorConfig.model_validate({"name": name}), statements, instructions,
                                 night.embeddings, n_target, sel_seed)
         started = time.perf_counter()
         results[name] = run_once(sel, night, ids, kids, n_target)
@@ -245,14 +208,54 @@ def summarise(per_seed: list[dict[str, dict[str, Any]]], names: list[str], n_tar
                      f"{np.mean([r['boundaries'] for r in rs]):.1f}",
                      f"{100 * np.mean([r['top'] for r in rs]):.1f}",
                      f"{100 * np.mean([r['pass_share'] for r in rs]):.1f}",
-                     f"{np.mean([r['seconds'] for r in rs]):.2f}"])
+                     f"{np.mean([r['ms_per_attempt'] for r in rs]):.1f}"])
     return rows, n_means
+
+
+def print_table(title: str, per_seed: list[dict[str, dict[str, Any]]], names: list[str], n: int) -> dict[str, float]:
+    rows, n_means = summarise(per_seed, names, n)
+    print(title)
+    header = ["selector", f"N_{n} (mean ± sd)", "reached", "n/a %", "boundaries", "Top %", "pass %", "ms/attempt"]
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
+    for line in [header, ["-" * w for w in widths], *rows]:
+        print("| " + " | ".join(str(c).ljust(w) for c, w in zip(line, widths, strict=True)) + " |")
+    if {"adat2", "uniform", "oracle"} <= set(n_means):
+        print(f"AdaT2 N_{n} / uniform = {n_means['adat2'] / n_means['uniform']:.2f}; "
+              f"AdaT2 / oracle = {n_means['adat2'] / n_means['oracle']:.2f}")
+    print_checks(per_seed, names, n_means)
+    print()
+    return n_means
+
+
+def print_checks(per_seed: list[dict[str, dict[str, Any]]], names: list[str], n_means: dict[str, float]) -> None:
+    """The issue's targets for the pooled selector, each with its measured ratio."""
+    need = {"pooled", "pooled-cold-start", "pooled+history", "uniform", "oracle", "gp-bo", "static", "adat2"}
+    if not need <= set(names):
+        return
+    def mean(name: str, key: str) -> float:
+        return float(np.mean([r[name][key] for r in per_seed]))
+    checks = [
+        ("cold start <= 0.65 x uniform", n_means["pooled-cold-start"] / n_means["uniform"], 0.65, "<="),
+        ("catalog prior <= 1.15 x oracle", n_means["pooled"] / n_means["oracle"], 1.15, "<="),
+        ("fewer than gp-bo", n_means["pooled"] / n_means["gp-bo"], 1.0, "<"),
+        ("fewer than static", n_means["pooled"] / n_means["static"], 1.0, "<"),
+        ("history <= without", n_means["pooled+history"] / n_means["pooled"], 1.0, "<="),
+        ("boundaries >= 0.95 x adat2", mean("pooled", "boundaries") / mean("adat2", "boundaries"), 0.95, ">="),
+        ("ms per attempt <= 20", max(mean(n, "ms_per_attempt") for n in ("pooled", "pooled-cold-start",
+                                                                         "pooled+history")), 20.0, "<="),
+    ]
+    ops = {"<=": lambda a, b: a <= b, "<": lambda a, b: a < b, ">=": lambda a, b: a >= b}
+    for text, value, bound, op in checks:
+        print(f"  pooled: {text:32s} {value:6.2f}  {'ok' if ops[op](value, bound) else 'MISSED'}")
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, default=20, help="number of simulated worlds (default 20)")
+    ap.add_argument("--seeds", type=int, default=20, help="number of simulated worlds per family (default 20)")
     ap.add_argument("--quick", action="store_true", help="5 seeds: a smoke run")
+    ap.add_argument("--family", default=",".join(FAMILIES), help=f"built-in world families ({', '.join(FAMILIES)})")
+    ap.add_argument("--world", type=Path, help="score the selectors on this world file instead (see worlds.py)")
+    ap.add_argument("--write-worlds", type=Path, metavar="DIR", help="also write each built-in world to DIR")
     ap.add_argument("--statements", type=int, default=130, help="ranked statements per night")
     ap.add_argument("--n", type=int, default=50, help="target transformed tests n (N_n is reported)")
     ap.add_argument("--boundaries", type=int, default=40)
@@ -260,36 +263,48 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--prior-noise", type=float, default=0.7,
                     help="sd (logits) of the true applicability around the catalog prior")
     ap.add_argument("--class-effect", type=float, default=1.2,
-                    help="sd (logits) of an instruction's applicability across statement classes")
+                    help="classes family: sd (logits) of an instruction's applicability across statement classes")
     ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--selectors", default=",".join(SELECTORS), help="comma-separated subset")
     a = ap.parse_args(argv)
     seeds = 5 if a.quick else a.seeds
     names = [n.strip() for n in a.selectors.split(",") if n.strip()]
-    jobs = [Job(s, a.statements, a.n, a.boundaries, a.classes, a.prior_noise, a.class_effect, tuple(names))
-            for s in range(seeds)]
-    started = time.perf_counter()
-    if a.workers > 1:
-        with ProcessPoolExecutor(a.workers) as pool:
-            per_seed = list(pool.map(run_seed, jobs))
+    if a.world is not None:
+        try:
+            world = load_world(a.world)
+        except (OSError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        groups = {f"world file {a.world} (family {world.family}, seed {world.seed})":
+                  [Job(world.seed, 0, a.n, 0, 0, 0.0, 0.0, tuple(names), world=str(a.world))]}
     else:
-        per_seed = [run_seed(j) for j in jobs]
-    rows, n_means = summarise(per_seed, names, a.n)
+        families = [f.strip() for f in a.family.split(",") if f.strip()]
+        unknown = sorted(set(families) - set(FAMILIES))
+        if unknown:
+            print(f"error: --family {','.join(unknown)}: use {', '.join(FAMILIES)}", file=sys.stderr)
+            return 2
+        groups = {f"family {f}": [Job(s, a.statements, a.n, a.boundaries, a.classes, a.prior_noise, a.class_effect,
+                                      tuple(names), family=f) for s in range(seeds)] for f in families}
+        if a.write_worlds is not None:
+            a.write_worlds.mkdir(parents=True, exist_ok=True)
+            for jobs in groups.values():
+                for j in jobs:
+                    save_world(job_world(j), a.write_worlds / f"{j.family}-{j.seed}.npz")
+    started = time.perf_counter()
     k = len(load_instructions())
-    print(f"{seeds} seeds x {len(names)} selectors; {a.statements} statements, {k} instructions, "
-          f"{a.boundaries} boundaries in {a.classes} classes; prior noise {a.prior_noise}, class effect "
-          f"{a.class_effect}; n = {a.n}, budget = "
+    print(f"{len(names)} selectors; {a.statements} statements, {k} instructions, {a.boundaries} boundaries in "
+          f"{a.classes} classes; prior noise {a.prior_noise}, class effect {a.class_effect}; n = {a.n}, budget = "
           f"{min(400, 6 * a.n)} attempts, B = 10, m = 3, 2 passes\n")
-    header = ["selector", f"N_{a.n} (mean ± sd)", "reached", "n/a %", "boundaries", "Top %", "pass %", "s/run"]
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
-    for line in [header, ["-" * w for w in widths], *rows]:
-        print("| " + " | ".join(str(c).ljust(w) for c, w in zip(line, widths, strict=True)) + " |")
-    if {"adat2", "uniform", "oracle"} <= set(n_means):
-        print(f"\nAdaT2 N_{a.n} / uniform N_{a.n} = {n_means['adat2'] / n_means['uniform']:.2f}; "
-              f"AdaT2 / oracle = {n_means['adat2'] / n_means['oracle']:.2f}")
-    fallbacks = [r[n]["fallbacks"] for r in per_seed for n in names if r[n]["fallbacks"] is not None]
-    if fallbacks:
-        print(f"llm (simulated) fallbacks per run: {np.mean(fallbacks):.1f}")
+    for title, jobs in groups.items():
+        if a.workers > 1 and len(jobs) > 1:
+            with ProcessPoolExecutor(a.workers) as pool:
+                per_seed = list(pool.map(run_seed, jobs))
+        else:
+            per_seed = [run_seed(j) for j in jobs]
+        print_table(f"{title}, {len(jobs)} seed(s)", per_seed, names, a.n)
+        fallbacks = [r[n]["fallbacks"] for r in per_seed for n in names if r[n]["fallbacks"] is not None]
+        if fallbacks:
+            print(f"llm (simulated) fallbacks per run: {np.mean(fallbacks):.1f}\n")
     print(f"wall time {time.perf_counter() - started:.0f} s with {a.workers} worker(s)")
     return 0
 

@@ -150,7 +150,7 @@ class SelectorConfig(_Section):
     """Adaptive pair selection (DESIGN §5); every parameter of the algorithm lives here."""
 
     name: Literal["adat2", "cold-start", "uniform", "static", "thompson", "ucb1", "epsilon-greedy",
-                  "exp3", "gp-bo", "llm"] = "adat2"
+                  "exp3", "gp-bo", "llm", "pooled", "pooled-cold-start"] = "adat2"
     block_size: int = Field(10, ge=1)
     max_not_applicable: int = Field(3, ge=1, description="m: set a statement aside after m n/a in a pass")
     gamma: float = Field(0.5, gt=0.0, le=1.0, description="reuse penalty")
@@ -168,6 +168,15 @@ class SelectorConfig(_Section):
     gp_lengthscale: float = Field(0.5, gt=0.0, description="GP-BO kernel length scale over 1 - cos(statements)")
     gp_instruction_corr: float = Field(0.2, ge=0.0, lt=1.0, description="GP-BO kernel correlation of different instructions")
     gp_noise: float = Field(0.1, gt=0.0, description="GP-BO observation noise variance")
+    pooled_kappa: float = Field(0.5, ge=0.0, description="pooled: optimism, E[theta] + kappa * sd[theta]")
+    pooled_global_sd: float = Field(1.5, gt=0.0, description="pooled: prior sd of the global logit level (cold start)")
+    pooled_factor_sd: float = Field(0.7, gt=0.0, description="pooled: prior sd of a factor's logit level")
+    pooled_instruction_sd: float = Field(0.5, gt=0.0, description="pooled: prior sd of an instruction's own deviation")
+    pooled_neighbour_floor: float = Field(0.2, ge=0.0, lt=1.0, description="pooled: cosine below which statements are not neighbours")
+    pooled_neighbour_weight: float = Field(1.0, gt=0.0, description="pooled: pseudo-counts one outcome adds at an identical statement")
+    pooled_factor_share: float = Field(0.3, ge=0.0, le=1.0, description="pooled: weight of same-factor instructions' outcomes on neighbours")
+    pooled_reward_weight: float = Field(0.0, ge=0.0, description="pooled: exponent of E[mu] (the verdict reward) in the score")
+    pooled_factor_gamma: float = Field(1.0, gt=0.0, le=1.0, description="pooled: per-block penalty per test of the same factor")
 
 
 class ExecutionConfig(_Section):

@@ -14,6 +14,7 @@ SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "selectors" / "run
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
+    sys.path.insert(0, str(SCRIPT.parent))  # run.py imports its sibling worlds.py, as when run as a script
     spec = importlib.util.spec_from_file_location("selector_benchmark", SCRIPT)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -23,10 +24,12 @@ def bench() -> ModuleType:
 
 
 def test_benchmark_prints_its_table(bench: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
-    names = "oracle,adat2,uniform,gp-bo,llm (simulated)"
+    names = "oracle,adat2,uniform,gp-bo,llm (simulated),pooled,pooled+history,pooled-cold-start,static"
     assert bench.main(["--seeds", "2", "--statements", "30", "--n", "5", "--workers", "1", "--selectors", names]) == 0
     out = capsys.readouterr().out
-    assert "| selector" in out and "| gp-bo" in out and "AdaT2 N_5 / uniform N_5 =" in out
+    assert "family classes, 2 seed(s)" in out and "family features, 2 seed(s)" in out
+    assert "| selector" in out and "| pooled-cold-start" in out and "AdaT2 N_5 / uniform =" in out
+    assert "pooled: cold start <= 0.65 x uniform" in out
 
 
 def test_oracle_needs_fewer_attempts_than_uniform(bench: ModuleType) -> None:
@@ -35,3 +38,47 @@ def test_oracle_needs_fewer_attempts_than_uniform(bench: ModuleType) -> None:
         res = bench.run_seed(job)
         assert res["oracle"]["na_share"] < res["uniform"]["na_share"]
         assert res["oracle"]["tests"] == 10
+
+
+@pytest.mark.parametrize("family", ["classes", "features"])
+def test_a_written_world_file_gives_the_same_results_as_the_built_in_world(
+        bench: ModuleType, tmp_path: Path, family: str, capsys: pytest.CaptureFixture[str]) -> None:
+    names = ("oracle", "adat2", "adat2+history", "pooled", "uniform")
+    job = bench.Job(3, 40, 8, 12, 4, 0.7, 1.2, names, family=family)
+    built_in = bench.run_seed(job)
+    assert bench.main(["--seeds", "4", "--statements", "40", "--n", "8", "--boundaries", "12", "--classes", "4",
+                       "--workers", "1", "--family", family, "--selectors", "oracle", "--write-worlds",
+                       str(tmp_path)]) == 0
+    path = tmp_path / f"{family}-3.npz"
+    from_file = bench.run_seed(bench.Job(3, 0, 8, 0, 0, 0.0, 0.0, names, world=str(path)))
+    strip = {"ms_per_attempt", "seconds"}
+    assert {n: {k: v for k, v in r.items() if k not in strip} for n, r in from_file.items()} == \
+        {n: {k: v for k, v in r.items() if k not in strip} for n, r in built_in.items()}
+    capsys.readouterr()
+    assert bench.main(["--world", str(path), "--n", "8", "--workers", "1", "--selectors", "adat2,uniform"]) == 0
+    assert f"world file {path} (family {family}, seed 3), 1 seed(s)" in capsys.readouterr().out
+
+
+def test_a_bad_world_file_is_one_line_and_exit_2(bench: ModuleType, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.npz"
+    import numpy as np
+    np.savez(bad, format=np.array("something else"))
+    assert bench.main(["--world", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "not a selector world file" in err and "\n" not in err
+
+
+def test_features_family_makes_applicability_depend_on_statement_features(bench: ModuleType) -> None:
+    import numpy as np
+    import worlds  # type: ignore[import-not-found]
+
+    from adat.instruction_catalog import load_instructions
+    w = worlds.make_world("features", 0, load_instructions())
+    night = w.nights["run"]
+    # statements about the same boundary share features, so their applicability rows agree far
+    # more than rows of statements about different boundaries
+    same = night.boundary[:, None] == night.boundary[None, :]
+    corr = np.corrcoef(night.p_applicable)
+    off = ~np.eye(len(corr), dtype=bool)
+    assert corr[same & off].mean() > corr[~same].mean() + 0.3

@@ -14,6 +14,7 @@ from adat.selection.bandits import EpsilonGreedySelector, Exp3Selector, UCB1Sele
 from adat.selection.gp_bo import GPBOSelector
 from adat.selection.joint import LLMChoose, LLMSelector, UniformSelector
 from adat.selection.pair import PairSelector, StatementLike
+from adat.selection.pooled import PooledSelector
 
 
 def make_selector(cfg: SelectorConfig, statements: Sequence[StatementLike], instructions: Sequence[Instruction],
@@ -48,6 +49,10 @@ def make_selector(cfg: SelectorConfig, statements: Sequence[StatementLike], inst
         return Exp3Selector(*args)
     if name == "gp-bo":
         return GPBOSelector(*args, priors=priors)
+    if name == "pooled":
+        return PooledSelector(*args, priors=priors)
+    if name == "pooled-cold-start":
+        return PooledSelector(*args, cold_start=True, name="pooled-cold-start")
     if name == "llm":
         if llm_choose is None:
             raise UserError("the llm selector needs an LLM", field="selector.name",

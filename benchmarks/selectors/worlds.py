@@ -1,0 +1,211 @@
+"""Simulated selection worlds for the selector benchmark, and their file format.
+
+A *world* is what stays fixed across nights (boundaries, the instructions' true applicability);
+a *night* is one run's ranked statements with every pair's outcome drawn in advance. A world
+file holds the instructions and two nights drawn from one world: ``history`` (last night, for
+the selectors that learn from earlier runs) and ``run`` (the night every selector is scored on).
+
+File format (``numpy.savez_compressed``, ``.npz``; K instructions, S statements, D dims)::
+
+    format                 "adat-selector-world/1"
+    family, seed           which generator made it (free text / int; informative only)
+    instruction_ids        (K,) str    instruction_factors (K,) str    catalog_prior (K,) float
+    <night>_embeddings     (S, D) float   statement embeddings, in rank order
+    <night>_boundary       (S,) int       the boundary each statement is about
+    <night>_p_applicable   (S, K) float   true applicability probability (the oracle's knowledge)
+    <night>_applicable     (S, K) bool    the drawn outcome: would the generator write a test
+    <night>_pass_prob      (S, K) float   probability that the pair's test passes
+    <night>_verdict        (S, K) int     drawn verdict: 0 pass, 1 inconclusive, 2 fail
+    <night>_covered        (S, K) int     the boundary the pair's transformed test would cover
+
+with ``<night>`` = ``history`` and ``run``. Any tool may write such a file (e.g. from an audited
+real run); ``run.py --world FILE`` scores every selector on it.
+
+Families:
+
+* ``classes`` — applicability = sigmoid(logit(catalog prior) + ε_k + δ_{k,class}): it differs
+  between statement classes, independently per instruction (the original benchmark world).
+* ``features`` — every boundary has a few binary *features* (an amount, an order state, an
+  identity check, a time window …) that statements about it share and that show in their
+  embeddings; each instruction factor *needs* some features and is hurt by others, and each
+  instruction deviates a little from its factor. Applicability then depends on what a
+  statement is about, shared across the instructions of one factor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import numpy as np
+
+from adat.records import Instruction
+
+FORMAT = "adat-selector-world/1"
+DIM = 384
+NIGHTS = ("history", "run")
+FAMILIES = ("classes", "features")
+#: Share of a factor's transformed tests that stay on the statement's own boundary; the rest
+#: reach another boundary of the same statement class (the other side / another boundary of §3.3).
+STAY_ON_BOUNDARY = {"wording": 0.95, "social": 0.85, "channel": 0.7, "confirmation": 0.6, "sequence": 0.6}
+STAY_DEFAULT = 0.45
+N_FEATURES = 8
+
+
+@dataclass
+class Night:
+    """One run's ranked statements and every pair's pre-drawn outcome."""
+
+    embeddings: np.ndarray      # (S, D)
+    boundary: np.ndarray        # (S,)
+    p_applicable: np.ndarray    # (S, K)
+    applicable: np.ndarray      # (S, K) bool
+    pass_prob: np.ndarray       # (S, K)
+    verdict: np.ndarray         # (S, K) 0 pass, 1 inconclusive, 2 fail
+    covered: np.ndarray         # (S, K)
+
+
+@dataclass
+class WorldFile:
+    """The contents of a world file (see the module docstring)."""
+
+    family: str
+    seed: int
+    instruction_ids: list[str]
+    instruction_factors: list[str]
+    catalog_prior: np.ndarray
+    nights: dict[str, Night]
+
+    def instructions(self) -> list[Instruction]:
+        return [Instruction(instruction_id=i, title=i, text=f"apply {i}", factor=f, applicability="see world file",
+                            prior_applicability=float(p))
+                for i, f, p in zip(self.instruction_ids, self.instruction_factors, self.catalog_prior, strict=True)]
+
+
+def save_world(world: WorldFile, path: Path) -> None:
+    arrays: dict[str, np.ndarray] = {
+        "format": np.array(FORMAT), "family": np.array(world.family), "seed": np.array(world.seed),
+        "instruction_ids": np.array(world.instruction_ids), "instruction_factors": np.array(world.instruction_factors),
+        "catalog_prior": np.asarray(world.catalog_prior, dtype=float)}
+    for name, night in world.nights.items():
+        for f in fields(Night):
+            arrays[f"{name}_{f.name}"] = getattr(night, f.name)
+    with open(path, "wb") as fh:
+        np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]
+
+
+def load_world(path: Path) -> WorldFile:
+    """Read a world file; a missing or malformed array is a one-line ``ValueError`` naming it."""
+    with np.load(path, allow_pickle=False) as data:
+        if "format" not in data or str(data["format"]) != FORMAT:
+            raise ValueError(f"{path}: not a selector world file (format must be {FORMAT!r})")
+        missing = [f"{n}_{f.name}" for n in NIGHTS for f in fields(Night) if f"{n}_{f.name}" not in data]
+        missing += [k for k in ("instruction_ids", "instruction_factors", "catalog_prior") if k not in data]
+        if missing:
+            raise ValueError(f"{path}: missing arrays {missing}")
+        k = len(data["instruction_ids"])
+        nights = {n: Night(**{f.name: data[f"{n}_{f.name}"] for f in fields(Night)}) for n in NIGHTS}
+        for n, night in nights.items():
+            s = len(night.embeddings)
+            for f in fields(Night):
+                shape = getattr(night, f.name).shape
+                want = (s,) if f.name == "boundary" else (s, night.embeddings.shape[1]) if f.name == "embeddings" \
+                    else (s, k)
+                if shape != want:
+                    raise ValueError(f"{path}: {n}_{f.name} has shape {shape}, expected {want}")
+        return WorldFile(family=str(data["family"]) if "family" in data else "file",
+                         seed=int(data["seed"]) if "seed" in data else -1,
+                         instruction_ids=[str(x) for x in data["instruction_ids"]],
+                         instruction_factors=[str(x) for x in data["instruction_factors"]],
+                         catalog_prior=np.asarray(data["catalog_prior"], dtype=float), nights=nights)
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    p = np.clip(p, 0.01, 0.99)
+    return np.log(p / (1 - p))
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _draw_outcomes(rng: np.random.Generator, p_app: np.ndarray, pass_prob: np.ndarray, boundary: np.ndarray,
+                   boundary_class: np.ndarray, stay: np.ndarray, emb: np.ndarray) -> Night:
+    s, k = p_app.shape
+    applicable = rng.random((s, k)) < p_app
+    passed = rng.random((s, k)) < pass_prob
+    verdict = np.where(passed, 0, np.where(rng.random((s, k)) < 0.4, 1, 2))
+    covered = np.repeat(boundary[:, None], k, axis=1)
+    moves = rng.random((s, k)) >= stay[None, :]
+    # a moved test reaches a uniformly drawn other boundary of the statement's class (if any)
+    everyone = np.arange(len(boundary_class))
+    others = [everyone[(boundary_class == boundary_class[b]) & (everyone != b)] for b in everyone]
+    width = max(1, max(len(o) for o in others))
+    table = np.array([np.pad(o, (0, width - len(o)), constant_values=-1) for o in others])
+    lengths = np.array([len(o) for o in others])
+    rows, cols = np.nonzero(moves)
+    b = boundary[rows]
+    pick = (rng.random(len(rows)) * np.maximum(lengths[b], 1)).astype(int)
+    has = lengths[b] > 0
+    covered[rows[has], cols[has]] = table[b[has], pick[has]]
+    return Night(emb, boundary, p_app, applicable, pass_prob, verdict, covered)
+
+
+def make_world(family: str, seed: int, instructions: Sequence[Instruction], *, statements: int = 130,
+               boundaries: int = 40, classes: int = 8, prior_noise: float = 0.7, class_effect: float = 1.2) -> WorldFile:
+    """A built-in world of ``family`` with its two nights; the same arguments give the same world."""
+    if family not in FAMILIES:
+        raise ValueError(f"unknown world family {family!r}: use one of {', '.join(FAMILIES)}")
+    rng = np.random.default_rng(seed)
+    prior = np.array([i.prior_applicability for i in instructions])
+    factors = [i.factor for i in instructions]
+    k = len(instructions)
+    class_dirs = _unit(rng.normal(size=(classes, DIM)))
+    boundary_dirs = _unit(rng.normal(size=(boundaries, DIM)))
+    boundary_class = rng.integers(classes, size=boundaries)
+    weight = 1.0 / np.arange(1, boundaries + 1) ** 0.8
+    weight /= weight.sum()
+    base_logit = _logit(prior) + rng.normal(0.0, prior_noise, size=k)   # the catalog is off by ~prior_noise
+    pass_rate = rng.beta(6.0, 2.0, size=k)
+    stay = np.array([STAY_ON_BOUNDARY.get(f, STAY_DEFAULT) for f in factors])
+    if family == "classes":
+        effect = rng.normal(0.0, class_effect, size=(k, classes))
+    else:
+        # Features per boundary; per factor, the features it needs (+) or that block it (−).
+        feature_dirs = _unit(rng.normal(size=(N_FEATURES, DIM)))
+        boundary_features = (rng.random((boundaries, N_FEATURES)) < 0.35).astype(float)
+        names = sorted(set(factors))
+        factor_w = {f: np.zeros(N_FEATURES) for f in names}
+        for f in names:
+            needs = rng.choice(N_FEATURES, size=2, replace=False)
+            factor_w[f][needs[0]] = 2.5 * rng.choice([1.0, -1.0], p=[0.7, 0.3])
+            factor_w[f][needs[1]] = rng.normal(0.0, 1.2)
+        weights = np.array([factor_w[f] + rng.normal(0.0, 0.4, size=N_FEATURES) for f in factors])  # (K, F)
+        # Centre each instruction's feature effect so the catalog prior stays its mean rate.
+        offset = weights @ boundary_features.mean(axis=0)
+    nights: dict[str, Night] = {}
+    for name in NIGHTS:
+        night_rng = np.random.default_rng([seed, NIGHTS.index(name)])
+        boundary = night_rng.choice(boundaries, size=statements, p=weight)
+        noise = _unit(night_rng.normal(size=(statements, DIM)))
+        if family == "classes":
+            # cos ≈ 0.8 within a boundary, ≈ 0.35 within a class, ≈ 0 otherwise.
+            emb = _unit(0.6 * class_dirs[boundary_class[boundary]] + 0.7 * boundary_dirs[boundary] + 0.45 * noise)
+            logits = base_logit[None, :] + effect[:, boundary_class[boundary]].T
+        else:
+            # A statement mostly shares its boundary's features (10 % flipped); they show in its embedding.
+            z = boundary_features[boundary].copy()
+            flip = night_rng.random(z.shape) < 0.1
+            z[flip] = 1.0 - z[flip]
+            emb = _unit(0.5 * _unit(z @ feature_dirs + 1e-9) + 0.7 * boundary_dirs[boundary] + 0.45 * noise)
+            logits = base_logit[None, :] + z @ weights.T - offset[None, :]
+        p_app = _sigmoid(logits)
+        pass_prob = np.repeat(pass_rate[None, :], statements, axis=0)
+        nights[name] = _draw_outcomes(night_rng, p_app, pass_prob, boundary, boundary_class, stay, emb)
+    return WorldFile(family=family, seed=seed, instruction_ids=[i.instruction_id for i in instructions],
+                     instruction_factors=factors, catalog_prior=prior, nights=nights)

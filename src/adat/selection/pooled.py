@@ -1,0 +1,171 @@
+"""``pooled``: AdaT2's novelty walk with applicability evidence shared across pairs.
+
+AdaT2 learns each instruction's θ in isolation, so with ~100 instructions and a few hundred
+attempts most arms are tried once or twice and the prior decides everything. ``pooled`` keeps
+AdaT2's statement order (blocks, novelty, set-aside after m n/a, the per-block reuse penalty)
+and estimates the applicability of a pair (h, k) from two sources:
+
+1. **A hierarchical logistic model over instructions** —
+   ``logit θ_k = o_k + β₀ + b_f(k) + a_k`` with Gaussian priors: ``o_k`` is the logit of the
+   instruction's prior rate (catalog combined with this generator model's history, as in
+   AdaT2; 0 from a cold start, where β₀ is learned instead), ``b_f`` a level per instruction
+   factor (what one attempt teaches about a *kind* of instruction reaches all of that kind),
+   ``a_k`` the instruction's own deviation (its prior sd shrinks with its history). Fitted by
+   MAP with a Laplace posterior after each outcome (a few Newton steps, ~120 parameters).
+2. **Statement neighbours** — the outcomes of the same instruction, and (weight ρ) of other
+   instructions of the same factor, on statements near h in embedding space, weighted by
+   ``w(h, h') = clip((cos(e_h, e_h') − c₀) / (1 − c₀), 0, 1)``: an instruction that failed on
+   a statement is expected to fail on its near-duplicates and on statements about the same
+   thing, and one that worked there is expected to work again.
+
+The model's Laplace posterior becomes a Beta(n₀·p, n₀·(1 − p)) with the strength n₀ of the
+same variance, the neighbour evidence is added as weighted counts, and the instruction for the
+chosen statement maximises ``(E[θ] + κ·sd[θ]) · E[μ_k] · γ^{u_k} · γ_f^{v_f}`` — optimistic
+applicability, AdaT2's verdict reward μ, AdaT2's reuse penalty, and a per-block penalty per test
+of the same factor that spreads a block's tests over kinds of change (and so over boundaries).
+It uses only what a black-box tester has — attempts, verdicts, statement embeddings, catalog —
+and errors teach it nothing (the shared walk drops them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from scipy.linalg import cho_factor, cho_solve
+
+from adat.config import SelectorConfig
+from adat.records import Instruction
+from adat.selection.adat2 import NoveltyOrderSelector
+from adat.selection.novelty import argmax_lexicographic
+from adat.selection.pair import StatementLike
+from adat.selection.posteriors import BetaPosteriors, combined_prior_rate
+
+_NEWTON_STEPS = 2  # warm-started from the last fit: one outcome moves the MAP little
+_MAX_STRENGTH = 200.0  # the model's Beta strength is capped so neighbours always count
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    p = np.clip(p, 0.02, 0.98)
+    return np.asarray(np.log(p / (1.0 - p)))
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return np.asarray(1.0 / (1.0 + np.exp(-np.clip(x, -30.0, 30.0))))
+
+
+def neighbour_weights(unit_embeddings: np.ndarray, floor: float) -> np.ndarray:
+    """``w(h, h') = clip((cos − c₀) / (1 − c₀), 0, 1)`` for every pair of statements."""
+    cos = unit_embeddings @ unit_embeddings.T
+    return np.asarray(np.clip((cos - floor) / (1.0 - floor), 0.0, 1.0))
+
+
+class PooledSelector(NoveltyOrderSelector):
+    """See the module docstring."""
+
+    def __init__(self, cfg: SelectorConfig, statements: Sequence[StatementLike],
+                 instructions: Sequence[Instruction], embeddings: np.ndarray, n_target: int,
+                 seed: int = 0, *, priors: Mapping[str, tuple[float, float]] | None = None,
+                 cold_start: bool = False, name: str = "pooled") -> None:
+        super().__init__(cfg, statements, instructions, embeddings, n_target, seed)
+        self.name = name
+        factors = sorted({i.factor for i in self.instructions})
+        self.factor_of = np.array([factors.index(i.factor) for i in self.instructions], dtype=int)
+        n_s, n_f, n_k = len(self.statement_ids), len(factors), len(self.instructions)
+        self.offset, instruction_var = self._offsets(priors or {}, cold_start, cfg)
+        # parameter layout: [β₀ | b_f (F) | a_k (K)]
+        self._k0 = 1 + n_f
+        prior_var = np.concatenate([[cfg.pooled_global_sd ** 2 if cold_start else 0.2 ** 2],
+                                    np.full(n_f, cfg.pooled_factor_sd ** 2), instruction_var])
+        self.prior_precision = 1.0 / prior_var
+        self.coef = np.zeros(len(prior_var))
+        self.logit_var = prior_var[0] + prior_var[1 + self.factor_of] + instruction_var  # (K,) before data
+        self.design = np.zeros((n_k, len(prior_var)))  # one row per instruction: θ_k does not depend on h
+        self.design[:, 0] = 1.0
+        self.design[np.arange(n_k), 1 + self.factor_of] = 1.0
+        self.design[np.arange(n_k), self._k0 + np.arange(n_k)] = 1.0
+        self.obs_count = np.zeros(n_k)    # attempts per instruction (the model's sufficient statistics)
+        self.obs_success = np.zeros(n_k)
+        self.weights = cfg.pooled_neighbour_weight * neighbour_weights(self.novelty.emb, cfg.pooled_neighbour_floor) \
+            if n_s else np.zeros((0, 0))
+        self.near_success = np.zeros((n_s, n_k))   # Σ w(h, h') over h' where k applied
+        self.near_failure = np.zeros((n_s, n_k))
+        self.factor_success = np.zeros((n_s, n_f))  # the same, over every instruction of a factor
+        self.factor_failure = np.zeros((n_s, n_f))
+        self.mu = BetaPosteriors.uniform(n_k)
+        self.block_factor_tests = np.zeros((len(self.blocks), n_f), dtype=int)
+
+    def _offsets(self, history: Mapping[str, tuple[float, float]], cold_start: bool,
+                 cfg: SelectorConfig) -> tuple[np.ndarray, np.ndarray]:
+        """o_k and the prior variance of a_k: the catalog + history rate, sharper with more history."""
+        n_k = len(self.instructions)
+        base_var = cfg.pooled_instruction_sd ** 2
+        if cold_start:
+            return np.zeros(n_k), np.full(n_k, base_var)
+        offset = np.empty(n_k)
+        var = np.empty(n_k)
+        for k, ins in enumerate(self.instructions):
+            succ, fail = history.get(ins.instruction_id, (0.0, 0.0))
+            p = combined_prior_rate(ins.prior_applicability, succ, fail, cfg.prior_weight)
+            offset[k] = _logit(np.array(p))
+            # n observations of a rate p carry Fisher information n·p(1−p) on the logit scale.
+            var[k] = 1.0 / (1.0 / base_var + (succ + fail) * p * (1.0 - p))
+        return offset, var
+
+    # -- the model -----------------------------------------------------------------------------
+    def _refit(self) -> None:
+        """MAP of the logistic model from per-instruction counts, and the Laplace variance of each θ_k."""
+        seen = self.obs_count > 0
+        x, n, y, off = self.design[seen], self.obs_count[seen], self.obs_success[seen], self.offset[seen]
+        coef = self.coef
+        for _ in range(_NEWTON_STEPS):
+            p = _sigmoid(x @ coef + off)
+            grad = x.T @ (y - n * p) - self.prior_precision * coef
+            hess = (x * (n * p * (1 - p))[:, None]).T @ x
+            hess[np.diag_indices_from(hess)] += self.prior_precision
+            coef = coef + cho_solve(cho_factor(hess, lower=True, check_finite=False), grad, check_finite=False)
+        self.coef = coef
+        chol = cho_factor(hess, lower=True, check_finite=False)
+        self.logit_var = np.einsum("ij,ji->i", self.design, cho_solve(chol, self.design.T, check_finite=False))
+
+    def applicability(self, h: int, arms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Posterior mean and sd of θ(h, k) for each k in ``arms`` (model + neighbour evidence)."""
+        p = _sigmoid(self.design[arms] @ self.coef + self.offset[arms])
+        var = self.logit_var[arms]
+        strength = np.clip(1.0 / np.maximum(p * (1 - p) * var, 1e-9) - 1.0, 1.0, _MAX_STRENGTH)
+        f = self.factor_of[arms]
+        rho = self.cfg.pooled_factor_share
+        succ = self.near_success[h, arms] + rho * (self.factor_success[h, f] - self.near_success[h, arms])
+        fail = self.near_failure[h, arms] + rho * (self.factor_failure[h, f] - self.near_failure[h, arms])
+        a, b = strength * p + succ, strength * (1 - p) + fail
+        total = a + b
+        return a / total, np.sqrt(a * b / (total * total * (total + 1.0)))
+
+    # -- choice and learning -------------------------------------------------------------------
+    def _choose_instruction(self, h: int, arms: np.ndarray, t: int) -> tuple[int, dict[str, Any]]:
+        mean, sd = self.applicability(h, arms)
+        penalty = self.cfg.gamma ** self.block_tests[self.block, arms] \
+            * self.cfg.pooled_factor_gamma ** self.block_factor_tests[self.block, self.factor_of[arms]]
+        score = (mean + self.cfg.pooled_kappa * sd) * self.mu.mean(arms) ** self.cfg.pooled_reward_weight * penalty
+        i = argmax_lexicographic(self.rng, score, mean)
+        k = int(arms[i])
+        return k, {"score": round(float(score[i]), 6), "theta_mean": round(float(mean[i]), 6),
+                   "theta_sd": round(float(sd[i]), 6), "u": int(self.block_tests[self.block, k]),
+                   "top": self._top(arms, score, k)}
+
+    def _learn(self, h: int, k: int, applicable: bool, reward: float | None) -> None:
+        self.obs_count[k] += 1
+        w = self.weights[:, h]
+        f = self.factor_of[k]
+        if applicable:
+            self.obs_success[k] += 1
+            self.near_success[:, k] += w
+            self.factor_success[:, f] += w
+            self.block_factor_tests[self.block, f] += 1
+            if reward is not None:
+                self.mu.add(k, reward, 1.0 - reward)
+        else:
+            self.near_failure[:, k] += w
+            self.factor_failure[:, f] += w
+        self._refit()

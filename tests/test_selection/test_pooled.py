@@ -1,0 +1,82 @@
+"""The pooled selector: evidence shared over factors and statement neighbours; errors teach nothing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from adat.config import SelectorConfig
+from adat.selection import make_selector
+from adat.selection.pooled import PooledSelector
+from tests.test_selection.synthetic import always_pass, drive, hashed_outcome, instructions, statements
+
+
+def _pooled(embeddings: np.ndarray, priors: list[float], factors: list[str], *, cold_start: bool = False,
+            history: dict[str, tuple[float, float]] | None = None, **cfg: object) -> PooledSelector:
+    name = "pooled-cold-start" if cold_start else "pooled"
+    sel = make_selector(SelectorConfig.model_validate({"name": name, "block_size": len(embeddings), **cfg}),
+                        statements(len(embeddings)), instructions(priors, factors), embeddings, 10, seed=3,
+                        priors=history)
+    assert isinstance(sel, PooledSelector)
+    return sel
+
+
+def _emb() -> np.ndarray:
+    """s0 and s1 are near-duplicates; s2 is unrelated."""
+    e = np.zeros((3, 4))
+    e[0, 0], e[1, 0], e[1, 1], e[2, 2] = 1.0, 0.95, 0.31, 1.0
+    return e
+
+
+def test_a_failure_lowers_the_instruction_on_neighbours_and_its_factor_more_than_elsewhere() -> None:
+    sel = _pooled(_emb(), [0.9, 0.6, 0.6], ["wording", "wording", "value"])
+    pair = sel.next_pair()
+    assert pair is not None and pair.instruction_id == "k0"  # highest prior first
+    h = sel.statement_ids.index(pair.statement_id)
+    near = 1 if h == 0 else 0 if h == 1 else None
+    assert near is not None or h == 2
+    before = {j: sel.applicability(j, np.arange(3))[0] for j in range(3)}
+    sel.update(pair, applicable=False, verdict=None)
+    after = {j: sel.applicability(j, np.arange(3))[0] for j in range(3)}
+    far = 2 if h != 2 else 0
+    if near is not None:
+        assert after[near][0] < after[far][0] < before[far][0]  # neighbour evidence on top of the model
+    # the same factor's other instruction drops, the other factor's barely
+    assert before[far][1] - after[far][1] > before[far][2] - after[far][2] >= -1e-9
+
+
+def test_an_error_moves_nothing() -> None:
+    sel = _pooled(_emb(), [0.9, 0.6, 0.6], ["wording", "wording", "value"], max_not_applicable=1)
+    pair = sel.next_pair()
+    assert pair is not None
+    h = sel.statement_ids.index(pair.statement_id)
+    snapshot = [sel.applicability(j, np.arange(3)) for j in range(3)]
+    sel.update(pair, applicable=False, verdict=None, error=True)
+    for j in range(3):
+        mean, sd = sel.applicability(j, np.arange(3))
+        assert mean == pytest.approx(snapshot[j][0]) and sd == pytest.approx(snapshot[j][1])
+    assert sel.na_in_pass[h] == 0 and not sel.set_aside[h] and sel.errors == 1
+
+
+def test_history_sharpens_the_prior_and_cold_start_ignores_catalog_and_history() -> None:
+    emb, priors, factors = _emb(), [0.5, 0.5, 0.5], ["value", "value", "value"]
+    plain = _pooled(emb, priors, factors)
+    seen = _pooled(emb, priors, factors, history={"k0": (20.0, 0.0)})
+    _, sd_plain = plain.applicability(0, np.arange(3))
+    mean_seen, sd_seen = seen.applicability(0, np.arange(3))
+    assert mean_seen[0] > mean_seen[1] and sd_seen[0] < sd_plain[0]
+    cold = _pooled(emb, [0.9, 0.1, 0.5], factors, cold_start=True, history={"k0": (20.0, 0.0)})
+    mean_cold, _ = cold.applicability(0, np.arange(3))
+    assert mean_cold == pytest.approx([0.5, 0.5, 0.5])
+
+
+def test_deterministic_and_within_the_walk() -> None:
+    emb = np.random.default_rng(1).normal(size=(12, 6))
+    runs = [drive(_pooled(emb, [0.9, 0.6, 0.3, 0.5], ["a", "a", "b", "b"], block_size=4), hashed_outcome)
+            for _ in range(2)]
+    assert [(p.statement_id, p.instruction_id) for p in runs[0]] == [(p.statement_id, p.instruction_id) for p in runs[1]]
+    assert len({(p.statement_id, p.instruction_id) for p in runs[0]}) == len(runs[0])  # never a pair twice
+    assert all(p.scores["selector"] == "pooled" and "theta_mean" in p.scores for p in runs[0])
+    done = _pooled(emb, [0.9, 0.6, 0.3, 0.5], ["a", "a", "b", "b"], block_size=4)
+    drive(done, always_pass)
+    assert done.stop_reason() == "target" and done.tests == 10
