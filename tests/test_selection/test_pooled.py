@@ -80,3 +80,10 @@ def test_deterministic_and_within_the_walk() -> None:
     done = _pooled(emb, [0.9, 0.6, 0.3, 0.5], ["a", "a", "b", "b"], block_size=4)
     drive(done, always_pass)
     assert done.stop_reason() == "target" and done.tests == 10
+
+
+def test_the_prefer_hook_weighs_the_instruction_choice() -> None:
+    sel = _pooled(_emb(), [0.9, 0.6, 0.6], ["wording", "wording", "value"])
+    sel.prefer(lambda sid, kid: 0.1 if kid == "k0" else 1.0)
+    pair = sel.next_pair()
+    assert pair is not None and pair.instruction_id != "k0"

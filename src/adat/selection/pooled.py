@@ -87,7 +87,7 @@ class PooledSelector(NoveltyOrderSelector):
         self.design[np.arange(n_k), self._k0 + np.arange(n_k)] = 1.0
         self.obs_count = np.zeros(n_k)    # attempts per instruction (the model's sufficient statistics)
         self.obs_success = np.zeros(n_k)
-        self.weights = cfg.pooled_neighbour_weight * neighbour_weights(self.novelty.emb, cfg.pooled_neighbour_floor) \
+        self.neighbour_w = cfg.pooled_neighbour_weight * neighbour_weights(self.novelty.emb, cfg.pooled_neighbour_floor) \
             if n_s else np.zeros((0, 0))
         self.near_success = np.zeros((n_s, n_k))   # Σ w(h, h') over h' where k applied
         self.near_failure = np.zeros((n_s, n_k))
@@ -146,7 +146,8 @@ class PooledSelector(NoveltyOrderSelector):
     def _choose_instruction(self, h: int, arms: np.ndarray, t: int) -> tuple[int, dict[str, Any]]:
         mean, sd = self.applicability(h, arms)
         penalty = self.cfg.gamma ** self.block_tests[self.block, arms] \
-            * self.cfg.pooled_factor_gamma ** self.block_factor_tests[self.block, self.factor_of[arms]]
+            * self.cfg.pooled_factor_gamma ** self.block_factor_tests[self.block, self.factor_of[arms]] \
+            * self.weights(h, arms)  # the caller's prefer() hook (both sides of a boundary)
         score = (mean + self.cfg.pooled_kappa * sd) * self.mu.mean(arms) ** self.cfg.pooled_reward_weight * penalty
         i = argmax_lexicographic(self.rng, score, mean)
         k = int(arms[i])
@@ -156,7 +157,7 @@ class PooledSelector(NoveltyOrderSelector):
 
     def _learn(self, h: int, k: int, applicable: bool, reward: float | None) -> None:
         self.obs_count[k] += 1
-        w = self.weights[:, h]
+        w = self.neighbour_w[:, h]
         f = self.factor_of[k]
         if applicable:
             self.obs_success[k] += 1
