@@ -78,6 +78,10 @@ INJECTIONS: dict[str, Injection] = {
     "ungrouped_mappings": (
         _write("audit_labels", fx.label("r1", "t4", "explicit", ("R_refund", "allowed", True))),
         {"grouping_no": 2, "test_id": "t4", "boundary": "R_refund"}),
+    "hidden_tests_in_compilation": (
+        _write("compile_results", fx.spec_result("r1", "c-h1", "h1", True, split="hidden", iteration=1,
+                                                 scope="failing")),
+        {"result_id": "c-h1", "problem": "hidden test in compilation"}),
     "statements_not_on_agent_reply": (
         _write("statements", fx.statement("r1", "h9", "d1", 2, None)),  # turn 2 is a user message
         {"statement_id": "h9", "problem": "supporting turn is a user message"}),
