@@ -74,6 +74,7 @@ def _suite(cfg: RunConfig, spec: Path, start: str, *, pack: Path | None = None, 
 
 
 def _seed_start(spec: Path, seed: Path | None) -> str:
+    _check_file(spec, "spec file", "SPEC")
     chosen = seed or default_seed(spec)
     _check_file(chosen / "seed_prompt.txt", "seed prompt", "--seed")
     return str(chosen.resolve())

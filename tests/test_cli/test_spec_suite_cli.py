@@ -1,0 +1,46 @@
+"""`adat spec compile|run|evolve|mutate|demo`: a user's mistake is one line naming the file or
+option and the fix, exit 2, before any flow starts."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from tests.test_tdad.loop_fakes import LIBRARY_SPEC
+
+
+def _run(*args: str) -> tuple[int, str]:
+    proc = subprocess.run([sys.executable, "-c", "from adat.cli.main import app; app()", *args], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "COLUMNS": "400"})
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def test_missing_spec_file(tmp_path: Path) -> None:
+    code, out = _run("spec", "run", str(tmp_path / "nope.yaml"), "--seed", str(tmp_path))
+    assert code == 2 and "spec file not found" in out and "nope.yaml" in out and "Traceback" not in out
+
+
+def test_missing_seed_prompt(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(yaml.safe_dump(LIBRARY_SPEC))
+    code, out = _run("spec", "compile", str(spec), "--seed", str(tmp_path / "no-seed"), "--data-dir", str(tmp_path))
+    assert code == 2 and "seed prompt not found" in out and "--seed" in out and "Traceback" not in out
+
+
+def test_mutating_a_run_without_a_compiled_prompt(tmp_path: Path) -> None:
+    spec, pack = tmp_path / "spec.yaml", tmp_path / "pack.yaml"
+    spec.write_text(yaml.safe_dump(LIBRARY_SPEC))
+    pack.write_text(yaml.safe_dump({"mutation_pack_id": "p", "mutations": [{
+        "id": "M", "intent": "x", "activation_probe": {"user_turns": ["hi"], "expect_violation": {}}}]}))
+    code, out = _run("spec", "mutate", str(spec), "--run", "no-such-run", "--pack", str(pack),
+                     "--data-dir", str(tmp_path))
+    assert code == 2 and "has no compiled prompt" in out and "adat spec compile" in out
+
+
+def test_demo_needs_the_benchmark_folder(tmp_path: Path) -> None:
+    code, out = _run("spec", "demo", "--tdad", str(tmp_path / "missing"), "--data-dir", str(tmp_path))
+    assert code == 2 and "TDAD benchmark folder not found" in out and "--tdad" in out
