@@ -74,6 +74,10 @@ def test_each_selector_writes_attempts_tests_and_verdicts(runs: dict[str, Any], 
     assert {s.statement_id for s in rows(runs, "statements", run_id)} == statements  # same statements
     attempts = rows(runs, "attempts", run_id)
     assert attempts and {a.selector for a in attempts} == {selector}
+    # every attempt names its generator model and the target it ran on (issue 8, item 3)
+    assert {a.generator for a in attempts} == {str(runs["cfg"].models.generator)}
+    assert all(a.target_id.startswith("reference-retail") for a in attempts)
+    assert {a.outcome for a in attempts} <= {"applicable", "not_applicable", "error"}
     transformed = [t for t in rows(runs, "tests", run_id) if t.kind == "transformed"]
     assert transformed and {a.test_id for a in attempts if a.test_id} == {t.test_id for t in transformed}
     verdicts = rows(runs, "verdicts", run_id)
