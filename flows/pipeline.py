@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from prefect import flow
+from prefect import flow, get_run_logger
 
 from adat.config import RunConfig
+from adat.llm.budget import BudgetExhausted, stopped_in
 from adat.pipeline.context import new_run_id
 from adat.pipeline.fingerprint import code_fingerprint
 from flows._artifacts import publish_run_artifacts
@@ -19,8 +20,13 @@ def pipeline(config: RunConfig, refresh: bool = False) -> str:
     run_id = config.run_id or new_run_id()
     cfg = config.model_copy(update={"run_id": run_id})
     t.start_run(cfg, run_id, "pipeline")
-    discovered = bind(t.discover, cfg, refresh=refresh)(cfg, run_id, code_fingerprint())
-    built = build_suite(cfg, run_id, after=discovered, refresh=refresh)
-    t.finish_run(cfg, run_id, "pipeline", after=built)
+    try:
+        discovered = bind(t.discover, cfg, refresh=refresh)(cfg, run_id, code_fingerprint())
+        built = build_suite(cfg, run_id, after=discovered, refresh=refresh)
+    except BudgetExhausted as exc:  # a clean stop: what the finished stages wrote stays
+        get_run_logger().warning("%s; the run stops here", exc)
+        t.finish_run(cfg, run_id, "pipeline", status="budget_exhausted", stopped_in=stopped_in(exc))
+    else:
+        t.finish_run(cfg, run_id, "pipeline", after=built)
     publish_run_artifacts(cfg, run_id)
     return run_id

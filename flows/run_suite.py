@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from prefect import flow
+from prefect import flow, get_run_logger
 
 from adat.config import RunConfig
+from adat.llm.budget import BudgetExhausted, stopped_in
 from adat.pipeline.context import new_run_id
 from adat.pipeline.fingerprint import code_fingerprint
 from flows._artifacts import publish_run_artifacts
@@ -18,8 +19,13 @@ def run_suite(config: RunConfig, suite_run_id: str, refresh: bool = False) -> st
     run_id = config.run_id or new_run_id()
     cfg = config.model_copy(update={"run_id": run_id})
     t.start_run(cfg, run_id, "run_suite")
-    done = bind(t.execute, cfg, refresh=refresh)(cfg, run_id, code_fingerprint(), None, kind="all",
-                                                 suite_run_id=suite_run_id)
-    t.finish_run(cfg, run_id, "run_suite", after=done)
+    try:
+        done = bind(t.execute, cfg, refresh=refresh)(cfg, run_id, code_fingerprint(), None, kind="all",
+                                                     suite_run_id=suite_run_id)
+    except BudgetExhausted as exc:  # a clean stop, recorded on the run
+        get_run_logger().warning("%s; the run stops here", exc)
+        t.finish_run(cfg, run_id, "run_suite", status="budget_exhausted", stopped_in=stopped_in(exc))
+    else:
+        t.finish_run(cfg, run_id, "run_suite", after=done)
     publish_run_artifacts(cfg, run_id)
     return run_id

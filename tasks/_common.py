@@ -7,6 +7,7 @@ deleting a data directory also forgets its cache; ``refresh_cache=True`` forces 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,15 +16,27 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import INPUTS, TASK_SOURCE
 
 from adat.config import RunConfig
+from adat.llm.budget import phase as budget_phase
 from adat.progress import terminal_progress
 
 CACHE_POLICY = INPUTS + TASK_SOURCE
 
 
 def stage_task(name: str, *, retries: int = 0) -> Callable[[Callable[..., Any]], Any]:
-    """Decorator for a cached pipeline task."""
-    return task(name=name, cache_policy=CACHE_POLICY, persist_result=True, retries=retries,
+    """Decorator for a cached pipeline task; its LLM calls count against the budget of phase ``name``."""
+    make = task(name=name, cache_policy=CACHE_POLICY, persist_result=True, retries=retries,
                 retry_delay_seconds=10)
+    return lambda fn: make(in_phase(name, fn))
+
+
+def in_phase(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with LLM calls accounted to budget phase ``name`` (same signature and source, for caching)."""
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with budget_phase(name):
+            return fn(*args, **kwargs)
+
+    return run
 
 
 def bind(task_obj: Any, cfg: RunConfig, *, refresh: bool = False) -> Any:

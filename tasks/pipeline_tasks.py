@@ -22,8 +22,9 @@ def start_run(cfg: RunConfig, run_id: str, flow: str) -> StepResult:
 
 
 @task(name="finish-run")
-def finish_run(cfg: RunConfig, run_id: str, flow: str, after: Any = None) -> StepResult:
-    return steps.finish_run(cfg, run_id, flow)
+def finish_run(cfg: RunConfig, run_id: str, flow: str, after: Any = None, status: str = "completed",
+               stopped_in: str = "") -> StepResult:
+    return steps.finish_run(cfg, run_id, flow, status, stopped_in)
 
 
 @stage_task("discovery")

@@ -92,6 +92,28 @@ class LLMSettings(_Section):
         default_factory=dict, description="model -> (input, output) USD per million tokens; overrides built-ins")
 
 
+#: Phases a budget can name: the pipeline stages that make LLM calls (the task names).
+BUDGET_PHASES = ("discovery", "extraction", "grounding", "plain-generation", "execution", "transformation",
+                 "audit", "regression", "agenteval-generation", "direct-generation",
+                 "spec-tests", "spec-compile", "spec-reliability", "spec-mutate")
+
+
+class Budget(_Section):
+    """Limits on the LLM calls that reach a provider (cache hits are free); None = unlimited."""
+
+    max_calls: int | None = Field(None, ge=0, description="most provider calls (a retried or repaired call counts once)")
+    max_tokens: int | None = Field(None, ge=0, description="most input + output tokens")
+    max_usd: float | None = Field(None, ge=0.0, description="most dollars, from the price table")
+
+
+class BudgetConfig(Budget):
+    """The run's budget, and optionally one per phase. At a limit the run stops cleanly, keeps what it
+    wrote and records ``budget_exhausted`` with the phase (docs: README, Budgets)."""
+
+    phases: dict[Literal[BUDGET_PHASES], Budget] = Field(  # type: ignore[valid-type]
+        default_factory=dict, description=f"phase -> budget; phases: {', '.join(BUDGET_PHASES)}")
+
+
 class ReferenceTarget(_Section):
     type: Literal["reference"] = "reference"
     database: str | None = Field(None, description="τ²-bench-format retail db.json; None = the shipped one")
@@ -234,6 +256,7 @@ class RunConfig(_Section):
     evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
     baselines: BaselinesConfig = Field(default_factory=BaselinesConfig)
     spec_suite: SpecSuiteConfig = Field(default_factory=SpecSuiteConfig)
+    budget: BudgetConfig = Field(default_factory=BudgetConfig)
 
     def data_path(self) -> Path:
         p = Path(self.data_dir)

@@ -239,6 +239,7 @@ class LLMCall(Record):
     ts: datetime
     repaired: bool = Field(False, description="the first answer was invalid and a repair request was sent")
     priced: bool = Field(True, description="False when the model had no price, so cost_usd 0 means unknown")
+    phase: str = Field("", description="the pipeline stage that made the call (what a phase budget counts)")
 
 
 class Run(Record):
@@ -248,7 +249,8 @@ class Run(Record):
     flow: str
     started_at: datetime
     finished_at: datetime | None = None
-    status: Literal["running", "completed", "failed"] = "running"
+    status: Literal["running", "completed", "failed", "budget_exhausted"] = "running"
+    stopped_in: str = Field("", description="budget_exhausted: the phase the run stopped in, and which limit")
     target: str = ""
     agent_variant: str = "original"
     models_json: str = Field("{}", description="role -> provider/model, as JSON")

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from adat.config import OFFLINE_MODEL, RunConfig
-from adat.records import Attempt, LLMCall, Statement, TestCase, Verdict
+from adat.records import Attempt, LLMCall, Run, Statement, TestCase, Verdict
 from adat.warehouse.catalog import catalog_path
 from adat.warehouse.parquet import read_records, table_dir
 
@@ -29,8 +29,11 @@ def run_summary(root: Path, run_id: str) -> dict[str, Any]:
     used = Counter(a.instruction_id for a in attempts)
     written = Counter(a.instruction_id for a in attempts if a.test_id)
     models = Counter(f"{c.provider}/{c.model}" for c in calls)
+    runs = cast(list[Run], read_records(root, "runs", run_id=run_id))
     return {
         "run_id": run_id,
+        "status": runs[-1].status if runs else "",
+        "stopped_in": runs[-1].stopped_in if runs else "",
         "statements": len(statements),
         "grounded_statements": sum(1 for s in statements if s.grounded),
         "tests": dict(Counter(t.kind for t in tests)),
@@ -60,6 +63,8 @@ def summary_markdown(s: dict[str, Any]) -> str:
     if s["offline"]:
         lines += ["> Produced by **offline/heuristic**, a deterministic rule-based stand-in for the "
                   "tester roles — not a language model's results.", ""]
+    if s.get("status") == "budget_exhausted":
+        lines += [f"> **Budget exhausted** in {s['stopped_in']}: the run stopped there; what it wrote is kept.", ""]
     lines += ["| measure | value |", "|---|---|",
               f"| statements (grounded) | {s['statements']} ({s['grounded_statements']}) |",
               f"| plain tests | {s['tests'].get('plain', 0)} |",
@@ -94,6 +99,9 @@ def print_run_summary(console: Console, cfg: RunConfig, run_id: str) -> dict[str
     for key, value in rows:
         table.add_row(key, value)
     console.print(table)
+    if s.get("status") == "budget_exhausted":
+        console.print(f"[yellow]Budget exhausted in {s['stopped_in']}: the run stopped there; "
+                      "what it wrote is kept.[/yellow]")
     if s["offline"]:
         console.print("[yellow]These results come from offline/heuristic, a deterministic rule-based "
                       "stand-in for the tester roles, not from a language model.[/yellow]")

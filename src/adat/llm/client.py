@@ -14,7 +14,10 @@ Providers only make the call; everything else happens here, the same way for ``o
 * every logical call is ONE :class:`LLMCall` row: transient retries are counted in ``retries``
   and a repair attempt is folded into the same row (``repaired=True``, tokens and latency
   summed). A cache hit's row has ``cache_hit=True``, ``cost_usd=0`` and the cached answer's token
-  counts (what the call would have used), so "tokens spent" is ``WHERE NOT cache_hit``.
+  counts (what the call would have used), so "tokens spent" is ``WHERE NOT cache_hit``;
+* a call that would reach a provider first claims one call of the run's budget
+  (:mod:`adat.llm.budget`); at a limit it raises :class:`BudgetExhausted`, records no row for the
+  call it did not make, and hands the rows so far to ``sink`` so they are written before the stop.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from pydantic import BaseModel
 
 from adat import config
 from adat.config import RunConfig
+from adat.llm.budget import BudgetExhausted, BudgetMeter, current_phase
 from adat.llm.output_schema import OutputInvalid, parse_output, repair_message, response_schema, schema_name
 from adat.llm.pricing import call_cost_usd
 from adat.llm.prompts import PromptTemplate, load_prompt
@@ -77,9 +81,13 @@ class LLMClient:
 
     def __init__(self, cfg: RunConfig, run_id: str, *, prompts_dir: Path | None = None,
                  cache_dir: Path | None = None, registry: ProviderRegistry | None = None,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep, budget: BudgetMeter | None = None,
+                 sink: Callable[[], object] | None = None) -> None:
         self.cfg = cfg
         self.run_id = run_id
+        self.phase = budget.phase if budget is not None else current_phase()
+        self._budget = budget
+        self._sink = sink  # writes drained rows (RunContext.flush_calls); called when the budget stops the run
         self.prompts_dir = Path(prompts_dir) if prompts_dir else config.adat_home() / "catalogs" / "prompts"
         self.registry = registry if registry is not None else default_registry()
         self._cache = ResponseCache(cache_dir or config.cache_dir(cfg)) if cfg.llm.cache else None
@@ -198,16 +206,24 @@ class LLMClient:
                         meter.cache_hit = True
                         meter.add(cached)
                         return result
+            if self._budget is not None:
+                self._budget.reserve()
             response = self._send(bound, request, meter)
             result, accepted = finish(response, meter)
             if self._cache is not None and use_cache:
                 self._cache.put(key, request, accepted)
             return result
+        except BudgetExhausted:
+            error = "budget"
+            raise
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
             raise
         finally:
-            self._record(bound, request, meter, time.perf_counter() - t0, started, error)
+            if error != "budget":  # the call was never made: no row
+                self._record(bound, request, meter, time.perf_counter() - t0, started, error)
+            if self._budget is not None and self._budget.exhausted is not None and self._sink is not None:
+                self._sink()  # the run stops: write the rows so far (and those of calls still in flight)
 
     def _send(self, bound: _Bound, request: LLMRequest, meter: _Meter) -> LLMResponse:
         """One provider answer, retrying transient errors with backoff."""
@@ -261,7 +277,10 @@ class LLMClient:
             input_tokens=meter.input_tokens, output_tokens=meter.output_tokens,
             cost_usd=0.0 if meter.cache_hit else cost, latency_s=latency_s, cache_hit=meter.cache_hit,
             retries=meter.retries, error=error, ts=started, repaired=meter.repaired, priced=priced,
+            phase=self.phase,
         )
+        if self._budget is not None and not meter.cache_hit:
+            self._budget.spend(meter.input_tokens + meter.output_tokens, row.cost_usd)
         log.debug("llm call role=%s model=%s prompt=%s@%s tokens=%d/%d cache_hit=%s retries=%d error=%s",
                   row.role, spec, row.prompt_id, row.prompt_version, row.input_tokens, row.output_tokens,
                   row.cache_hit, row.retries, error)

@@ -2,7 +2,7 @@
 
 Built-in list prices cover a few common OpenAI models; ``llm.prices_usd_per_mtok`` in the run
 config overrides or extends them (keys are ``provider/model`` or the bare model name). The
-``offline`` and ``fake`` providers cost nothing. A model with no price costs 0 and its row says
+``offline`` and ``fake`` providers cost nothing unless the config prices them. A model with no price costs 0 and its row says
 ``priced=False`` so cost metrics can tell "free" from "unknown".
 """
 
@@ -34,11 +34,11 @@ _SNAPSHOT_SUFFIX = re.compile(r"-\d{4}-\d{2}-\d{2}$|-\d{4}$")
 def price_per_mtok(provider: str, model: str,
                    overrides: dict[str, tuple[float, float]]) -> tuple[float, float] | None:
     """(input, output) USD per million tokens, or None when the model has no known price."""
-    if provider in FREE_PROVIDERS:
-        return (0.0, 0.0)
     for name in (f"{provider}/{model}", model, _SNAPSHOT_SUFFIX.sub("", model)):
         if name in overrides:
-            return overrides[name]
+            return overrides[name]  # the config's price wins, even for a free provider (what-if costs, tests)
+    if provider in FREE_PROVIDERS:
+        return (0.0, 0.0)
     for name in (model, _SNAPSHOT_SUFFIX.sub("", model)):
         if name in BUILTIN_PRICES_USD_PER_MTOK:
             return BUILTIN_PRICES_USD_PER_MTOK[name]

@@ -88,8 +88,19 @@ class RunContext:
         if self._client is None:
             from adat.llm.client import LLMClient
 
-            self._client = LLMClient(self.cfg, self.run_id, cache_dir=cache_dir(self.cfg))
+            self._client = LLMClient(self.cfg, self.run_id, cache_dir=cache_dir(self.cfg), budget=self._budget(),
+                                     sink=self.flush_calls)
         return self._client
+
+    def _budget(self) -> Any:
+        """The run's budget meter, counting what the run's ``llm_calls`` rows spent already; None = unlimited."""
+        from adat.llm.budget import BudgetMeter, current_phase
+
+        budget = self.cfg.budget
+        limited = [budget, *budget.phases.values()]
+        if all(b.max_calls is None and b.max_tokens is None and b.max_usd is None for b in limited):
+            return None
+        return BudgetMeter(budget, current_phase(), self.read("llm_calls"))
 
     def flush_calls(self) -> int:
         """Append the LLM calls made since the last flush to the llm_calls table."""
@@ -131,7 +142,7 @@ class RunContext:
 
     # --- runs table ----------------------------------------------------------------------
     def record_run(self, flow: str, status: str, started_at: datetime | None = None,
-                   agent_variant: str = "original") -> Run:
+                   agent_variant: str = "original", stopped_in: str = "") -> Run:
         earlier = [r for r in self.read("runs") if isinstance(r, Run)]
         started = started_at or (earlier[0].started_at if earlier else datetime.now(UTC))
         run = Run(run_id=self.run_id, flow=flow, started_at=started,
@@ -140,6 +151,6 @@ class RunContext:
                   target=self.cfg.target.type, agent_variant=agent_variant,
                   models_json=json.dumps(self.cfg.models.model_dump(), sort_keys=True),
                   config_json=public_config_json(self.cfg), selector=self.cfg.selector.name,
-                  adat_version=adat.__version__)
+                  adat_version=adat.__version__, stopped_in=stopped_in)
         self.write("runs", [run])
         return run

@@ -31,13 +31,13 @@ def start_run(cfg: RunConfig, run_id: str, flow: str) -> StepResult:
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="start", tables={"runs": 1, "instructions": len(instructions)})
 
 
-def finish_run(cfg: RunConfig, run_id: str, flow: str, status: str = "completed") -> StepResult:
-    """Mark the run finished and rebuild the DuckDB catalog so analysts see it."""
+def finish_run(cfg: RunConfig, run_id: str, flow: str, status: str = "completed", stopped_in: str = "") -> StepResult:
+    """Mark the run finished (``budget_exhausted``: ``stopped_in`` says where) and rebuild the DuckDB catalog."""
     from adat.config import adat_home
     from adat.warehouse.catalog import build_catalog
 
     ctx = RunContext(cfg, run_id)
-    ctx.record_run(flow, status)
+    ctx.record_run(flow, status, stopped_in=stopped_in)
     path = build_catalog(ctx.root, adat_home() / "sql")
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="finish", data={"catalog": str(path), "status": status})
 
