@@ -25,5 +25,11 @@ def test_kept_clauses_need_the_same_id_and_for_a_policy_the_same_text() -> None:
 def test_invariant_tests_are_the_v1_tests_whose_clauses_v2_keeps() -> None:
     tests = [spec_test("keeps", ["L1_CARD_FIRST", "R2_RENEW", "response_contract"]),
              spec_test("tightened", ["L2_NO_OVERDUE"]),
-             spec_test("removed_leaf", ["L1_CARD_FIRST"], leaf="END_ASK")]
-    assert [t.test_id for t in invariant_tests(tests, library_spec(), _v2())] == ["keeps"]
+             spec_test("removed_leaf", ["L1_CARD_FIRST"], leaf="END_ASK"),
+             # a leaf both versions only name as a branch target (never declare) is kept
+             spec_test("undeclared_leaf", ["L1_CARD_FIRST"], leaf="R2_RENEW_DONE")]
+    v1 = copy.deepcopy(LIBRARY_SPEC)
+    v1["decision_tree"][1]["branches"].append({"when": "done", "next": "R2_RENEW_DONE"})
+    v2 = _v2()
+    v2.decision_tree[1].branches.append(v2.decision_tree[1].branches[0].model_copy(update={"next": "R2_RENEW_DONE"}))
+    assert [t.test_id for t in invariant_tests(tests, parse_spec(v1, source="v1"), v2)] == ["keeps", "undeclared_leaf"]

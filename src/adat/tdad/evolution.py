@@ -27,5 +27,9 @@ def invariant_tests(v1_tests: Sequence[Any], v1: Any, v2: Any) -> list[Any]:
     ``response_contract`` check) are about the shape every version shares.
     """
     kept = kept_clauses(v1, v2)
-    ids = {p.id for p in v1.policies} | {n.node_id for n in v1.decision_tree}
-    return [t for t in v1_tests if t.leaf_id in kept and all(c in kept for c in t.clauses if c in ids)]
+    v1_nodes = {n.node_id for n in v1.decision_tree}
+    ids = {p.id for p in v1.policies} | v1_nodes
+    # a leaf a spec only names as a branch target (never declares) is kept when v2 still names it
+    v2_ends = {n.node_id for n in v2.decision_tree} | {b.next for n in v2.decision_tree for b in n.branches}
+    leaves = kept | {leaf for leaf in {t.leaf_id for t in v1_tests} if leaf not in v1_nodes and leaf in v2_ends}
+    return [t for t in v1_tests if t.leaf_id in leaves and all(c in kept for c in t.clauses if c in ids)]
