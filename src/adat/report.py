@@ -10,9 +10,12 @@ from rich.console import Console
 from rich.table import Table
 
 from adat.config import OFFLINE_MODEL, RunConfig
-from adat.records import Attempt, LLMCall, Run, Statement, TestCase, Verdict
+from adat.records import Attempt, Execution, LLMCall, Run, Statement, TestCase, Verdict
 from adat.warehouse.catalog import catalog_path
 from adat.warehouse.parquet import read_records, table_dir
+
+#: stages of `adat evaluate` / `adat regress` (their rows sit in the evaluated run's partition)
+EVALUATION_PHASES = frozenset({"audit", "groupings", "execution-labels", "regression"})
 
 
 def run_summary(root: Path, run_id: str) -> dict[str, Any]:
@@ -21,10 +24,17 @@ def run_summary(root: Path, run_id: str) -> dict[str, Any]:
     tests = cast(list[TestCase], read_records(root, "tests", run_id=run_id))
     attempts = cast(list[Attempt], read_records(root, "attempts", run_id=run_id))
     verdicts = cast(list[Verdict], read_records(root, "verdicts", run_id=run_id))
-    calls = cast(list[LLMCall], read_records(root, "llm_calls", run_id=run_id))
+    # Evaluation writes fault variants' executions and its own calls into the suite run's
+    # partition: they are not the run's own, so a re-run after `--evaluate` reports what the run did.
+    calls = [c for c in cast(list[LLMCall], read_records(root, "llm_calls", run_id=run_id))
+             if c.phase not in EVALUATION_PHASES]
+    original = {e.execution_id for e in cast(list[Execution], read_records(root, "executions", run_id=run_id))
+                if e.agent_variant == "original"}
     kind_of = {t.test_id: t.kind for t in tests}
     verdict_by_kind: dict[str, Counter[str]] = {}
     for v in verdicts:
+        if v.execution_id not in original:
+            continue
         verdict_by_kind.setdefault(kind_of.get(v.test_id, "?"), Counter())[v.verdict] += 1
     used = Counter(a.instruction_id for a in attempts)
     written = Counter(a.instruction_id for a in attempts if a.test_id)
