@@ -86,13 +86,15 @@ def transform(cfg: RunConfig, client: Any, selector: PairSelector, target: Targe
     counts = counts if counts is not None else Counter()
     run_execute: ExecuteFn = execute_fn or (lambda test: execute_test(target, test, run_id))
     run_judge: JudgeFn = judge_fn or (lambda test, ex: judge_execution(cfg, client, test, ex, run_id))
-    replay_attempts(selector, done_attempts)
-    written_at = {a.test_id: a.attempt_no for a in done_attempts if a.test_id}
-    done_in_order = sorted(done_tests, key=lambda t: written_at.get(t.test_id, 0))
-    context = _Context(cfg, statements, plain_tests, traces, instructions, done_in_order)
+    context = _Context(cfg, statements, plain_tests, traces, instructions, ())
     prefer = getattr(selector, "prefer", None)  # the both-sides hook (selectors that score instructions)
     if prefer is not None and cfg.selector.both_sides > 0:
         prefer(context.side_weight)
+    # Replay with the hook set and the context growing test by test, exactly as the choices were
+    # made the first time (the hook's weights depend on the tests written so far).
+    done_by_id = {t.test_id: t for t in done_tests}
+    replay_attempts(selector, done_attempts,
+                    after=lambda a: context.add(done_by_id[a.test_id]) if a.test_id in done_by_id else None)
     budget = min(cfg.selector.max_attempts_cap, cfg.selector.attempts_per_test * cfg.generation.n)
     tests: list[TestCase] = []
     attempts: list[Attempt] = []
@@ -118,8 +120,12 @@ def transform(cfg: RunConfig, client: Any, selector: PairSelector, target: Targe
     return tests, attempts, executions, verdicts
 
 
-def replay_attempts(selector: PairSelector, done_attempts: Sequence[Attempt]) -> None:
-    """Bring a fresh selector to the state after ``done_attempts`` (see the module docstring)."""
+def replay_attempts(selector: PairSelector, done_attempts: Sequence[Attempt], *,
+                    after: Callable[[Attempt], object] | None = None) -> None:
+    """Bring a fresh selector to the state after ``done_attempts`` (see the module docstring).
+
+    ``after(attempt)`` is called once each replayed attempt is reported (the stage adds its test
+    to the generator's context there)."""
     for done in sorted(done_attempts, key=lambda a: a.attempt_no):
         pair = selector.next_pair()
         chosen = (pair.attempt_no, pair.statement_id, pair.instruction_id) if pair is not None else None
@@ -130,6 +136,8 @@ def replay_attempts(selector: PairSelector, done_attempts: Sequence[Attempt]) ->
                 fix="resume with the run's original config and inputs, or start a new run id")
         assert pair is not None
         _report(selector, pair, done)
+        if after is not None:
+            after(done)
 
 
 def _report(selector: PairSelector, pair: Pair, attempt: Attempt) -> None:
