@@ -134,6 +134,7 @@ def _need_call(view: View, rules: Rules, tool: str) -> str:
 
 
 def _failure_decisions(view: View, node: str) -> list[str]:
+    # a tool failed for good: the decision that names an escalation or a failure, else the step's own
     return decisions_for("ticket error failed " + node, _decisions(view))
 
 

@@ -227,7 +227,7 @@ def _user_inputs(spec: Spec, tools: list[str]) -> list[str]:
 
 
 def _attach(spec: Spec, outputs: dict[str, Any], atom: Atom, tools: list[str]) -> bool:
-    """State an outcome no output field names (``receipt_found == true``) as a flag in the output
+    """State an outcome no output field names (``item_found == true``) as a flag in the output
     of the tool called so far that it is most about (else the last one); False when none was."""
     if atom.op not in ("==", "!=") or not tools:
         return False
