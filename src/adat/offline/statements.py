@@ -30,9 +30,11 @@ CLAUSE_KEYWORDS = ("only if", "only when", "as long as", "provided that", "unles
                    "before", "after", "until", "if", "when")
 # Mid-sentence these introduce a condition; "before", "after", "when" ... there mostly tell time.
 MID_CLAUSE = ("only if", "only when", "as long as", "provided that", "unless", "because", "if")
-ANSWERS = re.compile(r"^\W*(please use|the reason is|yes|no\b|my (email|name|user id)|the new address)", re.I)
-ORDER_STATUS = re.compile(r"order\s+#?W\d{7}\s+is\s+'?(pending \(item modified\)|pending|processed|delivered|"
-                          r"cancelled|return requested|exchange requested)", re.I)
+ANSWERS = re.compile(r"^\W*(please use|the reason\b|yes|no\b|my (email|name|user id)|the new address)", re.I)
+# "order #W1234567 is 'processed', so ...": the state a reply names for an order (not "is now ...",
+# which reports a change done).
+ORDER_STATUS = re.compile(r"order\s+#?W\d{7}\s+is\s+(?!now\b|already\b)'?([a-z]+(?: [a-z]+)?(?: \([a-z ]+\))?)'?"
+                          r"(?=[,;.!?]|\s+(?:so|and|but|which)\b)", re.I)
 REQUESTS = (  # user wording -> (request key, the class of request it belongs to)
     (r"human|real person|representative", "human", "a user asks to be handed to a human"),
     (r"default address", "default_address", "a user asks to change their default address"),
@@ -54,7 +56,6 @@ def request_key(text: str) -> str | None:
 
 
 GROUNDED_AT = 0.6
-STATUS_WORDS = ("pending", "processed", "delivered", "cancelled", "return requested", "exchange requested")
 
 
 def request_phrase(turns: list[TurnView], upto: int) -> str:

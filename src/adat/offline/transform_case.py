@@ -32,7 +32,6 @@ Outcome = GeneratedTest | str  # a test, or the reason the pair is not applicabl
 
 CONFIRM_HINT = re.compile(r"^\W*(yes|yeah|yep|sure|ok(ay)?|no|nope|please go ahead|go ahead|confirm)\b", re.I)
 REASON_HINT = re.compile(r"\breason\b|\bbecause\b", re.I)
-STATUS_WORDS = re.compile(r"\b(status|pending|processed|delivered|cancell?ed|shipped|requested)\b", re.I)
 PAYMENT_WORDS = re.compile(r"\b(payment|refund|gift card|credit card|paypal|pay|balance)\b", re.I)
 STREET = re.compile(r"\b\d{1,5}\s+[A-Z][a-z]+\s+[A-Z][a-z]+\b")  # a street line: a number and two names
 AUTH_WORDS = re.compile(r"\b(authenticat\w*|identity|verify|email|zip)\b", re.I)

@@ -15,7 +15,7 @@ from adat.offline import language as lang
 from adat.offline.facts import OrderFact
 from adat.offline.objectives import OWN_REASON, UNKNOWN_PAYMENT
 from adat.offline.observation import QUOTED
-from adat.offline.transform_case import PAYMENT_WORDS, STATUS_WORDS, Case, Outcome, address_in
+from adat.offline.transform_case import PAYMENT_WORDS, Case, Outcome, address_in
 from adat.roles import GeneratedTest, TraceView
 
 LIFECYCLE = ("pending", "processed", "delivered")
@@ -44,7 +44,8 @@ def aimed(case: Case, outcomes: list[GeneratedTest]) -> GeneratedTest | None:
 
 
 def _status_swap(case: Case, statuses: tuple[str, ...], change: str) -> Outcome:
-    if not STATUS_WORDS.search(case.about):
+    states = {o.status for _, o in case.facts.all_orders() if o.status}
+    if not re.search(r"\bstatus\b", case.about, re.I) and not any(s in case.about.lower() for s in states):
         return "the statement's condition does not depend on an order's status"
     if not case.orders:
         return "the test names no order whose status could change"
