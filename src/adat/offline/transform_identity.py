@@ -187,7 +187,9 @@ def confirmation_partial(case: Case) -> Outcome:
     items = list(dict.fromkeys(lang.ITEM_ID.findall(proposal))) or case.items
     if len(items) < 2:
         return "the proposed change has only one part"
-    found = case.find_reply(r"all (the )?items|only (be )?(done|called|modified|exchanged) once|at once|single list")
+    def partial_yes(text: str, trace: TraceView) -> bool:  # a yes that approves only part of a proposal
+        return bool(re.match(r"\W*yes\b", text, re.I)) and bool(re.search(r"\bonly\b", text, re.I))
+    found = case.reply_to(partial_yes, ("any",), kind=None)
     if not found:
         return _no_reply("approving only part of a change")
     return case.expect([*point[0], f"Yes, but only for item {items[0]} — is that possible?"], found[0],
