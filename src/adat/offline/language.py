@@ -100,6 +100,10 @@ def condition_keyword(sentence: str) -> str | None:
 def modal_strength(text: str) -> float:
     """Grounder confidence from the strongest modal in ``text``."""
     low = f" {text.lower()} "
+    if re.search(r"\b(?:can|may|will)\b[^.;]*\b(?:when|if|as long as|provided|once)\b", low):
+        # A permission with its condition ("can ... when it is ...") states the allowed side of a
+        # boundary as firmly as a restriction states the denied side.
+        return MODAL_STRENGTH[0][1]
     for words, strength in MODAL_STRENGTH:
         if any(w in low for w in words):
             return strength

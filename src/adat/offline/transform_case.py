@@ -18,7 +18,9 @@ from adat.offline.facts import Account, TesterFacts, normalise_order_id, parse_f
 from adat.offline.generation import (
     ACTS,
     ASKS_CONFIRMATION,
+    OPPOSITE,
     REFUSES,
+    SAYS,
     assumed_facts,
     criteria_for,
     plain_test,
@@ -167,6 +169,12 @@ class Case:
         behaviour = lang.generalise(lang.strip_courtesy(sentence)).rstrip(".")
         side = side_of(behaviour, reply)
         success, failure = criteria_for(behaviour, side, reply)
+        if reply_kind(reply) in ("confirm", "completion"):
+            # A confirmation question or a report of the change done is checked by its typed
+            # criterion; its wording (amounts, dates, the summary of the change) is no behaviour
+            # and differs from one request to the next.
+            success = [c for c in success if not c.startswith(SAYS)] or success
+            failure = [c for c in failure if not c.startswith(OPPOSITE)]
         if "confirm" in kinds and ASKS_CONFIRMATION not in success:
             success, failure = [*success, ASKS_CONFIRMATION], [*failure, ACTS]
         if "refusal" in kinds and REFUSES not in success and side == "denied":
@@ -218,6 +226,8 @@ class Case:
 def decisive_sentence(reply: str, kinds: tuple[str, ...] = ()) -> str:
     """The sentence of a reply that carries its decision (refusal, action, condition)."""
     parts = lang.sentences(reply) or [reply]
+    # "Thank you, Ann; I have verified your identity" answers the identification, not the request
+    parts = [p for p in parts if not lang.VERIFIED.search(p)] or parts
     tests: list[Callable[[str], bool]] = [lang.is_refusal, lang.is_completion,
                                           lambda s: bool(lang.condition_keyword(s)),
                                           lambda s: bool(lang.ASKS_CONFIRM.search(s))]

@@ -153,8 +153,9 @@ def confirmation_ambiguous(case: Case) -> Outcome:
 
 
 def confirmation_conditional(case: Case) -> Outcome:
+    # The expectation must come from the agent's reply to such a conditional yes in the traces.
     return _answer_confirmation(case, "Yes, but only if the refund reaches me today.",
-                                "a conditional answer to the confirmation")
+                                "a conditional answer to the confirmation", user_pred=r"yes,? (?:but )?(?:only )?if\b")
 
 
 def confirmation_preemptive(case: Case) -> Outcome:

@@ -102,7 +102,9 @@ def _typo(word: str) -> str:
 def typos(text: str, budget: int = 3) -> str:
     out, done = [], 0
     for token in text.split(" "):
-        if done < budget and re.fullmatch(r"[a-z]{6,}[,.?!]?", token):
+        # The words that name the request stay intact: a reader (or an LLM agent) would read a
+        # misspelt filler word without a second look, a misspelt request is another request.
+        if done < budget and re.fullmatch(r"[a-z]{5,}[,.?!]?", token) and request_key(token) is None:
             core = token.rstrip(",.?!")
             token = _typo(core) + token[len(core):]
             done += 1
