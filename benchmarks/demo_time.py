@@ -79,10 +79,10 @@ def main() -> int:
         both = next((r for r in metric("both_sides_share") if r["kind"] == "all"), None)
         if both is not None and both["both_sides_share"] is not None:
             print(f"  both_sides_share     {both['both_sides_share']:8.3f}     ((P − U) / U, P {both['p']:.0f}, U {both['u']:.0f})")
-        verdicts = [r for r in metric("verdict_counts") if r["agent_variant"] == "original"]
-        executions = sum(r["executions"] for r in verdicts)
-        inconclusive = sum(r["inconclusive"] for r in verdicts)
-        print(f"  original agent: inconclusive {inconclusive / max(executions, 1):6.1%}     ({inconclusive} of {executions} executions)")
+        inc = next((r for r in metric("inconclusive_share") if r["kind"] == "all"), None)
+        if inc is not None:
+            print(f"  original agent: inconclusive {inc['inconclusive_share']:6.1%}     "
+                  f"({inc['inconclusive']} of {inc['executions']} executions)")
     ok = wall <= limit and plain >= 40 and transformed >= 40 and rules >= 15
     print("OK" if ok else "TARGET MISSED")
     return 0 if ok else 1

@@ -186,6 +186,14 @@ EXPECTED: dict[str, list[Case]] = {
         ("run_id", "agent_variant", "test_id", "k", "passes", "pass_k", "rpr"),
         [("r1", "original", "t1", 2, 2, True, 2 / 2),    # e-t1 pass, e-t1b pass
          ("r1", "original", "t2", 2, 1, False, 1 / 2)])],  # e-t2 fail, e-t2b pass; single runs left out
+    # the original agent's executions of verdict_counts below: r1 t3 is the one inconclusive
+    "inconclusive_share": [Case(
+        ("run_id", "kind", "executions", "inconclusive", "inconclusive_share"),
+        [("r1", "plain", 3, 0, 0.0),
+         ("r1", "transformed", 6, 1, 1 / 6),
+         ("r1", "all", 9, 1, 1 / 9),
+         ("r2", "spec", 4, 0, 0.0),
+         ("r2", "all", 4, 0, 0.0)])],
     "verdict_counts": [Case(
         ("run_id", "kind", "agent_variant", "executions", "pass", "fail", "inconclusive", "unjudged"),
         [("r1", "plain", "original", 3, 1, 2, 0, 0),          # p1 pass; p2, p3 fail

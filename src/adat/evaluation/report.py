@@ -25,6 +25,7 @@ EVALUATION_METRICS: tuple[tuple[str, str], ...] = (
     ("distinct_sides", "P — distinct sides of the explicit boundaries (median over groupings)"),
     ("both_sides_share", "(P − U) / U — share of the covered boundaries covered on both sides"),
     ("execution_label_counts", "Execution labels"),
+    ("inconclusive_share", "Inconclusive share of the original agent's executions"),
     ("false_alarm_rate", "FAR = FP / (FP + TN)"),
     ("accuracy", "Accuracy = (TP + TN) / labelled"),
     ("fault_detection", "Seeded faults: detection per fault"),
