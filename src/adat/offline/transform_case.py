@@ -207,9 +207,11 @@ class Case:
             for i, turn in enumerate(trace.turns):
                 if turn.role != "user" or not user_pred(turn.text, trace):
                     continue
-                for later in trace.turns[i + 1:]:
-                    if later.role == "agent" and ("any" in kinds or reply_kind(later.text) in kinds):
-                        return later.text, trace.trace_id
+                # The agent's immediate answer to that message is what a test sending it gets; a
+                # later reply answers later messages the test may not send.
+                later = next((t for t in trace.turns[i + 1:] if t.role == "agent"), None)
+                if later is not None and ("any" in kinds or reply_kind(later.text) in kinds):
+                    return later.text, trace.trace_id
         return None
 
     def find_reply(self, pattern: str, kinds: tuple[str, ...] = ("any",)) -> tuple[str, str] | None:

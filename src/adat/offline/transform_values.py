@@ -19,7 +19,7 @@ from adat.offline.transform_case import PAYMENT_WORDS, Case, Outcome, address_in
 from adat.roles import GeneratedTest, TraceView
 
 LIFECYCLE = ("pending", "processed", "delivered")
-DECISIVE = ("refusal", "completion", "confirm")
+DECISIVE = ("refusal", "completion", "confirm", "ask", "missing")  # "ask": goes ahead with a question
 
 
 def _replace(hints: list[str], old: str, new: str) -> list[str]:

@@ -120,7 +120,8 @@ def wording_paraphrase(case: Case) -> Outcome:
 
 
 def wording_typos(case: Case) -> Outcome:
-    hints = [typos(h) for h in case.hints]
+    # the request message only: an answer (a reason, an option) misspelt is another answer
+    hints = [typos(h) if i == case.request_i else h for i, h in enumerate(case.hints)]
     if hints == case.hints:
         return "the user messages have no long word to misspell"
     return case.keep(hints, "typing mistakes in the user messages")
