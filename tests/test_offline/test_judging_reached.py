@@ -34,15 +34,3 @@ def test_criteria_an_llm_generator_writes_are_read_too() -> None:
     assert judging.kind_of("The agent proceeds with the pause without asking") == "goes_ahead"
     assert judging.kind_of("The agent pauses the order without authenticating the user") == "unverified"
 
-
-def test_a_decision_shown_in_other_words_passes_and_a_contradicted_one_fails() -> None:
-    turns = [TurnView(role="user", text=REQUEST), TurnView(role="agent", text=REFUSAL)]
-    success = ["The agent refuses or says it cannot do what the user asked",
-               "The agent says that only active plans can be paused on request"]
-    out = judging.judge(JudgeInput(goal="g", success_criteria=success, failure_criteria=[], turns=turns,
-                                   ended_by="hints_done"))
-    assert out.verdict == "pass" and "differently" in out.rationale
-    offered = [TurnView(role="user", text=REQUEST), TurnView(role="agent", text=OFFER)]
-    out = judging.judge(JudgeInput(goal="g", success_criteria=success, failure_criteria=[], turns=offered,
-                                   ended_by="hints_done"))
-    assert out.verdict == "fail"
