@@ -80,6 +80,12 @@ def scripted_model(body: dict[str, Any]) -> str:
     if name == "TransformOutput":
         if re.search(r'"factor":\s*"wording"', prompt):
             return json.dumps({"applicable": True, "reason": "rewording applies", "test": test})
+        if re.search(r'"factor":\s*"state"', prompt):
+            # the both-sides hook favours instructions that can reach the side the plain test lacks
+            other = {**test, "expected_side": "denied", "assumed_facts": [f"{ORDER} is delivered"],
+                     "success_criteria": ["the agent refuses to cancel a delivered order"],
+                     "failure_criteria": ["the agent cancels the order"]}
+            return json.dumps({"applicable": True, "reason": "the order's state moves the request", "test": other})
         return json.dumps({"applicable": False, "reason": "not applicable to this statement", "test": None})
     if name == "JudgeOutput":
         return json.dumps({"verdict": "pass", "rationale": "confirmation was asked", "criteria": []})
