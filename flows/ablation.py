@@ -14,7 +14,6 @@ from prefect.artifacts import create_table_artifact
 
 from adat.baselines.steps import check_selectors
 from adat.config import RunConfig
-from adat.pipeline.context import new_run_id
 from adat.pipeline.fingerprint import code_fingerprint
 from tasks import baseline_tasks as b
 from tasks import pipeline_tasks as t
@@ -23,7 +22,7 @@ from tasks._common import bind
 
 @flow(name="adat-ablation", log_prints=True)
 def ablation(config: RunConfig, discovery_run_id: str, selectors: list[str], repeats: int = 1,
-             refresh: bool = False) -> dict[str, list[str]]:
+             refresh: bool | list[str] = False) -> dict[str, list[str]]:
     """One transformation run per selector and repeat; selector -> its run ids."""
     names = check_selectors(list(selectors))
     code = code_fingerprint()
@@ -32,7 +31,8 @@ def ablation(config: RunConfig, discovery_run_id: str, selectors: list[str], rep
     rows = []
     for name in names:
         for repeat in range(max(1, repeats)):
-            run_id = f"{new_run_id()}-{name}" + (f"-r{repeat + 1}" if repeats > 1 else "")
+            run_id = f"{discovery_run_id}-ablation-{name}"  # derived: a re-run caches and resumes
+            run_id += f"-r{repeat + 1}" if repeats > 1 else ""
             cfg = config.model_copy(update={
                 "run_id": run_id, "seed": config.seed + repeat,
                 "selector": config.selector.model_copy(update={"name": name})})

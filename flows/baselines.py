@@ -11,7 +11,6 @@ from prefect import flow
 from prefect.artifacts import create_table_artifact
 
 from adat.config import RunConfig
-from adat.pipeline.context import new_run_id
 from adat.pipeline.fingerprint import code_fingerprint
 from tasks import baseline_tasks as b
 from tasks import pipeline_tasks as t
@@ -21,13 +20,13 @@ METHODS = {"agenteval": b.generate_agenteval, "direct": b.generate_direct}
 
 
 @flow(name="adat-baselines", log_prints=True)
-def baselines(config: RunConfig, discovery_run_id: str, refresh: bool = False) -> dict[str, str]:
+def baselines(config: RunConfig, discovery_run_id: str, refresh: bool | list[str] = False) -> dict[str, str]:
     """Run both baselines on the discovery traces of ``discovery_run_id``; method -> new run id."""
     code = code_fingerprint()
     runs: dict[str, str] = {}
     rows = []
     for method, generate in METHODS.items():
-        run_id = f"{new_run_id()}-{method}"
+        run_id = f"{discovery_run_id}-{method}"  # derived: a re-run caches and resumes
         cfg = config.model_copy(update={"run_id": run_id})
         flow_name = f"baseline-{method}"
         t.start_run(cfg, run_id, flow_name)

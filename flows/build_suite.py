@@ -13,7 +13,7 @@ from tasks._common import bind
 
 @flow(name="adat-build-suite", log_prints=True)
 def build_suite(config: RunConfig, run_id: str, after: StepResult | None = None,
-                refresh: bool = False) -> StepResult:
+                refresh: bool | list[str] = False) -> StepResult:
     """Build the test suite of run ``run_id`` from its discovery traces."""
     cfg, code = config, code_fingerprint()
     upstream = after or StepResult(run_id=run_id, step="discovery")

@@ -12,7 +12,7 @@ from tasks._common import bind
 
 
 @flow(name="adat-discover", log_prints=True)
-def discover(config: RunConfig, refresh: bool = False) -> StepResult:
+def discover(config: RunConfig, refresh: bool | list[str] = False) -> StepResult:
     """Run the discovery sessions of ``config`` (planner + driver against the target)."""
     run_id = config.run_id or new_run_id()
     cfg = config.model_copy(update={"run_id": run_id})

@@ -14,13 +14,13 @@ from adat.config import RunConfig
 from adat.evaluation.steps import evaluation_faults, uses_reference_auditor
 from adat.pipeline.context import StepResult
 from adat.pipeline.fingerprint import code_fingerprint
-from flows.regress import regress_faults
+from flows.regress import fault_runner, regress_faults
 from tasks import evaluation_tasks as e
 from tasks._common import bind
 
 
-@flow(name="adat-evaluate", log_prints=True)
-def evaluate(config: RunConfig, suite_run_id: str, refresh: bool = False) -> StepResult:
+@flow(name="adat-evaluate", log_prints=True, task_runner=fault_runner())
+def evaluate(config: RunConfig, suite_run_id: str, refresh: bool | list[str] = False) -> StepResult:
     """Evaluate the suite of run ``suite_run_id``; returns a summary naming the run and the faults."""
     cfg, code = config, code_fingerprint()
     uses_reference_auditor(cfg)  # fail fast: a non-reference target needs an LLM auditor

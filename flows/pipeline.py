@@ -15,7 +15,7 @@ from tasks._common import bind
 
 
 @flow(name="adat-pipeline", log_prints=True)
-def pipeline(config: RunConfig, refresh: bool = False) -> str:
+def pipeline(config: RunConfig, refresh: bool | list[str] = False) -> str:
     """Run AdaT2 end to end on ``config``; returns the run id (its tables are in the warehouse)."""
     run_id = config.run_id or new_run_id()
     cfg = config.model_copy(update={"run_id": run_id})

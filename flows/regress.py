@@ -8,7 +8,10 @@ the mutation score are SQL: ``adat sql fault_detection --run RUN`` / ``adat sql 
 
 from __future__ import annotations
 
+import os
+
 from prefect import flow
+from prefect.task_runners import ProcessPoolTaskRunner
 
 from adat.config import RunConfig
 from adat.evaluation.steps import evaluation_faults
@@ -19,19 +22,31 @@ from tasks._common import bind
 
 
 def regress_faults(cfg: RunConfig, run_id: str, code: str, audited: StepResult, faults: list[str],
-                   refresh: bool = False) -> list[StepResult]:
-    """One cached regression task per fault, in order: they share the run's executions table."""
-    results: list[StepResult] = []
-    after = audited
-    for fault in faults:
-        after = bind(e.regress_fault, cfg, refresh=refresh)(cfg, run_id, code, after, fault)
-        results.append(after)
-    return results
+                   refresh: bool | list[str] = False) -> list[StepResult]:
+    """One cached regression task per fault (``regression-<fault id>``), all submitted at once.
+
+    Each fault's regression writes only its own parts of the run, so they run concurrently under
+    the flow's task runner (processes: labelling is CPU-bound). The original agent is replayed
+    once per suite (``original-replays``) and handed to every regression.
+    """
+    if not faults:
+        return []
+    replays = bind(e.original_replays, cfg, refresh=refresh)(cfg, run_id, code, audited)
+    regress_one = bind(e.regress_fault, cfg, refresh=refresh)
+    futures = [regress_one.with_options(task_run_name=f"regression-{fault}").submit(cfg, run_id, code, audited, fault,
+                                                                                    replays)
+               for fault in faults]
+    return [future.result() for future in futures]
 
 
-@flow(name="adat-regress", log_prints=True)
+def fault_runner(workers: int | None = None) -> ProcessPoolTaskRunner:
+    """The task runner fault regressions fan out on: one process per core (``workers`` overrides)."""
+    return ProcessPoolTaskRunner(max_workers=workers or max(1, min(os.cpu_count() or 1, 4)))
+
+
+@flow(name="adat-regress", log_prints=True, task_runner=fault_runner())
 def regress(config: RunConfig, suite_run_id: str, faults: list[str] | None = None,
-            refresh: bool = False) -> StepResult:
+            refresh: bool | list[str] = False) -> StepResult:
     """Audit the suite of ``suite_run_id`` (cached) and run it on each seeded fault."""
     cfg, code = config, code_fingerprint()
     chosen = evaluation_faults(cfg, faults)

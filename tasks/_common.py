@@ -1,8 +1,10 @@
 """How every adat task is cached, and how long phases report progress.
 
-Cache key = task inputs (run config, run id, the upstream step's digest, the code fingerprint)
-+ the task's source. Results are persisted next to the warehouse (``<data_dir>/prefect``) so
-deleting a data directory also forgets its cache; ``refresh_cache=True`` forces a recompute.
+Cache key = :func:`adat.pipeline.fingerprint.stage_key` (the stage's own code, prompts and
+instruction catalog, the target's artifacts, the result-changing config fields, run id and the
+upstream steps' digests) + the task wrapper's source. Results are persisted next to the
+warehouse (``<data_dir>/prefect``) so deleting a data directory also forgets its cache;
+``refresh_cache=True`` forces a recompute.
 """
 
 from __future__ import annotations
@@ -13,20 +15,31 @@ from pathlib import Path
 from typing import Any
 
 from prefect import get_run_logger, task
-from prefect.cache_policies import INPUTS, TASK_SOURCE
+from prefect.cache_policies import TASK_SOURCE, CacheKeyFnPolicy
 
 from adat.config import RunConfig
+from adat.errors import TargetError, UserError
 from adat.llm.budget import phase as budget_phase
+from adat.llm.types import LLMError, TransientProviderError
+from adat.pipeline.fingerprint import stage_key
+from adat.pipeline.stages import refreshes, stage
 from adat.progress import terminal_progress
 
-CACHE_POLICY = INPUTS + TASK_SOURCE
+
+class StageKey:
+    """``cache_key_fn`` of stage ``name`` (a class, not a lambda: tasks are pickled to worker processes)."""
+
+    def __init__(self, name: str) -> None:
+        stage(name)  # fail at import for a stage missing from the registry
+        self.name = name
+
+    def __call__(self, _context: Any, inputs: dict[str, Any]) -> str:
+        return stage_key(self.name, inputs)
 
 
-def stage_task(name: str, *, retries: int = 0) -> Callable[[Callable[..., Any]], Any]:
-    """Decorator for a cached pipeline task; its LLM calls count against the budget of phase ``name``."""
-    make = task(name=name, cache_policy=CACHE_POLICY, persist_result=True, retries=retries,
-                retry_delay_seconds=10)
-    return lambda fn: make(in_phase(name, fn))
+def cache_policy(name: str) -> Any:
+    """The cache policy of stage ``name`` (see the module docstring)."""
+    return TASK_SOURCE + CacheKeyFnPolicy(cache_key_fn=StageKey(name))
 
 
 def in_phase(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -39,11 +52,41 @@ def in_phase(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
-def bind(task_obj: Any, cfg: RunConfig, *, refresh: bool = False) -> Any:
-    """The task with its results stored under the run's data directory."""
+#: failures worth a retry: the target or the LLM endpoint (network, timeouts, 5xx after the client's own retries)
+TRANSIENT = (TargetError, LLMError, TransientProviderError, OSError)
+
+
+def retry_transient(_task: Any, _task_run: Any, state: Any) -> bool:
+    """Prefect ``retry_condition_fn``: retry I/O failures, never a user error or a bug."""
+    try:
+        state.result()
+    except TRANSIENT as exc:
+        return not isinstance(exc, UserError)
+    except BaseException:
+        return False
+    return False
+
+
+def stage_task(name: str) -> Callable[[Callable[..., Any]], Any]:
+    """Decorator for a cached pipeline task; its LLM calls count against the budget of phase ``name``. Stages that call the target or an LLM (the stage
+    registry says which) retry twice on a transient failure, visible as retries in the Prefect UI;
+    a resumable stage (transformation) continues where the failed try stopped."""
+    spec = stage(name)
+    io_bound = spec.uses_target or bool(spec.prompts)
+    make = task(name=name, cache_policy=cache_policy(name), persist_result=True, retries=2 if io_bound else 0,
+                retry_delay_seconds=[5, 30], retry_condition_fn=retry_transient if io_bound else None)
+    return lambda fn: make(in_phase(name, fn))
+
+
+def bind(task_obj: Any, cfg: RunConfig, *, refresh: bool | list[str] | None = False) -> Any:
+    """The task with its results stored under the run's data directory.
+
+    ``refresh`` is True (recompute everything) or a list of stage names: those stages and every
+    stage downstream of them are recomputed.
+    """
     storage = Path(cfg.data_path()) / "prefect" / "results"
     storage.mkdir(parents=True, exist_ok=True)
-    return task_obj.with_options(result_storage=storage, refresh_cache=refresh)
+    return task_obj.with_options(result_storage=storage, refresh_cache=refreshes(refresh, task_obj.name))
 
 
 def progress(label: str) -> Callable[[int, int], None]:

@@ -37,9 +37,15 @@ def label(cfg: RunConfig, run_id: str, code: str, after: StepResult, variant: st
     return steps.labelling_step(cfg, run_id, variant=variant)
 
 
+@stage_task("original-replays")
+def original_replays(cfg: RunConfig, run_id: str, code: str, after: StepResult) -> StepResult:
+    return steps.original_replays_step(cfg, run_id)
+
+
 @stage_task("regression")
-def regress_fault(cfg: RunConfig, run_id: str, code: str, after: StepResult, fault: str) -> StepResult:
-    return steps.regression_step(cfg, run_id, fault)
+def regress_fault(cfg: RunConfig, run_id: str, code: str, after: StepResult, fault: str,
+                  replays: StepResult | None = None) -> StepResult:
+    return steps.regression_step(cfg, run_id, fault, replays.data.get("replays") if replays else None)
 
 
 @task(name="evaluation-catalog")

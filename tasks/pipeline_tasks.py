@@ -13,6 +13,7 @@ from prefect import task
 from adat.config import RunConfig
 from adat.pipeline import steps
 from adat.pipeline.context import StepResult
+from adat.pipeline.fingerprint import stage_key
 from tasks._common import progress, stage_task
 
 
@@ -51,7 +52,7 @@ def generate_plain(cfg: RunConfig, run_id: str, code: str, after: StepResult) ->
 def execute(cfg: RunConfig, run_id: str, code: str, after: StepResult, kind: str = "plain",
             suite_run_id: str | None = None, fault: str | None = None) -> StepResult:
     return steps.execution_step(cfg, run_id, kind=kind, suite_run_id=suite_run_id, fault=fault,
-                                progress=progress(f"executions ({kind}, {fault or 'original'})"))
+                                progress=progress(f"executions ({kind}, {fault or getattr(cfg.target, 'fault', None) or 'original'})"))
 
 
 @stage_task("selection-priors")
@@ -61,5 +62,6 @@ def selection_priors(cfg: RunConfig, run_id: str, code: str, after: StepResult) 
 
 @stage_task("transformation")
 def transform(cfg: RunConfig, run_id: str, code: str, after: StepResult, priors: StepResult) -> StepResult:
+    key = stage_key("transformation", {"cfg": cfg, "run_id": run_id, "after": after, "priors": priors})
     return steps.transformation_step(cfg, run_id, priors=priors.data.get("priors"),
-                                     progress=progress("transformation attempts"))
+                                     progress=progress("transformation attempts"), resume_key=key)

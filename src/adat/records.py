@@ -164,6 +164,8 @@ class Verdict(Produced):
     verdict: VerdictValue
     rationale: str = ""
     criteria: list[CriterionResult] = Field(default_factory=list)
+    judged: bool = Field(True, description="False when no judge saw the execution (target error, judge "
+                         "failure): counted as unjudged, not inconclusive")
 
 
 class BoundaryMapping(Record):
@@ -334,10 +336,24 @@ class MutantRow(Produced):
 
 
 #: table name -> record model; the warehouse writes exactly these tables.
+class StageRun(Record):
+    """A stage of a run started or finished with a given cache key (how a resume knows its inputs)."""
+
+    run_id: str
+    stage: str = Field(description="the stage's owner name, e.g. transformation")
+    key: str = Field(description="digest of the stage's inputs; a different key means recompute, not resume")
+    status: Literal["running", "completed"] = "running"
+    ts: datetime
+
+
+#: table name -> record model; the warehouse writes exactly these tables. ``statements`` is
+#: extraction's; ``ranked_statements`` is grounding's (the same records with grounded,
+#: confidence and rank set).
 TABLES: dict[str, type[Record]] = {
     "runs": Run,
     "traces": Trace,
     "statements": Statement,
+    "ranked_statements": Statement,
     "instructions": Instruction,
     "tests": TestCase,
     "attempts": Attempt,
@@ -354,4 +370,5 @@ TABLES: dict[str, type[Record]] = {
     "mutants": MutantRow,
     "mutant_results": SpecResult,
     "spec_tests": SpecTest,
+    "stage_runs": StageRun,
 }

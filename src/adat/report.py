@@ -9,54 +9,65 @@ from typing import Any, cast
 from rich.console import Console
 from rich.table import Table
 
-from adat.config import OFFLINE_MODEL, RunConfig
-from adat.records import Attempt, Execution, LLMCall, Run, Statement, TestCase, Verdict
-from adat.warehouse.catalog import catalog_path
-from adat.warehouse.parquet import read_records, table_dir
+from adat.config import OFFLINE_MODEL, RunConfig, adat_home
+from adat.warehouse.catalog import build_catalog, catalog_is_stale, catalog_path
+from adat.warehouse.parquet import table_dir
+from adat.warehouse.sql_runner import run_query
 
-#: stages of `adat evaluate` / `adat regress` (their rows sit in the evaluated run's partition)
+#: stages of `adat evaluate` / `adat regress` (their rows sit in the evaluated run's partition;
+#: sql/metrics/run_llm_calls.sql and run_summary.sql leave their calls out)
 EVALUATION_PHASES = frozenset({"audit", "groupings", "execution-labels", "regression"})
 
 
-def run_summary(root: Path, run_id: str) -> dict[str, Any]:
-    """Counts a user wants after a run: statements, tests, attempts, verdicts, instructions, calls."""
-    statements = cast(list[Statement], read_records(root, "statements", run_id=run_id))
-    tests = cast(list[TestCase], read_records(root, "tests", run_id=run_id))
-    attempts = cast(list[Attempt], read_records(root, "attempts", run_id=run_id))
-    verdicts = cast(list[Verdict], read_records(root, "verdicts", run_id=run_id))
-    # Evaluation writes fault variants' executions and its own calls into the suite run's
-    # partition: they are not the run's own, so a re-run after `--evaluate` reports what the run did.
-    calls = [c for c in cast(list[LLMCall], read_records(root, "llm_calls", run_id=run_id))
-             if c.phase not in EVALUATION_PHASES]
-    original = {e.execution_id for e in cast(list[Execution], read_records(root, "executions", run_id=run_id))
-                if e.agent_variant == "original"}
-    kind_of = {t.test_id: t.kind for t in tests}
-    verdict_by_kind: dict[str, Counter[str]] = {}
-    for v in verdicts:
-        if v.execution_id not in original:
+def run_summary(root: Path, run_id: str, sql_dir: Path | None = None) -> dict[str, Any]:
+    """Counts a user wants after a run, every one from ``sql/metrics`` over the staging views
+    (distinct ids, never raw rows): statements, tests, attempts, verdicts (with ``unjudged``) per
+    kind and agent variant, target errors, failed LLM calls by role, instructions, calls."""
+    sql_dir = sql_dir or adat_home() / "sql"
+    db = catalog_path(root)
+    if catalog_is_stale(root, sql_dir):
+        build_catalog(root, sql_dir)
+
+    def metric(name: str) -> list[dict[str, Any]]:
+        return cast(list[dict[str, Any]], run_query(db, sql_dir / "metrics" / f"{name}.sql", {"run_id": run_id}).to_pylist())
+
+    head = next(iter(metric("run_summary")), {})
+    verdicts: dict[str, dict[str, int]] = {}
+    own = head.get("agent_variant", "original")
+    for row in metric("verdict_counts"):
+        if row["agent_variant"] != own:  # fault variants an evaluation ran inside this run
             continue
-        verdict_by_kind.setdefault(kind_of.get(v.test_id, "?"), Counter())[v.verdict] += 1
-    used = Counter(a.instruction_id for a in attempts)
-    written = Counter(a.instruction_id for a in attempts if a.test_id)
-    models = Counter(f"{c.provider}/{c.model}" for c in calls)
-    runs = cast(list[Run], read_records(root, "runs", run_id=run_id))
+        label = row["kind"] if row["agent_variant"] == "original" else f"{row['kind']} on {row['agent_variant']}"
+        verdicts[label] = {k: int(row[k]) for k in ("pass", "fail", "inconclusive", "unjudged") if row[k]}
+    usage = metric("run_llm_calls")
+    models: Counter[str] = Counter()
+    failed: Counter[str] = Counter()
+    for row in usage:
+        models[row["provider_model"]] += int(row["calls"])
+        if row["errors"]:
+            failed[row["role"]] += int(row["errors"])
+    top = sorted(metric("instruction_stats"), key=lambda r: (-r["attempts"], r["instruction_id"]))[:5]
     return {
         "run_id": run_id,
-        "status": runs[-1].status if runs else "",
-        "stopped_in": runs[-1].stopped_in if runs else "",
-        "statements": len(statements),
-        "grounded_statements": sum(1 for s in statements if s.grounded),
-        "tests": dict(Counter(t.kind for t in tests)),
-        "attempts": len(attempts),
-        "not_applicable": sum(1 for a in attempts if a.outcome == "not_applicable"),
-        "attempt_errors": sum(1 for a in attempts if a.outcome == "error"),
-        "verdicts": {k: dict(v) for k, v in verdict_by_kind.items()},
-        "top_instructions": [(k, n, written.get(k, 0)) for k, n in used.most_common(5)],
+        "agent_variant": head.get("agent_variant", "original"),
+        "status": head.get("status", ""),
+        "stopped_in": head.get("stopped_in", "") or "",
+        "statements": int(head.get("statements", 0)),
+        "grounded_statements": int(head.get("grounded_statements", 0)),
+        "tests": {"plain": int(head.get("plain_tests", 0)), "transformed": int(head.get("transformed_tests", 0)),
+                  "all": int(head.get("tests", 0))},
+        "attempts": int(head.get("attempts", 0)),
+        "not_applicable": int(head.get("not_applicable", 0)),
+        "attempt_errors": int(head.get("attempt_errors", 0)),
+        "verdicts": verdicts,
+        "target_errors": int(head.get("target_errors", 0)),
+        "failed_llm_calls": dict(failed),
+        "top_instructions": [(r["instruction_id"], int(r["attempts"]), int(r["tests_written"])) for r in top],
         "llm_calls": dict(models),
         "offline": any(m == OFFLINE_MODEL for m in models),
-        "cache_hits": sum(1 for c in calls if c.cache_hit),
+        "cache_hits": int(head.get("cache_hits", 0)),
         "tables": str(root / "runs"),
-        "catalog": str(catalog_path(root)),
+        "catalog": str(db),
     }
 
 
@@ -64,6 +75,11 @@ def _na_share(s: dict[str, Any]) -> float:
     """Not-applicable share of the attempts that were not errors (an error says nothing)."""
     judged = s["attempts"] - s.get("attempt_errors", 0)
     return s["not_applicable"] / judged if judged else 0.0
+
+
+def _errors_text(s: dict[str, Any]) -> str:
+    failed = ", ".join(f"{role} {n}" for role, n in sorted(s["failed_llm_calls"].items())) or "none"
+    return f"target {s['target_errors']}; failed LLM calls: {failed}"
 
 
 def summary_markdown(s: dict[str, Any]) -> str:
@@ -76,6 +92,7 @@ def summary_markdown(s: dict[str, Any]) -> str:
     if s.get("status") == "budget_exhausted":
         lines += [f"> **Budget exhausted** in {s['stopped_in']}: the run stopped there; what it wrote is kept.", ""]
     lines += ["| measure | value |", "|---|---|",
+              f"| agent variant | {s['agent_variant']} |",
               f"| statements (grounded) | {s['statements']} ({s['grounded_statements']}) |",
               f"| plain tests | {s['tests'].get('plain', 0)} |",
               f"| transformed tests | {s['tests'].get('transformed', 0)} |",
@@ -83,6 +100,7 @@ def summary_markdown(s: dict[str, Any]) -> str:
     for kind, counts in sorted(s["verdicts"].items()):
         text = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
         lines.append(f"| verdicts, {kind} tests | {text} |")
+    lines.append(f"| errors | {_errors_text(s)} |")
     lines.append(f"| LLM calls | {', '.join(f'{m}: {n}' for m, n in s['llm_calls'].items()) or 'none'} |")
     if s["top_instructions"]:
         lines += ["", "Most used instructions: " + ", ".join(
@@ -96,13 +114,15 @@ def print_run_summary(console: Console, cfg: RunConfig, run_id: str) -> dict[str
     s = run_summary(cfg.data_path(), run_id)
     table = Table(title=f"adat run {run_id}", show_header=False)
     na_share = _na_share(s)
-    rows = [("statements (grounded)", f"{s['statements']} ({s['grounded_statements']})"),
+    rows = [("agent variant", s["agent_variant"]),
+            ("statements (grounded)", f"{s['statements']} ({s['grounded_statements']})"),
             ("plain tests", str(s["tests"].get("plain", 0))),
             ("transformed tests", str(s["tests"].get("transformed", 0))),
             ("attempts (not applicable)", f"{s['attempts']} ({na_share:.0%})")]
     rows += [(f"verdicts, {kind}", ", ".join(f"{k} {v}" for k, v in sorted(c.items())))
              for kind, c in sorted(s["verdicts"].items())]
-    rows += [("most used instructions",
+    rows += [("errors", _errors_text(s)),
+             ("most used instructions",
               "\n".join(f"{k}: {n} attempts, {w} tests" for k, n, w in s["top_instructions"]) or "-"),
              ("LLM calls", "\n".join(f"{m}: {n}" for m, n in s["llm_calls"].items()) or "-"),
              ("Parquet tables", s["tables"]), ("DuckDB catalog", s["catalog"])]

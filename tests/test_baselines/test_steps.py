@@ -29,9 +29,10 @@ def seed_source(root: Path) -> None:
     write_records(root, "rule_events", [
         RuleEvent(run_id=SRC, session_id="s1", rule_id="auth", side="denied", turn=0),
         RuleEvent(run_id=SRC, session_id="exec-9", rule_id="cancel", side="allowed", turn=1)], run_id=SRC)
-    write_records(root, "statements", [Statement(
-        statement_id="st-1", run_id=SRC, text="t", condition="c", behavior="b", supporting_trace_id="tr-1",
-        supporting_turn=1, supporting_reply="hello", rank=1, confidence=0.9)], run_id=SRC)
+    statement = Statement(statement_id="st-1", run_id=SRC, text="t", condition="c", behavior="b",
+                          supporting_trace_id="tr-1", supporting_turn=1, supporting_reply="hello")
+    write_records(root, "statements", [statement], run_id=SRC)  # extraction's table; grounding's ranks it
+    write_records(root, "ranked_statements", [statement.model_copy(update={"rank": 1, "confidence": 0.9})], run_id=SRC)
     write_records(root, "tests", [
         TestCase(test_id=f"te-{kind}", run_id=SRC, kind=kind, goal="g", step_hints=["h"])  # type: ignore[arg-type]
         for kind in ("plain", "transformed")], run_id=SRC)
@@ -57,6 +58,7 @@ def test_copying_suite_inputs_for_the_ablation(cfg: RunConfig) -> None:
     copy_source_step(cfg, "abl", SRC, "suite_inputs")
     assert [t.test_id for t in read_records(root, "tests", run_id="abl")] == ["te-plain"]
     assert [s.statement_id for s in read_records(root, "statements", run_id="abl")] == ["st-1"]
+    assert [s.rank for s in read_records(root, "ranked_statements", run_id="abl")] == [1]
     assert [i.instruction_id for i in read_records(root, "instructions", run_id="abl")] == ["k1"]
 
 
@@ -65,7 +67,7 @@ def test_a_source_without_traces_or_statements_is_a_user_error(cfg: RunConfig) -
         copy_source_step(cfg, "new-run", "missing", "traces")
     root = cfg.data_path()
     seed_source(root)
-    write_records(root, "statements", [], run_id=SRC, replace=True)
+    write_records(root, "ranked_statements", [], run_id=SRC, replace=True)
     with pytest.raises(UserError, match="no grounded statements"):
         copy_source_step(cfg, "abl", SRC, "suite_inputs")
 

@@ -104,4 +104,7 @@ def test_rerun_with_same_inputs_makes_zero_provider_calls(pipeline_run):
 def test_parquet_layout(pipeline_run):
     cfg, run_id, _, _, _ = pipeline_run
     parts = list(Path(cfg.data_path(), "runs", "tests", f"run_id={run_id}").glob("*.parquet"))
-    assert len(parts) == 1  # compacted after the transformation phase
+    # one part per owner: plain generation's, and the transformation's (compacted after the phase)
+    from adat.warehouse.parquet import part_owner
+
+    assert sorted(part_owner(p) for p in parts) == ["plain", "transformation"]

@@ -36,18 +36,21 @@ def copy_source_step(cfg: RunConfig, run_id: str, source_run_id: str, scope: Cop
         "rule_events": [e for e in ctx.read("rule_events", source_run_id) if e.session_id in sessions],
     }
     if scope == "suite_inputs":
-        statements = cast(list[Statement], ctx.read("statements", source_run_id))
-        if not any(s.grounded and s.rank is not None for s in statements):
+        ranked = cast(list[Statement], ctx.read("ranked_statements", source_run_id))
+        if not any(s.grounded and s.rank is not None for s in ranked):
             raise UserError(f"run {source_run_id!r} has no grounded statements", field="--from",
                             fix="pass a run whose pipeline got past grounding")
-        copied["statements"] = list(statements)
+        copied["statements"] = ctx.read("statements", source_run_id)
+        copied["ranked_statements"] = list(ranked)
         copied["tests"] = [t for t in cast(list[TestCase], ctx.read("tests", source_run_id)) if t.kind == "plain"]
         instructions = ctx.read("instructions", source_run_id)
         if instructions:  # the source's catalog snapshot, so every selector chooses from the same one
             copied["instructions"] = instructions
     tables = {}
     for table, rows in copied.items():
-        tables[table] = ctx.write(table, [row.model_copy(update={"run_id": run_id}) for row in rows])
+        # the copy owns its parts; the instruction snapshot replaces the one start_run took
+        tables[table] = ctx.write(table, [row.model_copy(update={"run_id": run_id}) for row in rows],
+                                  owner="" if table == "instructions" else "copy")
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step=f"copy:{scope}", tables=tables,
                       data={"source_run_id": source_run_id})
 
@@ -61,8 +64,7 @@ def agenteval_generation_step(cfg: RunConfig, run_id: str) -> StepResult:
     traces = _discovery_traces(ctx)
     embedder = Embedder(cache_dir(cfg))
     result = generate_agenteval_tests(cfg, ctx.client, traces, run_id, embedder.embed)
-    kept = [t for t in cast(list[TestCase], ctx.read("tests")) if t.kind != "agenteval"]
-    ctx.write("tests", kept + result.tests)
+    ctx.write("tests", result.tests, owner="agenteval")
     ctx.flush_calls()
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="agenteval", tables={"tests": len(result.tests)},
                       counts={"nodes": len(result.graph.nodes), "edges": len(result.graph.edges),
@@ -76,8 +78,7 @@ def direct_generation_step(cfg: RunConfig, run_id: str) -> StepResult:
 
     ctx = RunContext(cfg, run_id)
     result = generate_direct_tests(cfg, ctx.client, _discovery_traces(ctx), run_id)
-    kept = [t for t in cast(list[TestCase], ctx.read("tests")) if t.kind != "direct"]
-    ctx.write("tests", kept + result.tests)
+    ctx.write("tests", result.tests, owner="direct")
     ctx.flush_calls()
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="direct", tables={"tests": len(result.tests)},
                       counts={"direct_tests": len(result.tests), "batches": result.batches,

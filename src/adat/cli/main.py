@@ -155,16 +155,33 @@ def _run_flow(flow_name: str, **params: object) -> object:
 def run(
     config: Annotated[Path, typer.Option("--config", "-c", help="Run-config YAML (adat config show-defaults).")],
     data_dir: DataDir = None,
+    refresh: Annotated[list[str] | None, typer.Option(
+        "--refresh", help="Recompute STAGE and every stage after it (repeatable; 'all' = every stage).")] = None,
 ) -> None:
     """Run the whole AdaT2 pipeline (discover → statements → plain + transformed tests → execute → judge)."""
     from adat.pipeline.preflight import preflight
 
     cfg = _with_data_dir(load_run_config(config), data_dir)
+    forced = _refresh_stages(refresh)
     preflight(cfg)
     from adat.report import print_run_summary  # after preflight: a bad input fails without loading pandas
 
-    result = _run_flow("pipeline", config=cfg)
+    result = _run_flow("pipeline", config=cfg, refresh=forced)
     print_run_summary(console, cfg, str(result))
+
+
+def _refresh_stages(names: list[str] | None) -> bool | list[str]:
+    """``--refresh`` values: True for 'all', else the stage names (an unknown one is a user error)."""
+    from adat.pipeline.stages import STAGES
+
+    if not names:
+        return False
+    if "all" in names:
+        return True
+    unknown = [n for n in names if n not in STAGES]
+    if unknown:
+        fail(f"unknown stage {unknown[0]!r}", field="--refresh", fix=f"use all or one of {', '.join(STAGES)}")
+    return list(names)
 
 
 @app.command("run-suite")
@@ -177,12 +194,14 @@ def run_suite(
 ) -> None:
     """Execute and judge an existing suite against the config's target (e.g. a new agent version)."""
     from adat.pipeline.preflight import preflight
+    from adat.pipeline.suite import check_run_suite
     from adat.reporting.run_diff import FAIL_ON_MODES, gate_failures
 
     if fail_on is not None and fail_on not in FAIL_ON_MODES:
         fail(f"unknown mode {fail_on!r}", field="--fail-on", fix=f"use {' or '.join(FAIL_ON_MODES)}")
     cfg = _with_data_dir(load_run_config(config), data_dir)
     check_run_id(suite, field="--suite")
+    check_run_suite(cfg, suite)
     preflight(cfg)
     from adat.report import print_run_summary
     result = _run_flow("run_suite", config=cfg, suite_run_id=suite)

@@ -68,6 +68,11 @@ class Replayer:
         """A replayer over ``database`` (None = the shipped retail database)."""
         return cls(RetailDB.load(Path(database) if database else default_db_path()), rules_path, fault_dir)
 
+    def remember(self, replays: Sequence[Replay]) -> None:
+        """Seed the memo with replays made elsewhere (the original agent's, made once per suite)."""
+        for r in replays:
+            self._memo[(r.variant, tuple(r.messages))] = r
+
     def replay(self, messages: Sequence[str], variant: str = "original") -> Replay:
         """Send ``messages`` in order to a fresh session of ``variant`` ('original' or a fault id)."""
         key = (variant, tuple(messages))

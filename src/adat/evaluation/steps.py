@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Callable
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 from adat.config import RunConfig
 from adat.evaluation.groupings import llm_groupings, reference_groupings
@@ -98,17 +98,40 @@ def grouping_step(cfg: RunConfig, run_id: str) -> StepResult:
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="groupings", tables={"groupings": len(rows)})
 
 
-def labelling_step(cfg: RunConfig, run_id: str, variant: str = "original") -> StepResult:
+def original_replays_step(cfg: RunConfig, run_id: str) -> StepResult:
+    """The original reference agent replayed once per suite on the messages of every valid test.
+
+    Labelling a faulty variant's execution compares it with the original agent on the same
+    messages; every fault's regression gets these instead of replaying the original again.
+    Empty for an LLM-audited target.
+    """
+    if not uses_reference_auditor(cfg):
+        return StepResult(run_id=run_id, step="original-replays", data={"replays": []})
+    from adat.evaluation.replay import Replayer, hint_messages
+
+    ctx = RunContext(cfg, run_id)
+    valid = {a.test_id for a in cast(list[AuditLabel], ctx.read("audit_labels")) if a.validity != "invalid"}
+    messages = {tuple(hint_messages(t)) for t in cast(list[TestCase], ctx.read("tests")) if t.test_id in valid}
+    replayer = Replayer.for_database(_database(cfg))
+    replays = [replayer.replay(list(m), "original") for m in sorted(messages)]
+    digest = hashlib.sha256(repr(replays).encode()).hexdigest()[:16]
+    return StepResult(run_id=run_id, step="original-replays", digest=digest, counts={"replays": float(len(replays))},
+                      data={"replays": replays})
+
+
+def labelling_step(cfg: RunConfig, run_id: str, variant: str = "original",
+                   original_replays: list[Any] | None = None) -> StepResult:
     """TP/FP/FN/TN/INC for every execution of a valid boundary test on ``variant``.
 
-    Labels of other variants already in the run are kept. Executions without a verdict get no
-    label (counted as ``unlabelled``).
+    The labels are the variant's own parts of the run (owner ``labels.<variant>``): other
+    variants' labels are never touched. Executions without a verdict get no label (counted as
+    ``unlabelled``).
     """
     ctx = RunContext(cfg, run_id)
     tests = {t.test_id: t for t in cast(list[TestCase], ctx.read("tests"))}
     audit = {a.test_id: a for a in cast(list[AuditLabel], ctx.read("audit_labels"))}
     verdicts = {v.execution_id: v for v in cast(list[Verdict], ctx.read("verdicts"))}
-    label_one = (_reference_labeller(cfg, run_id, variant) if uses_reference_auditor(cfg)
+    label_one = (_reference_labeller(cfg, run_id, variant, original_replays) if uses_reference_auditor(cfg)
                  else _llm_labeller(ctx, run_id, variant))
     labels: list[ExecutionLabel] = []
     unlabelled = 0
@@ -122,8 +145,7 @@ def labelling_step(cfg: RunConfig, run_id: str, variant: str = "original") -> St
             unlabelled += 1
             continue
         labels.append(label_one(test, label, execution, verdict))
-    kept = [e for e in cast(list[ExecutionLabel], ctx.read("execution_labels")) if e.agent_variant != variant]
-    ctx.write("execution_labels", kept + labels)
+    ctx.write("execution_labels", labels, owner=f"labels.{variant}")
     ctx.flush_calls()
     tally = Counter(e.label for e in labels)
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step=f"labels:{variant}",
@@ -132,18 +154,22 @@ def labelling_step(cfg: RunConfig, run_id: str, variant: str = "original") -> St
                               "attributed": float(sum(1 for e in labels if e.attributed_fault))})
 
 
-def regression_step(cfg: RunConfig, run_id: str, fault: str) -> StepResult:
-    """Run the tests mapped to ``fault`` on the faulty variant, judge and label them."""
+def regression_step(cfg: RunConfig, run_id: str, fault: str, original_replays: list[Any] | None = None) -> StepResult:
+    """Run the tests mapped to ``fault`` on the faulty variant, judge and label them.
+
+    Writes only the fault's own parts of the run (executions, verdicts, side log, labels), so
+    the regressions of different faults run concurrently.
+    """
     from adat.agents.reference.faults import load_fault
     from adat.pipeline.steps import execution_step
 
     ctx = RunContext(cfg, run_id)
     selected = regression_test_ids(cast(list[AuditLabel], ctx.read("audit_labels")), load_fault(fault),
                                cfg.evaluation.regression_tests)
-    _drop_stale_executions(ctx, fault, set(selected))
-    if selected:
-        execution_step(cfg, run_id, kind="all", fault=fault, test_ids=selected)
-    labelled = labelling_step(cfg, run_id, variant=fault)
+    # always run, even with nothing selected: it replaces the fault's own executions (a re-audit
+    # may select fewer tests) and touches no other variant's
+    execution_step(cfg, run_id, kind="all", fault=fault, test_ids=selected)
+    labelled = labelling_step(cfg, run_id, variant=fault, original_replays=original_replays)
     return StepResult(digest=labelled.digest, run_id=run_id, step=f"regression:{fault}",
                       tables={"executions": len(selected)}, counts={"tests": float(len(selected)), **labelled.counts})
 
@@ -171,15 +197,6 @@ def _executions(ctx: RunContext, variant: str) -> list[Execution]:
     return [e for e in cast(list[Execution], ctx.read("executions")) if e.agent_variant == variant]
 
 
-def _drop_stale_executions(ctx: RunContext, variant: str, keep: set[str]) -> None:
-    """Remove ``variant``'s executions (and verdicts) of tests no longer selected, e.g. after a re-audit."""
-    executions = cast(list[Execution], ctx.read("executions"))
-    stale = {e.execution_id for e in executions if e.agent_variant == variant and e.test_id not in keep}
-    if stale:
-        ctx.write("executions", [e for e in executions if e.execution_id not in stale])
-        ctx.write("verdicts", [v for v in cast(list[Verdict], ctx.read("verdicts")) if v.execution_id not in stale])
-
-
 def _first_by_test(executions: list[Execution]) -> dict[str, Execution]:
     out: dict[str, Execution] = {}
     for e in sorted(executions, key=lambda e: e.execution_id):
@@ -187,11 +204,12 @@ def _first_by_test(executions: list[Execution]) -> dict[str, Execution]:
     return out
 
 
-def _reference_labeller(cfg: RunConfig, run_id: str, variant: str) -> Labeller:
+def _reference_labeller(cfg: RunConfig, run_id: str, variant: str, original_replays: list[Any] | None = None) -> Labeller:
     from adat.agents.reference.faults import load_fault
     from adat.evaluation.replay import Replayer
 
     replayer = Replayer.for_database(_database(cfg))
+    replayer.remember(original_replays or [])
     fault = load_fault(variant) if variant != "original" else None
 
     def label(test: TestCase, audit: AuditLabel, execution: Execution, verdict: Verdict) -> ExecutionLabel:
@@ -225,4 +243,5 @@ def _llm_labeller(ctx: RunContext, run_id: str, variant: str) -> Labeller:
 
 
 __all__ = ["Compliance", "audit_step", "catalog_step", "evaluation_faults", "grouping_step", "labelling_step",
+           "original_replays_step",
            "regression_step", "suite_fingerprint", "supports_faults", "uses_reference_auditor"]

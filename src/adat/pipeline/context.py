@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 import adat
 from adat.config import RunConfig, cache_dir
-from adat.records import Execution, Record, RuleEvent, Run, Trace
+from adat.records import Execution, Record, RuleEvent, Run, StageRun, Trace
 from adat.targets.base import SideLogged, Target
 from adat.warehouse.parquet import partition_dir, read_records, write_records
 
@@ -60,11 +60,15 @@ class RunContext:
         return self.cfg.data_path()
 
     # --- warehouse -----------------------------------------------------------------------
-    def write(self, table: str, records: Sequence[Record], *, replace: bool = True) -> int:
-        write_records(self.root, table, records, run_id=self.run_id, replace=replace)
+    def write(self, table: str, records: Sequence[Record], *, replace: bool = True, owner: str = "") -> int:
+        """Write ``records`` as the run's part(s) of ``table`` owned by ``owner`` (see warehouse.parquet).
+
+        ``replace`` replaces that owner's earlier parts (all parts for owner '', a table with one writer).
+        """
+        write_records(self.root, table, records, run_id=self.run_id, replace=replace, owner=owner)
         self._paths[table] = str(partition_dir(self.root, table, self.run_id))
         if table != "llm_calls":  # call rows carry latencies; they must not change the digest
-            self._digest.update(table.encode())
+            self._digest.update(f"{table}/{owner}".encode())
             for record in records:
                 self._digest.update(record.model_dump_json().encode())
         return len(records)
@@ -79,8 +83,23 @@ class RunContext:
         """Hash of everything this context wrote: downstream cache keys change when it does."""
         return self._digest.hexdigest()[:16]
 
-    def read(self, table: str, run_id: str | None = None) -> list[Any]:
-        return read_records(self.root, table, run_id=run_id or self.run_id)
+    def read(self, table: str, run_id: str | None = None, owner: str | None = None) -> list[Any]:
+        return read_records(self.root, table, run_id=run_id or self.run_id, owner=owner)
+
+    def variant(self, fault: str | None = None) -> str:
+        """The agent variant a step talks to: ``fault``, else the config's ``target.fault``, else 'original'."""
+        return fault or getattr(self.cfg.target, "fault", None) or "original"
+
+    # --- stage state ---------------------------------------------------------------------
+    def resumable(self, stage: str, key: str) -> bool:
+        """True when ``stage`` of this run last started with ``key`` and did not complete."""
+        rows = [r for r in self.read("stage_runs") if r.stage == stage]
+        return bool(rows) and rows[-1].key == key and rows[-1].status == "running"
+
+    def mark_stage(self, stage: str, key: str, status: str) -> None:
+        """Record that ``stage`` started (``running``) or finished (``completed``) with ``key``."""
+        self.write("stage_runs", [StageRun(run_id=self.run_id, stage=stage, key=key, status=status,  # type: ignore[arg-type]
+                                           ts=datetime.now(UTC))], replace=False, owner=stage)
 
     # --- LLM -----------------------------------------------------------------------------
     @property
@@ -142,13 +161,13 @@ class RunContext:
 
     # --- runs table ----------------------------------------------------------------------
     def record_run(self, flow: str, status: str, started_at: datetime | None = None,
-                   agent_variant: str = "original", stopped_in: str = "") -> Run:
+                   agent_variant: str | None = None, stopped_in: str = "") -> Run:
         earlier = [r for r in self.read("runs") if isinstance(r, Run)]
         started = started_at or (earlier[0].started_at if earlier else datetime.now(UTC))
         run = Run(run_id=self.run_id, flow=flow, started_at=started,
                   finished_at=datetime.now(UTC) if status != "running" else None,
                   status=status,  # type: ignore[arg-type]
-                  target=self.cfg.target.type, agent_variant=agent_variant,
+                  target=self.cfg.target.type, agent_variant=agent_variant or self.variant(),
                   models_json=json.dumps(self.cfg.models.model_dump(), sort_keys=True),
                   config_json=public_config_json(self.cfg), selector=self.cfg.selector.name,
                   adat_version=adat.__version__, stopped_in=stopped_in)

@@ -1,26 +1,229 @@
-"""A fingerprint of the code and catalogs a run depends on.
+"""Cache keys that name everything that changes a stage's result, and nothing that doesn't.
 
-Prefect's ``TASK_SOURCE`` only sees the thin task wrapper; passing this fingerprint as a task
-input makes a cached stage recompute when the library, a prompt or a catalog changes.
+A stage's key (:func:`stage_key`) hashes
+
+* the **code the stage runs**: the source of its entry function and of every ``adat`` module it
+  imports, transitively (parsed, so comments, docstrings and line numbers do not count);
+* its **prompt files** and, where it uses them, the **instruction catalog**;
+* a digest of the **target's artifacts** (:func:`target_digest`: the reference database and rule
+  table, the fault file, an llm-agent's policy, an http endpoint's identity, a python factory's
+  module, the auditor's artifact files);
+* the **run config minus performance knobs** (:data:`PERFORMANCE_FIELDS`), and
+* the task's other inputs: run id, upstream steps' digests, kind, fault, source runs.
+
+Prefect's task-source policy covers the thin ``tasks/`` wrapper itself.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
-from functools import lru_cache
+import importlib.util
+import inspect
+import json
+import textwrap
+from collections.abc import Iterable, Mapping
+from functools import cache
 from pathlib import Path
+from typing import Any
 
-from adat.config import adat_home
+import adat
+from adat.config import LLMAgentTarget, PythonTarget, ReferenceTarget, RunConfig, adat_home
+from adat.pipeline.stages import stage
+
+#: config fields that change how fast a result comes, never what it is (dotted paths)
+PERFORMANCE_FIELDS = ("run_id", "data_dir", "llm.concurrency", "llm.timeout_s", "llm.max_retries",
+                      "llm.backoff_base_s", "llm.backoff_max_s", "llm.cache", "llm.api_key_env",
+                      "execution.workers")
+_PACKAGE = Path(adat.__file__).resolve().parent
+#: tables of another run a stage may start from (a suite, a discovery): their parts enter the key
+SOURCE_TABLES = ("traces", "rule_events", "statements", "ranked_statements", "tests", "instructions", "executions",
+                 "verdicts")
 
 
-@lru_cache(maxsize=1)
-def code_fingerprint() -> str:
-    """sha256 (16 hex) over src/adat/**/*.py and catalogs/** of this checkout."""
-    root = adat_home()
+def _sha(parts: Iterable[bytes]) -> str:
     digest = hashlib.sha256()
-    for base, pattern in ((Path(__file__).resolve().parents[1], "**/*.py"), (root / "catalogs", "**/*")):
-        for path in sorted(base.glob(pattern)):
-            if path.is_file() and "__pycache__" not in path.parts:
-                digest.update(str(path.relative_to(base)).encode())
-                digest.update(path.read_bytes())
+    for part in parts:
+        digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()[:16]
+
+
+# --- code ------------------------------------------------------------------------------------
+def _strip_docstrings(tree: ast.AST) -> ast.AST:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+def _module_file(name: str) -> Path | None:
+    if name != "adat" and not name.startswith("adat."):
+        return None
+    rest = name.split(".")[1:]
+    if not rest:
+        return _PACKAGE / "__init__.py"
+    for candidate in (_PACKAGE.joinpath(*rest[:-1], rest[-1] + ".py"), _PACKAGE.joinpath(*rest, "__init__.py")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _imports(tree: ast.AST, module: str, is_package: bool) -> set[str]:
+    """Every ``adat`` module named by an import anywhere in ``tree`` (local imports included)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = module.split(".")
+                base = parts[: len(parts) - node.level + (1 if is_package else 0)]
+                name = ".".join(base + ([node.module] if node.module else []))
+            else:
+                name = node.module or ""
+            out.add(name)
+            out.update(f"{name}.{a.name}" for a in node.names)
+    found = set()
+    for name in out:
+        parts = name.split(".")
+        for i in range(1, len(parts) + 1):  # a module's packages are imported with it
+            prefix = ".".join(parts[:i])
+            if _module_file(prefix) is not None:
+                found.add(prefix)
+    return found
+
+
+@cache
+def _parsed(name: str) -> tuple[str, frozenset[str]]:
+    path = _module_file(name)
+    assert path is not None
+    tree = _strip_docstrings(ast.parse(path.read_text(encoding="utf-8")))
+    return ast.dump(tree), frozenset(_imports(tree, name, path.name == "__init__.py"))
+
+
+@cache
+def code_digest(entry: str) -> str:
+    """Hash of ``module:function`` and of the adat modules it imports, transitively (parsed source)."""
+    module, _, func = entry.partition(":")
+    mod = importlib.import_module(module)
+    source = textwrap.dedent(inspect.getsource(getattr(mod, func)))
+    tree = _strip_docstrings(ast.parse(source))
+    top = ast.parse(Path(inspect.getfile(mod)).read_text(encoding="utf-8"))
+    top_imports = ast.Module(body=[n for n in top.body if isinstance(n, (ast.Import, ast.ImportFrom))],
+                             type_ignores=[])
+    todo = sorted(_imports(tree, module, False) | _imports(top_imports, module, False))
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        todo.extend(sorted(_parsed(name)[1] - seen))
+    return _sha([ast.dump(tree).encode(), *(f"{n}\n{_parsed(n)[0]}".encode() for n in sorted(seen))])
+
+
+def code_fingerprint() -> str:
+    """Hash of every pipeline stage's code (shown in runs; cache keys use each stage's own)."""
+    from adat.pipeline.stages import STAGES
+
+    return _sha(code_digest(s.entry).encode() for s in STAGES.values())
+
+
+# --- files -----------------------------------------------------------------------------------
+def _file_part(path: Path | str | None) -> bytes:
+    if path is None:
+        return b"-"
+    p = Path(path)
+    return p.name.encode() + b"\0" + (p.read_bytes() if p.is_file() else b"<missing>")
+
+
+def prompts_digest(prompt_ids: Iterable[str]) -> str:
+    folder = adat_home() / "catalogs" / "prompts"
+    return _sha(_file_part(folder / f"{pid}.yaml") for pid in sorted(prompt_ids))
+
+
+def instructions_digest() -> str:
+    from adat.instruction_catalog import default_instructions_path
+
+    return _sha([_file_part(default_instructions_path())])
+
+
+def target_digest(cfg: RunConfig, fault: str | None = None) -> str:
+    """Digest of what the target *is*: its artifacts' bytes and its identity in the config."""
+    target = cfg.target
+    parts: list[bytes] = [target.model_dump_json(exclude={"timeout_s"}).encode()]
+    if isinstance(target, (ReferenceTarget, LLMAgentTarget)):
+        from adat.agents.reference import faults, rules
+        from adat.domains.retail import database
+
+        parts.append(_file_part(target.database or database.default_db_path()))
+        parts.append(_file_part(rules.default_rules_path()))
+        for fid in sorted({f for f in (target.fault, fault) if f}):
+            parts.append(_file_part(faults.default_fault_dir() / f"{fid}.yaml"))
+        if isinstance(target, LLMAgentTarget):
+            parts.append(_file_part(target.policy or database.default_policy_path()))
+    elif isinstance(target, PythonTarget):
+        spec = importlib.util.find_spec(target.factory.partition(":")[0])
+        parts.append(_file_part(spec.origin if spec and spec.origin else None))
+    parts.extend(_file_part(p) for p in cfg.evaluation.artifacts)
+    return _sha(parts)
+
+
+def partition_digest(root: Path, run_id: str, tables: Iterable[str]) -> str:
+    """Cheap digest of run ``run_id``'s partitions of ``tables`` (part names and sizes: parts are immutable)."""
+    from adat.warehouse.parquet import PART_GLOB, partition_dir
+
+    parts: list[bytes] = []
+    for table in sorted(tables):
+        directory = partition_dir(root, table, run_id)
+        for path in sorted(directory.glob(PART_GLOB)) if directory.is_dir() else []:
+            parts.append(f"{table}/{path.name}:{path.stat().st_size}".encode())
+    return _sha(parts)
+
+
+# --- config and key --------------------------------------------------------------------------
+def result_config(cfg: RunConfig) -> dict[str, Any]:
+    """The run config without :data:`PERFORMANCE_FIELDS` (what may change a result)."""
+    data = cfg.model_dump(mode="json")
+    for dotted in PERFORMANCE_FIELDS:
+        *path, last = dotted.split(".")
+        node = data
+        for key in path:
+            node = node.get(key, {})
+        node.pop(last, None)
+    return data
+
+
+def _input_part(name: str, value: Any) -> str:
+    if isinstance(value, RunConfig):
+        return json.dumps(result_config(value), sort_keys=True)
+    digest = getattr(value, "digest", None)
+    if isinstance(digest, str) and hasattr(value, "step"):  # a StepResult: its digest stands for its rows
+        return f"{value.step}:{digest or value.model_dump_json()}"
+    if hasattr(value, "model_dump_json"):
+        return str(value.model_dump_json())
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def stage_key(name: str, inputs: Mapping[str, Any]) -> str:
+    """The cache key of stage ``name`` called with ``inputs`` (the task's parameters)."""
+    spec = stage(name)
+    cfg = next((v for v in inputs.values() if isinstance(v, RunConfig)), None)
+    parts = [f"stage={name}", f"code={code_digest(spec.entry)}", f"prompts={prompts_digest(spec.prompts)}"]
+    if spec.uses_instructions:
+        parts.append(f"instructions={instructions_digest()}")
+    if spec.uses_target and cfg is not None:
+        fault = inputs.get("fault") or (inputs.get("variant") if inputs.get("variant") != "original" else None)
+        parts.append(f"target={target_digest(cfg, fault)}")
+    for key in sorted(inputs):
+        if key != "code":  # the flow-wide fingerprint: superseded by the stage's own code digest
+            parts.append(f"{key}={_input_part(key, inputs[key])}")
+    if cfg is not None:
+        for key in ("source_run_id", "suite_run_id"):
+            source = inputs.get(key)
+            if source:
+                parts.append(f"{key}@{partition_digest(cfg.data_path(), str(source), SOURCE_TABLES)}")
+    return _sha(p.encode() for p in parts)

@@ -14,7 +14,7 @@ from typing import Any, cast
 
 from adat.config import RunConfig, cache_dir
 from adat.pipeline.context import RunContext, StepResult
-from adat.records import Attempt, Execution, Instruction, Run, Statement, TestCase, Trace, Verdict
+from adat.records import Attempt, Instruction, Run, Statement, TestCase, Trace
 from adat.warehouse.parquet import read_records
 
 Progress = Callable[[int, int], None]
@@ -50,8 +50,8 @@ def discovery_step(cfg: RunConfig, run_id: str, progress: Progress | None = None
     target = ctx.target(scope="disc")
     traces = discover(cfg, ctx.client, target, run_id, progress=progress)
     ctx.write("traces", traces)
-    events = ctx.rule_events(target, traces, "original")
-    ctx.write("rule_events", events)
+    events = ctx.rule_events(target, traces, ctx.variant())
+    ctx.write("rule_events", events, owner="discovery")
     ctx.flush_calls()
     ended = Counter(t.ended_by for t in traces)
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="discovery", tables={"traces": len(traces), "rule_events": len(events)},
@@ -72,17 +72,22 @@ def extraction_step(cfg: RunConfig, run_id: str) -> StepResult:
 
 
 def grounding_step(cfg: RunConfig, run_id: str) -> StepResult:
-    """Drop statements not grounded in their reply; rank the rest by confidence."""
+    """Drop statements not grounded in their reply; rank the rest by confidence (its own table)."""
     from adat.stages.grounding import ground_statements
 
     ctx = RunContext(cfg, run_id)
     statements = cast(list[Statement], ctx.read("statements"))
     counts: Counter[str] = Counter()
     grounded = ground_statements(cfg, ctx.client, statements, counts=counts)
-    ctx.write("statements", grounded)
+    ctx.write("ranked_statements", grounded)
     ctx.flush_calls()
     counts["grounded"] = sum(1 for s in grounded if s.grounded)
-    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="grounding", tables={"statements": len(grounded)}, counts=dict(counts))
+    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="grounding", tables={"ranked_statements": len(grounded)}, counts=dict(counts))
+
+
+def ranked_statements(ctx: RunContext) -> list[Statement]:
+    """The run's statements as grounding left them (grounded, confidence, rank)."""
+    return cast(list[Statement], ctx.read("ranked_statements"))
 
 
 def plain_generation_step(cfg: RunConfig, run_id: str) -> StepResult:
@@ -90,11 +95,9 @@ def plain_generation_step(cfg: RunConfig, run_id: str) -> StepResult:
     from adat.stages.plain import generate_plain_tests
 
     ctx = RunContext(cfg, run_id)
-    statements = cast(list[Statement], ctx.read("statements"))
     traces = cast(list[Trace], ctx.read("traces"))
-    tests, failures = generate_plain_tests(cfg, ctx.client, statements, traces, run_id)
-    kept = [t for t in _tests(ctx) if t.kind != "plain"]
-    ctx.write("tests", kept + tests)
+    tests, failures = generate_plain_tests(cfg, ctx.client, ranked_statements(ctx), traces, run_id)
+    ctx.write("tests", tests, owner="plain")
     ctx.flush_calls()
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="plain", tables={"tests": len(tests)},
                       counts={"plain_tests": len(tests), "generator_failures": len(failures)})
@@ -106,20 +109,28 @@ def execution_step(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_i
     """Execute tests of ``kind`` (of this run, or of ``suite_run_id``) in fresh sessions and judge them.
 
     ``test_ids`` limits the execution to those tests (the regression runs only the tests mapped
-    to a fault). Executions and verdicts of other kinds/variants already in the run are kept, so
-    plain and transformed tests and every faulty variant accumulate in one run.
+    to a fault). The executions, verdicts and side log are this phase's own parts of the run
+    (owner ``execution.<kind>.<variant>``): re-executing replaces them and nothing else, so plain
+    and transformed tests and every faulty variant accumulate in one run. The variant is
+    ``fault``, else the config's ``target.fault``, else 'original'.
     """
     from adat.stages.concurrency import map_in_order
     from adat.stages.execution import execute_tests
     from adat.stages.judging import judge_execution
 
     ctx = RunContext(cfg, run_id)
-    variant = fault or "original"
+    variant = ctx.variant(fault)
     source = suite_run_id or run_id
     tests = [t for t in _tests(ctx, source) if kind == "all" or t.kind == kind]
+    if suite_run_id and suite_run_id != run_id and not tests:
+        from adat.errors import UserError
+
+        raise UserError(f"run {suite_run_id!r} has no tests in {ctx.root}", field="--suite",
+                        fix="pass the run id of a run that built a suite (adat sql stg_runs)")
     if test_ids is not None:
         wanted = set(test_ids)
         tests = [t for t in tests if t.test_id in wanted]
+    owner = f"execution.{kind}.{variant}"
     target = ctx.target(fault=fault, scope=f"{kind}-{variant}")
     executions = execute_tests(target, tests, run_id, cfg.execution.workers, progress, agent_variant=variant)
     by_test = {t.test_id: t for t in tests}
@@ -127,19 +138,16 @@ def execution_step(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_i
     # Judge calls go to the tester's LLM endpoint, so llm.concurrency bounds them (not execution.workers).
     verdicts = map_in_order(lambda e: judge_execution(cfg, client, by_test[e.test_id], e, run_id), executions,
                             cfg.llm.concurrency, name="adat-judge")
-    done = {e.execution_id for e in executions}
-    old_exec = [e for e in cast(list[Execution], ctx.read("executions")) if e.execution_id not in done]
-    old_verd = [v for v in cast(list[Verdict], ctx.read("verdicts")) if v.execution_id not in done]
-    ctx.write("executions", old_exec + executions)
-    ctx.write("verdicts", old_verd + verdicts)
-    ctx.write("rule_events", _events_without(ctx, executions) + ctx.rule_events(target, executions, variant))
     if suite_run_id and suite_run_id != run_id:
         # a run_suite run carries a copy of the suite it executed (same test ids)
-        ctx.write("tests", [t.model_copy(update={"run_id": run_id}) for t in tests])
+        ctx.write("tests", [t.model_copy(update={"run_id": run_id}) for t in tests], owner="suite")
+    ctx.write("executions", executions, owner=owner)
+    ctx.write("verdicts", verdicts, owner=owner)
+    ctx.write("rule_events", ctx.rule_events(target, executions, variant), owner=owner)
     ctx.flush_calls()
     tally = Counter(v.verdict for v in verdicts)
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step=f"execution:{kind}:{variant}", tables={"executions": len(executions)},
-                      counts={k: float(v) for k, v in tally.items()})
+                      counts={k: float(v) for k, v in tally.items()}, data={"agent_variant": variant})
 
 
 def selection_priors_step(cfg: RunConfig, run_id: str) -> StepResult:
@@ -163,12 +171,20 @@ def selection_priors_step(cfg: RunConfig, run_id: str) -> StepResult:
                       data={"priors": {k: list(v) for k, v in priors.items()}})
 
 
+#: the transformation phase's own parts (one owner name across its tables)
+TRANSFORMATION = "transformation"
+_XF_TABLES = ("attempts", "tests", "executions", "verdicts", "rule_events")
+
+
 def transformation_step(cfg: RunConfig, run_id: str, priors: dict[str, Any] | None = None,
-                        progress: Progress | None = None) -> StepResult:
+                        progress: Progress | None = None, resume_key: str | None = None) -> StepResult:
     """Adaptive pair selection + generation of transformed tests, each executed and judged at once.
 
-    Every attempt is persisted as soon as it ends; re-running the step resumes after the last
-    persisted attempt instead of starting over (nothing is lost on a crash).
+    Every attempt is persisted as soon as it ends: its test, execution, verdict and side log
+    first, the attempt row last (the commit). Re-running the step with the same ``resume_key``
+    (the stage's cache key) resumes after the last committed attempt; rows of an attempt that
+    never committed are dropped first, so a kill at any point leaves no duplicate or orphan. A
+    different key (changed inputs), or a stage that had completed, starts over.
     """
     from adat.embeddings import Embedder
     from adat.selection import make_selector
@@ -176,32 +192,38 @@ def transformation_step(cfg: RunConfig, run_id: str, priors: dict[str, Any] | No
     from adat.stages.transformation import AttemptOutcome, transform
 
     ctx = RunContext(cfg, run_id)
-    statements = top_statements(cast(list[Statement], ctx.read("statements")), cfg.generation.n)
-    tests = _tests(ctx)
-    plain = [t for t in tests if t.kind == "plain"]
+    if resume_key is not None and not ctx.resumable(TRANSFORMATION, resume_key):
+        for table in _XF_TABLES:
+            ctx.write(table, [], owner=TRANSFORMATION)
+    ctx.mark_stage(TRANSFORMATION, resume_key or "", "running")
+    _drop_uncommitted(ctx)
+    statements = top_statements(ranked_statements(ctx), cfg.generation.n)
+    plain = [t for t in _tests(ctx) if t.kind == "plain"]
     traces = cast(list[Trace], ctx.read("traces"))
     instructions = cast(list[Instruction], ctx.read("instructions"))
-    done_attempts = sorted(cast(list[Attempt], ctx.read("attempts")), key=lambda a: a.attempt_no)
-    done_tests = [t for t in tests if t.kind == "transformed"]
+    done_attempts = sorted(cast(list[Attempt], ctx.read("attempts", owner=TRANSFORMATION)), key=lambda a: a.attempt_no)
+    done_tests = cast(list[TestCase], ctx.read("tests", owner=TRANSFORMATION))
     embeddings = Embedder(cache_dir(cfg)).embed([s.text for s in statements])
     selector = make_selector(cfg.selector, statements, instructions, embeddings, cfg.generation.n, cfg.seed,
                              priors={k: (float(v[0]), float(v[1])) for k, v in (priors or {}).items()},
                              llm_choose=_llm_choose(ctx) if cfg.selector.name == "llm" else None)
     target = ctx.target(scope="xf")
+    variant = ctx.variant()
 
     def persist(outcome: AttemptOutcome) -> None:
         # One small part per attempt keeps a crash from losing finished work; compacted below.
-        # The attempt row goes last: resume replays attempts, so one must never lack its test,
-        # execution, verdict or LLM-call rows.
+        def part(table: str, rows: list[Any]) -> None:
+            ctx.write(table, rows, replace=False, owner=TRANSFORMATION)
+
         if outcome.test is not None:
-            ctx.write("tests", [outcome.test], replace=False)
+            part("tests", [outcome.test])
         if outcome.execution is not None:
-            ctx.write("executions", [outcome.execution], replace=False)
-            ctx.write("rule_events", ctx.rule_events(target, [outcome.execution], "original"), replace=False)
+            part("executions", [outcome.execution])
+            part("rule_events", ctx.rule_events(target, [outcome.execution], variant))
         if outcome.verdict is not None:
-            ctx.write("verdicts", [outcome.verdict], replace=False)
+            part("verdicts", [outcome.verdict])
         ctx.flush_calls()
-        ctx.write("attempts", [outcome.attempt], replace=False)
+        part("attempts", [outcome.attempt])  # the commit: written last
 
     counts: Counter[str] = Counter()
     transform(cfg, ctx.client, selector, target, statements, plain, traces, instructions, run_id,
@@ -210,15 +232,46 @@ def transformation_step(cfg: RunConfig, run_id: str, priors: dict[str, Any] | No
     attempts_made = int(getattr(selector, "attempts", 0))
     if progress is not None and attempts_made:
         progress(attempts_made, attempts_made)  # the loop stopped before the budget: close the bar
-    for table in ("attempts", "tests", "executions", "verdicts", "rule_events", "llm_calls"):
-        ctx.write(table, ctx.read(table))  # compact the run's parts into one file
-    attempts = cast(list[Attempt], ctx.read("attempts"))
+    for table in _XF_TABLES:  # compact the phase's parts into one file per table
+        ctx.write(table, ctx.read(table, owner=TRANSFORMATION), owner=TRANSFORMATION)
+    ctx.mark_stage(TRANSFORMATION, resume_key or "", "completed")
+    attempts = cast(list[Attempt], ctx.read("attempts", owner=TRANSFORMATION))
     n_tests = sum(1 for a in attempts if a.test_id)
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="transformation",
                       tables={"attempts": len(attempts), "transformed_tests": n_tests},
                       counts={**{k: float(v) for k, v in counts.items()},
                               "not_applicable": sum(1 for a in attempts if a.outcome == "not_applicable")},
                       data={"stop_reason": selector.stop_reason() or ""})
+
+
+def _drop_uncommitted(ctx: RunContext) -> None:
+    """Keep only the transformation rows of committed attempts, each once (a kill may leave a test,
+    execution or verdict without its attempt row, or a compaction half done)."""
+    attempts = _unique(ctx.read("attempts", owner=TRANSFORMATION), lambda a: a.attempt_no)
+    committed = {a.test_id for a in attempts if a.test_id}
+    tests = _unique([t for t in ctx.read("tests", owner=TRANSFORMATION) if t.test_id in committed], lambda t: t.test_id)
+    executions = _unique([e for e in ctx.read("executions", owner=TRANSFORMATION) if e.test_id in committed],
+                         lambda e: e.execution_id)
+    done = {e.execution_id for e in executions}
+    sessions = {e.session_id for e in executions}
+    verdicts = _unique([v for v in ctx.read("verdicts", owner=TRANSFORMATION) if v.execution_id in done],
+                       lambda v: v.execution_id)
+    events = _unique([e for e in ctx.read("rule_events", owner=TRANSFORMATION) if e.session_id in sessions],
+                     lambda e: e.model_dump_json())
+    for table, rows in zip(_XF_TABLES, (attempts, tests, executions, verdicts, events), strict=True):
+        if len(rows) != len(ctx.read(table, owner=TRANSFORMATION)):
+            ctx.write(table, rows, owner=TRANSFORMATION)
+
+
+def _unique(rows: list[Any], key: Callable[[Any], Any]) -> list[Any]:
+    seen: set[Any] = set()
+    out = []
+    for row in rows:
+        k = key(row)
+        if k not in seen:
+            seen.add(k)
+            out.append(row)
+    return out
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -228,12 +281,6 @@ def _tests(ctx: RunContext, run_id: str | None = None) -> list[TestCase]:
 
 def _all_attempts(ctx: RunContext) -> list[Attempt]:
     return cast(list[Attempt], read_records(ctx.root, "attempts"))
-
-
-def _events_without(ctx: RunContext, executions: list[Execution]) -> list[Any]:
-    # Keyed by variant too, so re-executing one variant can never drop another variant's side log.
-    sessions = {(e.session_id, e.agent_variant) for e in executions}
-    return [e for e in ctx.read("rule_events") if (e.session_id, e.agent_variant) not in sessions]
 
 
 def _llm_choose(ctx: RunContext) -> Callable[[list[Any]], tuple[str, str] | None]:

@@ -14,7 +14,8 @@ judgements, resolving conflicts as follows:
 4. ``inconclusive`` stays ``inconclusive`` (unless rule 1 applies).
 
 Each override is stated in the verdict's rationale. An execution that ended in a target error
-is ``inconclusive`` without a judge call; a judge call that fails for good is ``inconclusive`` too.
+is ``inconclusive`` without a judge call; a judge call that fails for good is ``inconclusive`` too;
+both carry ``judged=False`` so the summary counts them as *unjudged*.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def judge_execution(cfg: RunConfig, client: Any, test: TestCase, execution: Exec
     """The verdict on ``execution`` of ``test``; never raises for a model or target failure."""
     base = {"run_id": run_id, "execution_id": execution.execution_id, "test_id": test.test_id}
     if execution.ended_by == "error" or execution.error:
-        return Verdict(**base, verdict="inconclusive",
+        return Verdict(**base, verdict="inconclusive", judged=False,
                        rationale=f"not judged: the execution ended in a target error ({execution.error}); "
                                  "the agent's behaviour could not be observed",
                        criteria=_unjudged(test))
@@ -49,7 +50,7 @@ def judge_execution(cfg: RunConfig, client: Any, test: TestCase, execution: Exec
         out, produced = call_role(client, "judge", PROMPT_JUDGE, judge_in, JudgeOutput)
     except LLMError as exc:
         log.warning("judging %s failed: %s", execution.execution_id, exc)
-        return Verdict(**base, verdict="inconclusive", rationale=f"not judged: judge error: {exc}",
+        return Verdict(**base, verdict="inconclusive", judged=False, rationale=f"not judged: judge error: {exc}",
                        criteria=_unjudged(test))
     criteria = match_criteria(test, out.criteria)
     verdict, note = enforce_verdict_rule(out.verdict, criteria)

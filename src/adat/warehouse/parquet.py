@@ -13,10 +13,14 @@ Layout: ``<root>/runs/<table>/run_id=<run_id>/part-<time_ns>-<uuid>.parquet``.
   (:func:`clean_temp_files` removes stale ones).
 * **Order.** Part names start with a zero-padded ``time.time_ns()``, so name order is write
   order; staging views use it (``_part``, ``_row``) to keep the latest row per key.
-* **Replace.** ``replace=True`` writes the new part first and then unlinks the partition's other
-  parts. A reader listing the directory in between may see old and new rows together (never a
-  partial file, never an empty partition); staging views dedupe by key, and a crash in between is
-  repaired by running the same ``replace`` again.
+* **Owners.** A part may name its writer: ``part-<time_ns>-<uuid>-<owner>.parquet``. A table
+  several stages write (``tests``: plain generation, transformation; ``executions``: each
+  phase and each fault's regression) is thereby split into partitions per owner inside the run's
+  directory; a stage replaces only its own parts and never reads-filters-rewrites another's.
+* **Replace.** ``replace=True`` writes the new part first and then unlinks the other parts of the
+  same owner (every part when no owner is given). A reader listing the directory in between may
+  see old and new rows together (never a partial file, never an empty partition), and a crash in
+  between is repaired by running the same ``replace`` again.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ TEMP_SUFFIX = ".tmp"
 #: rows per Parquet row group; large enough for fast scans, small enough to stream.
 ROW_GROUP_ROWS = 64_000
 _RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_OWNER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 def check_run_id(run_id: str) -> str:
@@ -74,34 +79,46 @@ def partition_dir(root: Path, table: str, run_id: str) -> Path:
     return table_dir(root, table) / f"{PARTITION_COLUMN}={check_run_id(run_id)}"
 
 
+def part_owner(path: Path) -> str:
+    """The owner named in a part's file name ('' for a part written without one)."""
+    pieces = path.name[len("part-"):-len(".parquet")].split("-", 2)
+    return pieces[2] if len(pieces) == 3 else ""
+
+
 def write_records(root: Path, table: str, records: Sequence[Record], *, run_id: str,
-                  replace: bool = False) -> Path | None:
+                  replace: bool = False, owner: str = "") -> Path | None:
     """Append ``records`` to ``table`` as one new part of run ``run_id``; return its path.
 
     Every record must be of the table's model and carry ``run_id`` (an empty ``run_id``, as on
-    catalog instructions, is set). With ``replace=True`` the new part replaces every existing part
-    of that run (a recomputed stage); with no records the partition is then emptied. Returns None
-    when nothing was written.
+    catalog instructions, is set). With ``replace=True`` the new part replaces the existing parts
+    of that run written by ``owner`` (all of them when ``owner`` is empty): a recomputed stage;
+    with no records those parts are then removed. Returns None when nothing was written.
     """
     model = model_for(table)
+    if owner and not _OWNER.fullmatch(owner):
+        raise ValueError(f"part owner {owner!r} is not a safe file-name piece")
     directory = partition_dir(root, table, run_id)
     rows = [_row(_stamped(record, model, run_id, table)) for record in records]
     _check_aware_datetimes(rows, model)
-    written = _write_part(directory, pa.Table.from_pylist(rows, schema=file_schema(model))) if rows else None
+    data = pa.Table.from_pylist(rows, schema=file_schema(model))
+    written = _write_part(directory, data, owner) if rows else None
     if replace and directory.is_dir():
         for old in directory.glob(PART_GLOB):
-            if old != written:
+            if old != written and (not owner or part_owner(old) == owner):
                 old.unlink(missing_ok=True)
         _fsync_dir(directory)
     return written
 
 
-def read_records(root: Path, table: str, *, run_id: str | None = None) -> list[Record]:
-    """Every record of ``table`` (one run's when ``run_id`` is given), in write order."""
+def read_records(root: Path, table: str, *, run_id: str | None = None, owner: str | None = None) -> list[Record]:
+    """Every record of ``table`` (one run's when ``run_id`` is given; one owner's parts when
+    ``owner`` is given), in write order."""
     model = model_for(table)
     has_run_id = PARTITION_COLUMN in model.model_fields
     out: list[Record] = []
     for rid, path in _parts(root, table, run_id):
+        if owner is not None and part_owner(path) != owner:
+            continue
         data = pq.read_table(path)
         _check_columns(data.schema.names, model, path)
         for row in data.to_pylist():
@@ -190,9 +207,9 @@ def _datetimes(value: Any) -> Iterator[datetime]:
             yield from _datetimes(item)
 
 
-def _write_part(directory: Path, data: pa.Table) -> Path:
+def _write_part(directory: Path, data: pa.Table, owner: str = "") -> Path:
     directory.mkdir(parents=True, exist_ok=True)
-    name = f"part-{time.time_ns():020d}-{uuid.uuid4().hex[:12]}.parquet"
+    name = f"part-{time.time_ns():020d}-{uuid.uuid4().hex[:12]}{'-' + owner if owner else ''}.parquet"
     final, tmp = directory / name, directory / f".{name}{TEMP_SUFFIX}"
     try:
         pq.write_table(data, tmp, row_group_size=ROW_GROUP_ROWS, compression="zstd")

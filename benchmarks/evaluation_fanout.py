@@ -1,0 +1,94 @@
+"""Benchmark: the regression phase of `adat demo --evaluate`, fault regressions serial vs concurrent.
+
+    python benchmarks/evaluation_fanout.py [--sessions N] [--n N] [--workers 2] [--keep DIR]
+
+Builds the demo's suite once (the `pipeline` flow with the demo config, offline/heuristic
+provider, under an ephemeral Prefect API) and audits it, then runs the `regress` flow on every
+seeded fault twice, forcing the regression stages to recompute each time
+(``refresh=["original-replays"]``: the original agent's replays and every fault's regression):
+
+* **serial** — one fault after another in the flow's process (a one-thread task runner);
+* **concurrent** — the flow's own runner: one worker process per core, each fault's regression a
+  mapped task ``regression-<fault id>`` writing only its own partition.
+
+Both rows are printed side by side with the ratio; exits non-zero unless concurrent ≤ 0.6 ×
+serial and both give the same execution labels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sessions", type=int, help="discovery sessions (default: the demo config's)")
+    parser.add_argument("--n", type=int, help="generation.n (default: the demo config's)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2, help="worker processes (default: cores)")
+    parser.add_argument("--keep", type=Path, help="use (and keep) this data directory")
+    args = parser.parse_args()
+
+    from adat.config import (
+        HF_OFFLINE_ENV,
+        PREFECT_ENV_DEFAULTS,
+        apply_env_defaults,
+        demo_config_path,
+        load_run_config,
+    )
+
+    apply_env_defaults(PREFECT_ENV_DEFAULTS)
+    apply_env_defaults(HF_OFFLINE_ENV)
+    data = args.keep or Path(tempfile.mkdtemp(prefix="adat-fanout-")) / "data"
+    os.environ.setdefault("ADAT_CACHE_DIR", str(data / "cache"))
+    from prefect.task_runners import ProcessPoolTaskRunner, ThreadPoolTaskRunner
+    from prefect.testing.utilities import prefect_test_harness
+
+    from adat.cli.flow_loader import load_flow
+    from adat.evaluation.steps import evaluation_faults
+    from adat.warehouse import read_records
+
+    cfg = load_run_config(demo_config_path())
+    cfg = cfg.model_copy(update={
+        "run_id": "fanout", "data_dir": str(data),
+        "discovery": cfg.discovery.model_copy(update={"sessions": args.sessions or cfg.discovery.sessions}),
+        "generation": cfg.generation.model_copy(update={"n": args.n or cfg.generation.n})})
+    faults = evaluation_faults(cfg)
+    with prefect_test_harness(server_startup_timeout=120):
+        start = time.perf_counter()
+        run_id = load_flow("pipeline")(config=cfg)
+        load_flow("evaluate")(config=cfg, suite_run_id=run_id)  # audit, labels; warms every cache
+        setup = time.perf_counter() - start
+        regress = load_flow("regress")
+        timings: dict[str, float] = {}
+        labels: dict[str, list[tuple[str, str, str]]] = {}
+        modes = {"serial": regress.with_options(task_runner=ThreadPoolTaskRunner(max_workers=1)),
+                 "concurrent": regress.with_options(task_runner=ProcessPoolTaskRunner(max_workers=args.workers))}
+        for mode, flow in modes.items():
+            start = time.perf_counter()
+            flow(config=cfg, suite_run_id=run_id, faults=faults, refresh=["original-replays"])
+            timings[mode] = time.perf_counter() - start
+            labels[mode] = sorted((e.execution_id, e.agent_variant, e.label)
+                                  for e in read_records(data, "execution_labels", run_id=run_id)
+                                  if e.agent_variant != "original")
+    ratio = timings["concurrent"] / timings["serial"]
+    tests = len(read_records(data, "tests", run_id=run_id))
+    print(f"`adat demo --evaluate` regression phase: {len(faults)} faults, suite of {tests} tests "
+          f"(run {run_id}, offline/heuristic; setup {setup:.0f} s)")
+    print(f"  serial      (1 thread)          {timings['serial']:7.1f} s")
+    print(f"  concurrent  ({args.workers} processes)       {timings['concurrent']:7.1f} s")
+    print(f"  concurrent / serial             {ratio:7.2f}   (target ≤ 0.60)")
+    same = labels["serial"] == labels["concurrent"]
+    print(f"  same execution labels: {'yes' if same else 'NO'} ({len(labels['serial'])} on faulty variants)")
+    print(f"  machine: {os.cpu_count()} cores; data: {data}")
+    ok = ratio <= 0.6 and same
+    print("OK" if ok else "TARGET MISSED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
