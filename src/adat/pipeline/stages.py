@@ -34,6 +34,7 @@ class Stage:
 _P = "adat.pipeline.steps"
 _E = "adat.evaluation.steps"
 _B = "adat.baselines.steps"
+_T = "adat.tdad.steps"
 
 STAGES: dict[str, Stage] = {s.name: s for s in (
     Stage("discovery", f"{_P}:discovery_step", ("planner", "driver"), (), ("traces", "rule_events"),
@@ -68,6 +69,14 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           ("tests[kind=agenteval]",), ("copy-source-run",)),
     Stage("direct-generation", f"{_B}:direct_generation_step", ("generate_direct",), ("traces",),
           ("tests[kind=direct]",), ("copy-source-run",)),
+    # TDAD (spec-driven suites, adat.tdad): the spec, pack and seed files enter the key as the tasks' ``files``
+    Stage("spec-tests", f"{_T}:tests_step", ("testsmith",), (), ("spec_tests",)),
+    Stage("spec-compile", f"{_T}:compile_step", ("tdad_promptsmith",), ("spec_tests",),
+          ("compile_iterations", "compile_results"), ("spec-tests",), uses_target=True),
+    Stage("spec-reliability", f"{_T}:reliability_step", (), ("spec_tests", "compile_iterations"), ("spec_reruns",),
+          ("spec-compile",), uses_target=True),
+    Stage("spec-mutate", f"{_T}:mutate_step", ("tdad_mutationsmith",), ("spec_tests", "compile_iterations"),
+          ("mutants", "mutant_results"), ("spec-compile",), uses_target=True),
 )}
 
 
