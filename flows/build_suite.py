@@ -7,6 +7,7 @@ from prefect import flow
 from adat.config import RunConfig
 from adat.pipeline.context import StepResult
 from adat.pipeline.fingerprint import code_fingerprint
+from flows.execute import execute
 from tasks import pipeline_tasks as t
 from tasks._common import bind
 
@@ -20,6 +21,6 @@ def build_suite(config: RunConfig, run_id: str, after: StepResult | None = None,
     extracted = bind(t.extract, cfg, refresh=refresh)(cfg, run_id, code, upstream)
     grounded = bind(t.ground, cfg, refresh=refresh)(cfg, run_id, code, extracted)
     plain = bind(t.generate_plain, cfg, refresh=refresh)(cfg, run_id, code, grounded)
-    executed = bind(t.execute, cfg, refresh=refresh)(cfg, run_id, code, plain, kind="plain")
+    executed = execute(cfg, run_id, kind="plain", refresh=refresh, after=plain)
     priors = bind(t.selection_priors, cfg, refresh=refresh)(cfg, run_id, code, grounded)
     return bind(t.transform, cfg, refresh=refresh)(cfg, run_id, code, executed, priors)

@@ -203,6 +203,14 @@ class SelectorConfig(_Section):
 
 class ExecutionConfig(_Section):
     workers: int = Field(4, ge=1, description="concurrent executions")
+    task_runner: Literal["threads", "dask"] = Field(
+        "threads", description="threads: executions and judging in one task, a thread pool of `workers`; dask: one "
+                               "Prefect task per test under prefect-dask's DaskTaskRunner (a scheduler at "
+                               "dask_address, else a local cluster)")
+    dask_address: str | None = Field(None, description="Dask scheduler address, e.g. tcp://10.0.0.5:8786; "
+                                                       "None = start a local cluster for the run")
+    dask_workers: int = Field(2, ge=1, description="workers of the local Dask cluster")
+    dask_processes: bool = Field(True, description="local cluster workers are processes (False: threads in this process)")
 
 
 class EvaluationConfig(_Section):
