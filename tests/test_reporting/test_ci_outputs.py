@@ -20,13 +20,10 @@ XSD = Path(__file__).resolve().parents[1] / "junit.xsd"
 
 
 def _verdicts(root: Path, run_id: str) -> dict[str, str]:
-    """test id -> verdict on the original agent, read from the Parquet records (not from SQL)."""
+    """test id -> verdict, read from the Parquet records (not from SQL), of a run-suite run (one variant)."""
     executions = {e.execution_id: e for e in read_records(root, "executions", run_id=run_id)}
-    out: dict[str, str] = {}
-    for v in read_records(root, "verdicts", run_id=run_id):
-        if executions[v.execution_id].agent_variant == "original":
-            out[v.test_id] = v.verdict
-    return out
+    assert len({e.agent_variant for e in executions.values()}) == 1
+    return {v.test_id: v.verdict for v in read_records(root, "verdicts", run_id=run_id)}
 
 
 def _cli(*args: str) -> tuple[int, str]:

@@ -1,6 +1,7 @@
 """``adat export junit RUN``: the run's verdicts as JUnit XML for CI dashboards.
 
-One ``<testsuite>`` per agent variant exported (``original`` by default), one ``<testcase>`` per
+One ``<testsuite>`` per agent variant exported (by default the one the run was started against:
+``original``, or the fault of a run-suite on a faulty target), one ``<testcase>`` per
 test (``sql/report/test_verdicts.sql``: the worst verdict of its executions). A *fail* is a
 ``<failure>`` whose text is the judge's rationale and the transcript; an execution that errored
 (the target failed) is an ``<error>``; *inconclusive* has no JUnit equivalent and is a
@@ -56,7 +57,8 @@ def junit_xml(queries: ReportQueries, run_id: str, variants: list[str] | None = 
         raise UserError(f"run {run_id!r} has no tests or executions in {queries.data_root}", field="RUN",
                         fix="pass a run id from `adat sql stg_runs`, or --data-dir of its warehouse")
     rows = queries.rows("test_verdicts", run_id=run_id)
-    wanted = variants or ["original"]
+    overview = queries.rows("run_overview", run_id=run_id)
+    wanted = variants or [(overview[0]["agent_variant"] if overview else None) or "original"]
     known = sorted({r["agent_variant"] for r in rows})
     unknown = [v for v in wanted if v not in known]
     if unknown:

@@ -114,17 +114,19 @@ def run_diff(data_root: Path, run_a: str, run_b: str, queries: ReportQueries | N
                    labels=queries.rows("execution_label_changes", run_a=run_a, run_b=run_b))
 
 
+#: verdict_changes.sql's variant_key of the variant each run was started against
+RUN_TARGET = "(run target)"
 #: ``adat run-suite --fail-on`` modes
 FAIL_ON_MODES = ("fail", "regression")
 
 
 def gate_failures(data_root: Path, run_id: str, suite_run_id: str, mode: str) -> list[dict[str, Any]]:
-    """The tests that make a CI gate fail: ``fail`` — every test judged fail on the original agent
-    in ``run_id``; ``regression`` — every test that passed in ``suite_run_id`` and fails in ``run_id``."""
+    """The tests that make a CI gate fail: ``fail`` — every test judged fail in ``run_id`` on the
+    variant it was started against; ``regression`` — every test that passed in ``suite_run_id`` and fails in ``run_id``."""
     if mode not in FAIL_ON_MODES:
         raise UserError(f"unknown mode {mode!r}", field="--fail-on", fix=f"use {' or '.join(FAIL_ON_MODES)}")
     rows = ReportQueries(data_root).rows("verdict_changes", run_a=suite_run_id, run_b=run_id)
-    rows = [r for r in rows if r["agent_variant"] == "original"]
+    rows = [r for r in rows if r["variant_key"] == RUN_TARGET]
     if mode == "fail":
         return [r for r in rows if r["verdict_b"] == "fail"]
     return [r for r in rows if r["verdict_a"] == "pass" and r["verdict_b"] == "fail"]
