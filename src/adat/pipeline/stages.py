@@ -45,6 +45,9 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           ("statements", "groundings", "traces"), ("tests[kind=plain]",), ("grounding",)),
     Stage("execution", f"{_P}:execution_step", ("judge",), ("tests",),
           ("executions[phase]", "verdicts[phase]", "rule_events[phase]"), ("plain-generation",), uses_target=True),
+    # execution.task_runner dask: the execution stage as one task per test, then this write
+    Stage("record-executions", "adat.pipeline.execution_map:record_executions", (), ("executions", "verdicts"),
+          ("executions[phase]", "verdicts[phase]", "rule_events[phase]"), ("plain-generation",)),
     Stage("selection-priors", f"{_P}:selection_priors_step", (), ("attempts[earlier runs]", "runs"), (),
           ("grounding",)),
     Stage("transformation", f"{_P}:transformation_step", ("generate_transformed", "judge", "selector"),
