@@ -34,7 +34,11 @@ from adat.pipeline.stages import stage
 #: config fields that change how fast a result comes, never what it is (dotted paths)
 PERFORMANCE_FIELDS = ("run_id", "data_dir", "llm.concurrency", "llm.timeout_s", "llm.max_retries",
                       "llm.backoff_base_s", "llm.backoff_max_s", "llm.cache", "llm.api_key_env",
-                      "execution.workers")
+                      "execution.workers", "execution.task_runner", "execution.dask_address",
+                      "execution.dask_workers", "execution.dask_processes",
+                      # a budget stops a stage (which then caches nothing); a finished stage's result
+                      # does not depend on it, so a larger budget resumes instead of recomputing
+                      "budget")
 _PACKAGE = Path(adat.__file__).resolve().parent
 #: tables of another run a stage may start from (a suite, a discovery): their parts enter the key
 SOURCE_TABLES = ("traces", "rule_events", "statements", "ranked_statements", "tests", "instructions", "executions",
