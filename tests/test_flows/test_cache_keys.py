@@ -9,6 +9,7 @@ stages that talk to the target and no other.
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -26,8 +27,17 @@ from adat.warehouse import read_records
 from tests.support.demo_config import small_demo_config
 
 FAULT = "cancel_any_reason"
-OLD = "I need to verify your identity: please give me"
-NEW = "I must confirm who you are first: please give me"
+
+
+def _said_fragment(rules: Path, replies: list[str]) -> str:
+    """A literal piece (≥ 25 characters, no placeholder) of a rule sentence the agent said in the
+    first run: which sentences a small run hears depends on the tester, so the test looks."""
+    sentences = re.findall(r'"([^"]+)"', rules.read_text())
+    pieces = sorted({p.strip() for s in sentences for p in re.split(r"\{[^}]*\}", s) if len(p.strip()) >= 25},
+                    key=len, reverse=True)
+    heard = [p for p in pieces if any(p in r for r in replies)]
+    assert heard, "the first run said no sentence of the rule table"
+    return heard[0]
 
 
 def _slower(cfg: RunConfig) -> RunConfig:
@@ -90,12 +100,16 @@ def test_artifact_edits_rerun_their_stages_and_knobs_rerun_nothing(calls, tmp_pa
         return sum(text in turn.text for t in read_records(cfg.data_path(), "traces", run_id="keys-1")
                    for turn in t.turns if turn.role == "agent")
 
-    assert said(OLD) > 0 and said(NEW) == 0
-    rules.write_text(rules.read_text().replace(OLD, NEW))
+    replies = [turn.text for t in read_records(cfg.data_path(), "traces", run_id="keys-1")
+               for turn in t.turns if turn.role == "agent"]
+    old_text = _said_fragment(rules, replies)
+    new_text = old_text.upper()
+    assert said(old_text) > 0 and said(new_text) == 0
+    rules.write_text(rules.read_text().replace(old_text, new_text))
     seen.clear()
     pipeline(config=cfg)
     assert seen["planner"] > 0 and seen["driver"] > 0
-    assert said(NEW) > 0 and said(OLD) == 0
+    assert said(new_text) > 0 and said(old_text) == 0
 
 
 def test_policy_enters_the_keys_of_target_stages_only(tmp_path: Path) -> None:
