@@ -12,7 +12,7 @@ from adat.tdad.role_io import (
     PROMPT_MUTATIONSMITH,
     MutationSmithInput,
     MutationSmithOutput,
-    tool_dict,
+    apply_edit,
     tool_views,
 )
 
@@ -28,8 +28,6 @@ def mutant_maker(client: Any, pack: Any) -> Any:
                                  tool_descriptions=tool_views(artifact.tool_descriptions), attempt=attempt)
         out = client.structured(ROLE, PROMPT_MUTATIONSMITH, inp.model_dump(), MutationSmithOutput,
                                 cache_tag=f"attempt={attempt}")
-        return artifact.model_copy(update={
-            "system_prompt": out.system_prompt,
-            "tool_descriptions": tool_dict(out.tool_descriptions, artifact.tool_descriptions)})
+        return apply_edit(artifact, out)
 
     return make

@@ -15,7 +15,7 @@ from adat.tdad.role_io import (
     ClauseFailures,
     PromptSmithInput,
     PromptSmithOutput,
-    tool_dict,
+    apply_edit,
     tool_views,
 )
 
@@ -38,8 +38,6 @@ def promptsmith_proposer(client: Any, spec: Any) -> Any:
         inp = promptsmith_input(spec, artifact, failures, visible_tests, visible_passed, attempt)
         out = client.structured(ROLE, PROMPT_PROMPTSMITH, inp.model_dump(), PromptSmithOutput,
                                 cache_tag=f"attempt={attempt}")
-        return artifact.model_copy(update={
-            "system_prompt": out.system_prompt,
-            "tool_descriptions": tool_dict(out.tool_descriptions, artifact.tool_descriptions)})
+        return apply_edit(artifact, out)
 
     return propose

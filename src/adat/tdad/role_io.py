@@ -8,6 +8,8 @@ intent and the pack's constraints: no tests at all.
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
 PROMPT_PROMPTSMITH = "tdad_promptsmith"
@@ -88,3 +90,10 @@ def tool_dict(views: list[ToolDescriptionView], known: dict[str, str]) -> dict[s
     """Descriptions from an answer, keeping only tools the artifact has (no new tools, none lost)."""
     given = {v.name: v.description for v in views}
     return {name: given.get(name, old) for name, old in known.items()}
+
+
+def apply_edit(artifact: Any, out: PromptSmithOutput | MutationSmithOutput) -> Any:
+    """The artifact with the role's prompt and tool descriptions (known tools only)."""
+    return artifact.model_copy(update={
+        "system_prompt": out.system_prompt,
+        "tool_descriptions": tool_dict(out.tool_descriptions, artifact.tool_descriptions)})
