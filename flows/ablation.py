@@ -15,12 +15,13 @@ from prefect.artifacts import create_table_artifact
 from adat.baselines.steps import check_selectors
 from adat.config import RunConfig
 from adat.pipeline.fingerprint import code_fingerprint
+from flows._run_status import RUN_HOOKS, open_run
 from tasks import baseline_tasks as b
 from tasks import pipeline_tasks as t
 from tasks._common import bind
 
 
-@flow(name="adat-ablation", log_prints=True)
+@flow(name="adat-ablation", log_prints=True, **RUN_HOOKS)
 def ablation(config: RunConfig, discovery_run_id: str, selectors: list[str], repeats: int = 1,
              refresh: bool | list[str] = False) -> dict[str, list[str]]:
     """One transformation run per selector and repeat; selector -> its run ids."""
@@ -36,7 +37,7 @@ def ablation(config: RunConfig, discovery_run_id: str, selectors: list[str], rep
             cfg = config.model_copy(update={
                 "run_id": run_id, "seed": config.seed + repeat,
                 "selector": config.selector.model_copy(update={"name": name})})
-            t.start_run(cfg, run_id, "ablation")
+            open_run(cfg, run_id, "ablation")
             copied = bind(b.copy_source, cfg, refresh=refresh)(cfg, run_id, code, discovery_run_id, "suite_inputs")
             done = bind(t.transform, cfg, refresh=refresh)(cfg, run_id, code, copied, priors)
             t.finish_run(cfg, run_id, "ablation", after=done)

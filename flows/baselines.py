@@ -12,6 +12,7 @@ from prefect.artifacts import create_table_artifact
 
 from adat.config import RunConfig
 from adat.pipeline.fingerprint import code_fingerprint
+from flows._run_status import RUN_HOOKS, open_run
 from tasks import baseline_tasks as b
 from tasks import pipeline_tasks as t
 from tasks._common import bind
@@ -19,7 +20,7 @@ from tasks._common import bind
 METHODS = {"agenteval": b.generate_agenteval, "direct": b.generate_direct}
 
 
-@flow(name="adat-baselines", log_prints=True)
+@flow(name="adat-baselines", log_prints=True, **RUN_HOOKS)
 def baselines(config: RunConfig, discovery_run_id: str, refresh: bool | list[str] = False) -> dict[str, str]:
     """Run both baselines on the discovery traces of ``discovery_run_id``; method -> new run id."""
     code = code_fingerprint()
@@ -29,7 +30,7 @@ def baselines(config: RunConfig, discovery_run_id: str, refresh: bool | list[str
         run_id = f"{discovery_run_id}-{method}"  # derived: a re-run caches and resumes
         cfg = config.model_copy(update={"run_id": run_id})
         flow_name = f"baseline-{method}"
-        t.start_run(cfg, run_id, flow_name)
+        open_run(cfg, run_id, flow_name)
         copied = bind(b.copy_source, cfg, refresh=refresh)(cfg, run_id, code, discovery_run_id, "traces")
         generated = bind(generate, cfg, refresh=refresh)(cfg, run_id, code, copied)
         executed = bind(t.execute, cfg, refresh=refresh)(cfg, run_id, code, generated, kind=method)

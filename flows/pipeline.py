@@ -9,17 +9,18 @@ from adat.llm.budget import BudgetExhausted, stopped_in
 from adat.pipeline.context import new_run_id
 from adat.pipeline.fingerprint import code_fingerprint
 from flows._artifacts import publish_run_artifacts
+from flows._run_status import RUN_HOOKS, open_run
 from flows.build_suite import build_suite
 from tasks import pipeline_tasks as t
 from tasks._common import bind
 
 
-@flow(name="adat-pipeline", log_prints=True)
+@flow(name="adat-pipeline", log_prints=True, **RUN_HOOKS)
 def pipeline(config: RunConfig, refresh: bool | list[str] = False) -> str:
     """Run AdaT2 end to end on ``config``; returns the run id (its tables are in the warehouse)."""
     run_id = config.run_id or new_run_id()
     cfg = config.model_copy(update={"run_id": run_id})
-    t.start_run(cfg, run_id, "pipeline")
+    open_run(cfg, run_id, "pipeline")
     try:
         discovered = bind(t.discover, cfg, refresh=refresh)(cfg, run_id, code_fingerprint())
         built = build_suite(cfg, run_id, after=discovered, refresh=refresh)

@@ -18,12 +18,13 @@ from adat.pipeline.context import new_run_id
 from adat.pipeline.fingerprint import code_fingerprint
 from adat.tdad.report import is_offline, spec_metrics, summary_lines
 from adat.tdad.steps import file_digest
+from flows._run_status import RUN_HOOKS, remember_run
 from tasks import pipeline_tasks as t
 from tasks import spec_tasks as s
 from tasks._common import bind
 
 
-@flow(name="adat-spec-suite", log_prints=True)
+@flow(name="adat-spec-suite", log_prints=True, **RUN_HOOKS)
 def spec_suite(config: RunConfig, spec_path: str, start: str, pack_path: str | None = None,
                base_run: str | None = None, base_spec_path: str | None = None, stop_after: str = "mutate",
                refresh: bool = False) -> str:
@@ -35,6 +36,7 @@ def spec_suite(config: RunConfig, spec_path: str, start: str, pack_path: str | N
     cfg = config.model_copy(update={"run_id": run_id})
     code = code_fingerprint()
     s.start_spec_run(cfg, run_id)
+    remember_run(cfg, run_id, "spec_suite")
     seed_dir = None if start.startswith("run:") else start
     tests = bind(s.spec_tests, cfg, refresh=refresh)(cfg, run_id, code, file_digest(spec_path), spec_path)
     compiled = bind(s.compile_prompt, cfg, refresh=refresh)(cfg, run_id, code, file_digest(spec_path, seed_dir),

@@ -7,13 +7,14 @@
 -- out. target_errors: the run's executions that ended in a target error plus discovery sessions that did; failed_llm_calls: calls that ended in an error;
 -- attempt_errors: attempts whose generator or target failed (neither applicable nor not).
 with runs as (
-    select run_id, flow, status, stopped_in, agent_variant from stg_runs where ($run_id is null or run_id = $run_id)
+    select run_id, flow, status, stopped_in, error, agent_variant from stg_runs where ($run_id is null or run_id = $run_id)
 )
 select
     r.run_id,
     r.flow,
     r.status,
     coalesce(r.stopped_in, '') as stopped_in,
+    coalesce(r.error, '') as error,
     r.agent_variant,
     (select count(*) from stg_statements s where s.run_id = r.run_id) as statements,
     (select count(*) from stg_statements s where s.run_id = r.run_id and s.grounded and s.rank is not null)

@@ -253,6 +253,7 @@ class Run(Record):
     finished_at: datetime | None = None
     status: Literal["running", "completed", "failed", "budget_exhausted"] = "running"
     stopped_in: str = Field("", description="budget_exhausted: the phase the run stopped in, and which limit")
+    error: str = Field("", description="failed: the one line of the error the flow failed with")
     target: str = ""
     agent_variant: str = "original"
     models_json: str = Field("{}", description="role -> provider/model, as JSON")

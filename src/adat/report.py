@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from adat.config import OFFLINE_MODEL, RunConfig, adat_home
@@ -52,6 +53,7 @@ def run_summary(root: Path, run_id: str, sql_dir: Path | None = None) -> dict[st
         "agent_variant": head.get("agent_variant", "original"),
         "status": head.get("status", ""),
         "stopped_in": head.get("stopped_in", "") or "",
+        "error": head.get("error", "") or "",
         "statements": int(head.get("statements", 0)),
         "grounded_statements": int(head.get("grounded_statements", 0)),
         "tests": {"plain": int(head.get("plain_tests", 0)), "transformed": int(head.get("transformed_tests", 0)),
@@ -91,6 +93,8 @@ def summary_markdown(s: dict[str, Any]) -> str:
                   "tester roles — not a language model's results.", ""]
     if s.get("status") == "budget_exhausted":
         lines += [f"> **Budget exhausted** in {s['stopped_in']}: the run stopped there; what it wrote is kept.", ""]
+    if s.get("status") == "failed":
+        lines += [f"> **Failed**: {s['error']}. What the finished stages wrote is kept.", ""]
     lines += ["| measure | value |", "|---|---|",
               f"| agent variant | {s['agent_variant']} |",
               f"| statements (grounded) | {s['statements']} ({s['grounded_statements']}) |",
@@ -132,6 +136,8 @@ def print_run_summary(console: Console, cfg: RunConfig, run_id: str) -> dict[str
     if s.get("status") == "budget_exhausted":
         console.print(f"[yellow]Budget exhausted in {s['stopped_in']}: the run stopped there; "
                       "what it wrote is kept.[/yellow]")
+    if s.get("status") == "failed":
+        console.print(f"[red]Failed: {escape(s['error'])}. What the finished stages wrote is kept.[/red]")
     if s["offline"]:
         console.print("[yellow]These results come from offline/heuristic, a deterministic rule-based "
                       "stand-in for the tester roles, not from a language model.[/yellow]")

@@ -33,12 +33,12 @@ EXPECTED: dict[str, list[Case]] = {
          ("r1", "planner", "offline/heuristic", 1, 0),   # c1
          ("r2", "judge", "openai/gpt-x", 1, 0)])],       # c8
     "run_summary": [Case(
-        ("run_id", "flow", "status", "stopped_in", "agent_variant", "statements", "grounded_statements", "plain_tests", "transformed_tests",
+        ("run_id", "flow", "status", "stopped_in", "error", "agent_variant", "statements", "grounded_statements", "plain_tests", "transformed_tests",
          "tests", "attempts", "not_applicable", "attempt_errors", "target_errors", "failed_llm_calls", "cache_hits"),
-        [("r1", "pipeline", "completed", "", "original", 8, 7,  # h1..h8; h4 has no rank
+        [("r1", "pipeline", "completed", "", "", "original", 8, 7,  # h1..h8; h4 has no rank
           3, 4, 7, 7, 2, 1,                    # p1-p3, t1-t4; attempts 2, 4 not applicable, 6 an error
           0, 1, 1),                            # no execution error; c6 timed out; c3 a cache hit
-         ("r2", "regress", "completed", "", "original", 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0)])],  # s1..s4 are spec tests
+         ("r2", "regress", "completed", "", "", "original", 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0)])],  # s1..s4 are spec tests
     "counted_tests": [Case(
         ("run_id", "kind", "counted", "audited"),
         [("r1", "plain", 3, 3),            # p1 p2 p3, all audited

@@ -161,7 +161,7 @@ class RunContext:
 
     # --- runs table ----------------------------------------------------------------------
     def record_run(self, flow: str, status: str, started_at: datetime | None = None,
-                   agent_variant: str | None = None, stopped_in: str = "") -> Run:
+                   agent_variant: str | None = None, stopped_in: str = "", error: str = "") -> Run:
         earlier = [r for r in self.read("runs") if isinstance(r, Run)]
         started = started_at or (earlier[0].started_at if earlier else datetime.now(UTC))
         run = Run(run_id=self.run_id, flow=flow, started_at=started,
@@ -170,6 +170,6 @@ class RunContext:
                   target=self.cfg.target.type, agent_variant=agent_variant or self.variant(),
                   models_json=json.dumps(self.cfg.models.model_dump(), sort_keys=True),
                   config_json=public_config_json(self.cfg), selector=self.cfg.selector.name,
-                  adat_version=adat.__version__, stopped_in=stopped_in)
+                  adat_version=adat.__version__, stopped_in=stopped_in, error=error)
         self.write("runs", [run])
         return run

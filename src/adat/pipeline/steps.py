@@ -31,15 +31,27 @@ def start_run(cfg: RunConfig, run_id: str, flow: str) -> StepResult:
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="start", tables={"runs": 1, "instructions": len(instructions)})
 
 
-def finish_run(cfg: RunConfig, run_id: str, flow: str, status: str = "completed", stopped_in: str = "") -> StepResult:
-    """Mark the run finished (``budget_exhausted``: ``stopped_in`` says where) and rebuild the DuckDB catalog."""
+def finish_run(cfg: RunConfig, run_id: str, flow: str, status: str = "completed", stopped_in: str = "",
+               error: str = "") -> StepResult:
+    """Mark the run finished (``budget_exhausted``: ``stopped_in`` says where; ``failed``: ``error``
+    is the error's one line) and rebuild the DuckDB catalog."""
     from adat.config import adat_home
     from adat.warehouse.catalog import build_catalog
 
     ctx = RunContext(cfg, run_id)
-    ctx.record_run(flow, status, stopped_in=stopped_in)
+    ctx.record_run(flow, status, stopped_in=stopped_in, error=error)
     path = build_catalog(ctx.root, adat_home() / "sql")
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="finish", data={"catalog": str(path), "status": status})
+
+
+def fail_run(cfg: RunConfig, run_id: str, flow: str, error: str) -> bool:
+    """Mark the run ``failed`` with ``error`` if it is still ``running`` (a flow failed after it
+    started); a run that already finished keeps its status. Returns whether the run was marked."""
+    runs = cast(list[Run], RunContext(cfg, run_id).read("runs"))
+    if not runs or runs[-1].status != "running":
+        return False
+    finish_run(cfg, run_id, flow, status="failed", error=error)
+    return True
 
 
 def discovery_step(cfg: RunConfig, run_id: str, progress: Progress | None = None) -> StepResult:
@@ -188,6 +200,7 @@ def transformation_step(cfg: RunConfig, run_id: str, priors: dict[str, Any] | No
     """
     from adat.embeddings import Embedder
     from adat.selection import make_selector
+    from adat.stages.execution import execute_test
     from adat.stages.plain import top_statements
     from adat.stages.transformation import AttemptOutcome, transform
 
@@ -227,7 +240,7 @@ def transformation_step(cfg: RunConfig, run_id: str, priors: dict[str, Any] | No
 
     counts: Counter[str] = Counter()
     transform(cfg, ctx.client, selector, target, statements, plain, traces, instructions, run_id,
-              progress=progress, done_attempts=done_attempts, done_tests=done_tests, on_attempt=persist,
+              execute_fn=lambda test: execute_test(target, test, run_id, agent_variant=variant), progress=progress, done_attempts=done_attempts, done_tests=done_tests, on_attempt=persist,
               counts=counts)
     attempts_made = int(getattr(selector, "attempts", 0))
     if progress is not None and attempts_made:
