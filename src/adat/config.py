@@ -192,13 +192,17 @@ class SelectorConfig(_Section):
     gp_noise: float = Field(0.1, gt=0.0, description="GP-BO observation noise variance")
     pooled_kappa: float = Field(0.5, ge=0.0, description="pooled: optimism, E[theta] + kappa * sd[theta]")
     pooled_global_sd: float = Field(1.5, gt=0.0, description="pooled: prior sd of the global logit level (cold start)")
-    pooled_factor_sd: float = Field(0.7, gt=0.0, description="pooled: prior sd of a factor's logit level")
+    pooled_factor_sd: float = Field(0.7, gt=0.0, description="pooled: prior sd of a factor's logit level around the catalog")
+    pooled_cold_factor_sd: float = Field(1.5, gt=0.0, description="pooled-cold-start: prior sd of a factor's logit level")
     pooled_instruction_sd: float = Field(0.5, gt=0.0, description="pooled: prior sd of an instruction's own deviation")
     pooled_neighbour_floor: float = Field(0.2, ge=0.0, lt=1.0, description="pooled: cosine below which statements are not neighbours")
     pooled_neighbour_weight: float = Field(1.0, gt=0.0, description="pooled: pseudo-counts one outcome adds at an identical statement")
-    pooled_factor_share: float = Field(0.3, ge=0.0, le=1.0, description="pooled: weight of same-factor instructions' outcomes on neighbours")
+    pooled_factor_share: float = Field(0.0, ge=0.0, le=1.0, description="pooled: weight of same-factor instructions' outcomes on neighbours")
     pooled_reward_weight: float = Field(0.0, ge=0.0, description="pooled: exponent of E[mu] (the verdict reward) in the score")
     pooled_factor_gamma: float = Field(1.0, gt=0.0, le=1.0, description="pooled: per-block penalty per test of the same factor")
+    pooled_gamma: float = Field(1.0, gt=0.0, le=1.0, description="pooled: AdaT2's per-block reuse penalty per test of the instruction (1: off)")
+    pooled_spread_gamma: float = Field(0.95, gt=0.0, le=1.0, description="pooled: penalty per neighbour test of the same factor")
+    pooled_spread_floor: float = Field(0.5, ge=0.0, lt=1.0, description="pooled: cosine below which tests are not neighbours for the spread penalty")
 
 
 class ExecutionConfig(_Section):

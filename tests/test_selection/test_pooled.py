@@ -87,3 +87,39 @@ def test_the_prefer_hook_weighs_the_instruction_choice() -> None:
     sel.prefer(lambda sid, kid: 0.1 if kid == "k0" else 1.0)
     pair = sel.next_pair()
     assert pair is not None and pair.instruction_id != "k0"
+
+
+def test_the_structured_newton_fit_is_the_dense_laplace_fit() -> None:
+    """The closed-form elimination of a_k gives the MAP and Laplace variances of the full model."""
+    rng = np.random.default_rng(5)
+    factors = ["a", "a", "b", "c", "c", "c"]
+    sel = _pooled(rng.normal(size=(4, 5)), [0.9, 0.4, 0.6, 0.3, 0.5, 0.7], factors)
+    sel.obs_count[:] = [3, 0, 2, 5, 1, 4]
+    sel.obs_success[:] = [2, 0, 2, 1, 0, 4]
+    for _ in range(30):
+        sel._refit()
+    f_of, n_k, k0 = sel.factor_of, len(factors), sel._k0
+    x = np.zeros((n_k, k0 + n_k))
+    x[:, 0] = 1.0
+    x[np.arange(n_k), 1 + f_of] = 1.0
+    x[np.arange(n_k), k0 + np.arange(n_k)] = 1.0
+    coef = np.zeros(k0 + n_k)
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-(x @ coef + sel.offset)))
+        hess = (x * (sel.obs_count * p * (1 - p))[:, None]).T @ x + np.diag(sel.prior_precision)
+        grad = x.T @ (sel.obs_success - sel.obs_count * p) - sel.prior_precision * coef
+        coef = coef + np.linalg.solve(hess, grad)
+    assert sel.coef == pytest.approx(coef, abs=1e-8)
+    assert sel.logit_var == pytest.approx(np.einsum("ij,ji->i", x, np.linalg.solve(hess, x.T)), abs=1e-8)
+
+
+@pytest.mark.parametrize(("spread_gamma", "second"), [(0.5, "k2"), (1.0, "k0")])
+def test_a_factor_that_made_a_test_on_a_near_duplicate_weighs_less(spread_gamma: float, second: str) -> None:
+    emb = _emb()[:2]  # two near-duplicate statements
+    sel = _pooled(emb, [0.9, 0.85, 0.8], ["wording", "wording", "value"], pooled_spread_gamma=spread_gamma)
+    first = sel.next_pair()
+    assert first is not None and first.instruction_id == "k0"
+    sel.update(first, applicable=True, verdict="pass")
+    nxt = sel.next_pair()
+    assert nxt is not None and nxt.statement_id != first.statement_id
+    assert nxt.instruction_id == second  # the other kind of change on the near-duplicate, or k0 again

@@ -33,7 +33,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
 
 from adat.config import SelectorConfig
 from adat.records import Instruction
@@ -77,14 +76,10 @@ class PooledSelector(NoveltyOrderSelector):
         # parameter layout: [β₀ | b_f (F) | a_k (K)]
         self._k0 = 1 + n_f
         prior_var = np.concatenate([[cfg.pooled_global_sd ** 2 if cold_start else 0.2 ** 2],
-                                    np.full(n_f, cfg.pooled_factor_sd ** 2), instruction_var])
+                                    np.full(n_f, (cfg.pooled_cold_factor_sd if cold_start else cfg.pooled_factor_sd) ** 2), instruction_var])
         self.prior_precision = 1.0 / prior_var
         self.coef = np.zeros(len(prior_var))
         self.logit_var = prior_var[0] + prior_var[1 + self.factor_of] + instruction_var  # (K,) before data
-        self.design = np.zeros((n_k, len(prior_var)))  # one row per instruction: θ_k does not depend on h
-        self.design[:, 0] = 1.0
-        self.design[np.arange(n_k), 1 + self.factor_of] = 1.0
-        self.design[np.arange(n_k), self._k0 + np.arange(n_k)] = 1.0
         self.obs_count = np.zeros(n_k)    # attempts per instruction (the model's sufficient statistics)
         self.obs_success = np.zeros(n_k)
         self.neighbour_w = cfg.pooled_neighbour_weight * neighbour_weights(self.novelty.emb, cfg.pooled_neighbour_floor) \
@@ -95,6 +90,8 @@ class PooledSelector(NoveltyOrderSelector):
         self.factor_failure = np.zeros((n_s, n_f))
         self.mu = BetaPosteriors.uniform(n_k)
         self.block_factor_tests = np.zeros((len(self.blocks), n_f), dtype=int)
+        self.spread_w = neighbour_weights(self.novelty.emb, cfg.pooled_spread_floor) if n_s else np.zeros((0, 0))
+        self.near_factor_tests = np.zeros((n_s, n_f))  # Σ w_spread(h, h') over tests of factor f at h'
 
     def _offsets(self, history: Mapping[str, tuple[float, float]], cold_start: bool,
                  cfg: SelectorConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -115,23 +112,55 @@ class PooledSelector(NoveltyOrderSelector):
 
     # -- the model -----------------------------------------------------------------------------
     def _refit(self) -> None:
-        """MAP of the logistic model from per-instruction counts, and the Laplace variance of each θ_k."""
-        seen = self.obs_count > 0
-        x, n, y, off = self.design[seen], self.obs_count[seen], self.obs_success[seen], self.offset[seen]
-        coef = self.coef
+        """MAP of the logistic model from per-instruction counts, and the Laplace variance of each θ_k.
+
+        The design is one-hot (β₀ + b_f + a_k) and the a_k block of the Hessian is diagonal, so a
+        Newton step eliminates a_k in closed form and solves only the (1 + F)-square Schur
+        complement: O(K) vector work and a ~13 × 13 solve, no large matrix products (which a
+        multi-threaded BLAS would slow down on a busy machine).
+        """
+        n, y = self.obs_count, self.obs_success
+        f1 = 1 + self.factor_of                   # the column of b_f(k) in the shared block u
+        g = self._k0
+        pu, pa = self.prior_precision[:g], self.prior_precision[g:]
+        coef = self.coef.copy()
         for _ in range(_NEWTON_STEPS):
-            p = _sigmoid(x @ coef + off)
-            grad = x.T @ (y - n * p) - self.prior_precision * coef
-            hess = (x * (n * p * (1 - p))[:, None]).T @ x
-            hess[np.diag_indices_from(hess)] += self.prior_precision
-            coef = coef + cho_solve(cho_factor(hess, lower=True, check_finite=False), grad, check_finite=False)
+            u, a = coef[:g], coef[g:]
+            p = _sigmoid(u[0] + u[f1] + a + self.offset)
+            w = n * p * (1.0 - p)
+            resid = y - n * p
+            d = w + pa                              # diagonal of the a-block
+            grad_u = self._collect(resid) - pu * u
+            grad_a = resid - pa * a
+            schur = self._schur(w - w * w / d, pu)
+            delta_u = np.linalg.solve(schur, grad_u - self._collect(w * grad_a / d))
+            delta_a = (grad_a - w * (delta_u[0] + delta_u[f1])) / d
+            coef = np.concatenate([u + delta_u, a + delta_a])
         self.coef = coef
-        chol = cho_factor(hess, lower=True, check_finite=False)
-        self.logit_var = np.einsum("ij,ji->i", self.design, cho_solve(chol, self.design.T, check_finite=False))
+        # Laplace variance of x_kᵀ(β₀, b, a) at the final Hessian: q_k (1 − w_k/d_k)² + 1/d_k with
+        # q_k = z_kᵀ S⁻¹ z_k, z_k the shared-block indicator of instruction k.
+        s_inv = np.linalg.inv(schur)
+        q = s_inv[0, 0] + 2.0 * s_inv[0, f1] + s_inv[f1, f1]
+        self.logit_var = q * (1.0 - w / d) ** 2 + 1.0 / d
+
+    def _collect(self, v: np.ndarray) -> np.ndarray:
+        """Σ_k v_k z_k: the shared-block (β₀, b_f) part of Xᵀv."""
+        return np.concatenate([[v.sum()], np.bincount(self.factor_of, weights=v, minlength=self._k0 - 1)])
+
+    def _schur(self, c: np.ndarray, prior: np.ndarray) -> np.ndarray:
+        """Σ_k c_k z_k z_kᵀ + diag(prior) over the shared block."""
+        by_factor = np.bincount(self.factor_of, weights=c, minlength=self._k0 - 1)
+        m = np.diag(prior.astype(float))
+        m[0, 0] += c.sum()
+        m[0, 1:] += by_factor
+        m[1:, 0] += by_factor
+        m[np.arange(1, self._k0), np.arange(1, self._k0)] += by_factor
+        return m
 
     def applicability(self, h: int, arms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and sd of θ(h, k) for each k in ``arms`` (model + neighbour evidence)."""
-        p = _sigmoid(self.design[arms] @ self.coef + self.offset[arms])
+        c = self.coef
+        p = _sigmoid(c[0] + c[1 + self.factor_of[arms]] + c[self._k0 + arms] + self.offset[arms])
         var = self.logit_var[arms]
         strength = np.clip(1.0 / np.maximum(p * (1 - p) * var, 1e-9) - 1.0, 1.0, _MAX_STRENGTH)
         f = self.factor_of[arms]
@@ -145,8 +174,9 @@ class PooledSelector(NoveltyOrderSelector):
     # -- choice and learning -------------------------------------------------------------------
     def _choose_instruction(self, h: int, arms: np.ndarray, t: int) -> tuple[int, dict[str, Any]]:
         mean, sd = self.applicability(h, arms)
-        penalty = self.cfg.gamma ** self.block_tests[self.block, arms] \
+        penalty = self.cfg.pooled_gamma ** self.block_tests[self.block, arms] \
             * self.cfg.pooled_factor_gamma ** self.block_factor_tests[self.block, self.factor_of[arms]] \
+            * self.cfg.pooled_spread_gamma ** self.near_factor_tests[h, self.factor_of[arms]] \
             * self.weights(h, arms)  # the caller's prefer() hook (both sides of a boundary)
         score = (mean + self.cfg.pooled_kappa * sd) * self.mu.mean(arms) ** self.cfg.pooled_reward_weight * penalty
         i = argmax_lexicographic(self.rng, score, mean)
@@ -164,6 +194,7 @@ class PooledSelector(NoveltyOrderSelector):
             self.near_success[:, k] += w
             self.factor_success[:, f] += w
             self.block_factor_tests[self.block, f] += 1
+            self.near_factor_tests[:, f] += self.spread_w[:, h]
             if reward is not None:
                 self.mu.add(k, reward, 1.0 - reward)
         else:
