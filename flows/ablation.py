@@ -21,7 +21,7 @@ from tasks import pipeline_tasks as t
 from tasks._common import bind
 
 
-@flow(name="adat-ablation", log_prints=True, **RUN_HOOKS)
+@flow(name="adat-ablation", flow_run_name="{discovery_run_id}-ablation", log_prints=True, **RUN_HOOKS)
 def ablation(config: RunConfig, discovery_run_id: str, selectors: list[str], repeats: int = 1,
              refresh: bool | list[str] = False) -> dict[str, list[str]]:
     """One transformation run per selector and repeat; selector -> its run ids."""

@@ -20,7 +20,7 @@ from tasks._common import bind
 METHODS = {"agenteval": b.generate_agenteval, "direct": b.generate_direct}
 
 
-@flow(name="adat-baselines", log_prints=True, **RUN_HOOKS)
+@flow(name="adat-baselines", flow_run_name="{discovery_run_id}-baselines", log_prints=True, **RUN_HOOKS)
 def baselines(config: RunConfig, discovery_run_id: str, refresh: bool | list[str] = False) -> dict[str, str]:
     """Run both baselines on the discovery traces of ``discovery_run_id``; method -> new run id."""
     code = code_fingerprint()

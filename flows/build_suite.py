@@ -12,7 +12,7 @@ from tasks import pipeline_tasks as t
 from tasks._common import bind
 
 
-@flow(name="adat-build-suite", log_prints=True)
+@flow(name="adat-build-suite", flow_run_name="{run_id}-build-suite", log_prints=True)
 def build_suite(config: RunConfig, run_id: str, after: StepResult | None = None,
                 refresh: bool | list[str] = False) -> StepResult:
     """Build the test suite of run ``run_id`` from its discovery traces."""

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 
-from prefect import flow
+from prefect import flow, get_run_logger
+from prefect.futures import as_completed
 from prefect.task_runners import ProcessPoolTaskRunner
 
 from adat.config import RunConfig
@@ -27,7 +28,8 @@ def regress_faults(cfg: RunConfig, run_id: str, code: str, audited: StepResult, 
 
     Each fault's regression writes only its own parts of the run, so they run concurrently under
     the flow's task runner (processes: labelling is CPU-bound). The original agent is replayed
-    once per suite (``original-replays``) and handed to every regression.
+    once per suite (``original-replays``) and handed to every regression. Each finished fault
+    logs a progress line the UI shows (``regression 3/19: <fault> …``).
     """
     if not faults:
         return []
@@ -36,6 +38,12 @@ def regress_faults(cfg: RunConfig, run_id: str, code: str, audited: StepResult, 
     futures = [regress_one.with_options(task_run_name=f"regression-{fault}").submit(cfg, run_id, code, audited, fault,
                                                                                     replays)
                for fault in faults]
+    log = get_run_logger()
+    for done, future in enumerate(as_completed(futures), start=1):
+        result = future.result()
+        labels = ", ".join(f"{k} {int(v)}" for k, v in sorted(result.counts.items()) if k != "tests")
+        log.info("regression %d/%d: %s (%d tests; %s)", done, len(futures), result.step.removeprefix("regression:"),
+                 int(result.counts.get("tests", 0)), labels or "no labels")
     return [future.result() for future in futures]
 
 
@@ -44,7 +52,7 @@ def fault_runner(workers: int | None = None) -> ProcessPoolTaskRunner:
     return ProcessPoolTaskRunner(max_workers=workers or max(1, min(os.cpu_count() or 1, 4)))
 
 
-@flow(name="adat-regress", log_prints=True, task_runner=fault_runner())
+@flow(name="adat-regress", flow_run_name="{suite_run_id}-regress", log_prints=True, task_runner=fault_runner())
 def regress(config: RunConfig, suite_run_id: str, faults: list[str] | None = None,
             refresh: bool | list[str] = False) -> StepResult:
     """Audit the suite of ``suite_run_id`` (cached) and run it on each seeded fault."""

@@ -6,20 +6,20 @@ from prefect import flow, get_run_logger
 
 from adat.config import RunConfig
 from adat.llm.budget import BudgetExhausted, stopped_in
-from adat.pipeline.context import new_run_id
 from adat.pipeline.fingerprint import code_fingerprint
 from adat.pipeline.suite import check_run_suite
 from flows._artifacts import publish_run_artifacts
+from flows._names import flow_run_run_id, run_named
 from flows._run_status import RUN_HOOKS, open_run
 from tasks import pipeline_tasks as t
 from tasks._common import bind
 
 
-@flow(name="adat-run-suite", log_prints=True, **RUN_HOOKS)
+@flow(name="adat-run-suite", flow_run_name=run_named("run-suite"), log_prints=True, **RUN_HOOKS)
 def run_suite(config: RunConfig, suite_run_id: str, refresh: bool | list[str] = False) -> str:
     """Execute every test of run ``suite_run_id`` in a new run (e.g. against a new agent version)."""
     check_run_suite(config, suite_run_id)
-    run_id = config.run_id or new_run_id()
+    run_id = flow_run_run_id(config)
     cfg = config.model_copy(update={"run_id": run_id})
     open_run(cfg, run_id, "run_suite")
     try:

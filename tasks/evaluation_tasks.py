@@ -14,7 +14,7 @@ from prefect import task
 from adat.config import RunConfig
 from adat.evaluation import steps
 from adat.pipeline.context import StepResult
-from tasks._common import stage_task
+from tasks._common import progress, stage_task
 
 
 @task(name="suite-fingerprint")
@@ -45,7 +45,8 @@ def original_replays(cfg: RunConfig, run_id: str, code: str, after: StepResult) 
 @stage_task("regression")
 def regress_fault(cfg: RunConfig, run_id: str, code: str, after: StepResult, fault: str,
                   replays: StepResult | None = None) -> StepResult:
-    return steps.regression_step(cfg, run_id, fault, replays.data.get("replays") if replays else None)
+    return steps.regression_step(cfg, run_id, fault, replays.data.get("replays") if replays else None,
+                                 progress=progress(f"executions on {fault}"))
 
 
 @task(name="evaluation-catalog")

@@ -1,14 +1,17 @@
-"""Prefect task around :func:`adat.reporting.write_report` (the nightly flow links its file)."""
+"""Prefect tasks around :mod:`adat.reporting`: the HTML report and the UI artifacts' content.
+
+Not cached: each compares with earlier runs in the warehouse, which change without these tasks'
+inputs changing; each takes seconds.
+"""
 
 from __future__ import annotations
 
 from prefect import task
 
 from adat.config import RunConfig
+from adat.reporting.night import UIArtifacts
 
 
-# Not cached: the report compares with the previous run in the warehouse, which changes without
-# this task's inputs changing; writing it takes seconds.
 @task(name="write-report")
 def write_report(cfg: RunConfig, run_id: str) -> str:
     """Write ``run_id``'s self-contained HTML report under ``<data>/reports/<run_id>/``; its path."""
@@ -17,10 +20,26 @@ def write_report(cfg: RunConfig, run_id: str) -> str:
     return str(write(cfg.data_path(), run_id))
 
 
-@task(name="diff-previous-run")
-def diff_previous_run(cfg: RunConfig, run_id: str) -> str | None:
-    """Markdown of ``run_id`` against the previous run of the same flow and target; None on the first."""
-    from adat.reporting.run_diff import diff_markdown, previous_run_diff
+@task(name="night-artifacts")
+def night_artifacts(cfg: RunConfig, run_id: str, report: str | None, faults: list[str] | None, evaluated: bool,
+                    run_url: str | None) -> UIArtifacts:
+    """The nightly summary and tables of ``run_id`` against the previous night of the same config."""
+    from adat.reporting.night import night_artifacts as gather
 
-    diff = previous_run_diff(cfg.data_path(), run_id)
-    return diff_markdown(diff) if diff else None
+    return gather(cfg, run_id, report, faults, evaluated, run_url)
+
+
+@task(name="evaluation-artifacts")
+def evaluation_artifacts(cfg: RunConfig, run_id: str, faults: list[str] | None) -> UIArtifacts:
+    """The evaluation metrics of suite run ``run_id`` (V/C, FAR, mutation score, per fault)."""
+    from adat.reporting.night import evaluation_artifacts as gather
+
+    return gather(cfg, run_id, faults)
+
+
+@task(name="run-artifacts")
+def run_artifacts(cfg: RunConfig, run_id: str) -> UIArtifacts:
+    """A run's summary markdown and verdict table."""
+    from adat.reporting.night import run_artifacts as gather
+
+    return gather(cfg.data_path(), run_id)

@@ -1,50 +1,216 @@
-"""The scheduled deployment's flow: a run-config file in, a dated run and Prefect UI artifacts out."""
+"""The nightly deployment as a user runs it: a local Prefect server, ``python -m flows.nightly``
+serving the deployment, runs triggered through the API, and the UI's artifacts read back from it."""
 
 from __future__ import annotations
 
-import asyncio
+import json
+import os
 import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 import yaml
 
-from adat.cli.flow_loader import load_flow
 from adat.warehouse import read_records
 from tests.support.demo_config import small_demo_config
 
 pytestmark = pytest.mark.slow
+REPO = Path(__file__).resolve().parents[2]
+DEPLOYMENT = "adat-nightly/adat-nightly"
+FAULTS = ["no_write_confirmation"]
 
 
-def test_nightly_runs_the_pipeline_with_a_dated_run_id_and_publishes_artifacts(prefect_harness, tmp_path: Path):
-    cfg = small_demo_config(tmp_path / "data", sessions=4, n=4)
-    path = tmp_path / "nightly.yaml"
-    path.write_text(yaml.safe_dump(cfg.model_dump(mode="json")))
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
-    run_id = load_flow("nightly")(config_path=str(path))
 
-    assert re.fullmatch(r"nightly-\d{8}-\d{4}", run_id)
-    runs = read_records(tmp_path / "data", "runs", run_id=run_id)
-    assert runs and runs[-1].status == "completed" and runs[-1].flow == "pipeline"
-    assert read_records(tmp_path / "data", "tests", run_id=run_id)
+def _env(home: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    path = os.pathsep.join([str(REPO / "src"), str(REPO), env.get("PYTHONPATH", "")])
+    return {**env, "PYTHONPATH": path, "PREFECT_HOME": str(home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+            "DO_NOT_TRACK": "1", "HF_HUB_OFFLINE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1", **extra}
 
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("nightly")
+
+
+@pytest.fixture(scope="module")
+def prefect_server(workdir: Path) -> Iterator[str]:
+    """``prefect server start`` on a free 127.0.0.1 port, its database under ``workdir``; the API URL."""
+    home = workdir / "server-home"
+    port = _free_port()
+    env = _env(home, PREFECT_SERVER_DATABASE_CONNECTION_URL=f"sqlite+aiosqlite:///{home / 'prefect.db'}")
+    log = (workdir / "server.log").open("wb")
+    proc = subprocess.Popen([str(Path(sys.executable).parent / "prefect"), "server", "start", "--host", "127.0.0.1",
+                             "--port", str(port)], env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/api"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert proc.poll() is None, (workdir / "server.log").read_text(errors="replace")[-3000:]
+            try:
+                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the Prefect server did not get healthy in 120 s"
+            time.sleep(0.5)
+        yield url
+    finally:
+        _stop(proc)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def client(prefect_server: str, workdir: Path) -> Iterator[Any]:
+    """A Prefect client of the server, once ``python -m flows.nightly --config … --evaluate`` serves
+    the deployment against it (the serving process is stopped afterwards)."""
     from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+    from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    async def latest(key: str):  # type: ignore[no-untyped-def]
-        async with get_client() as client:
-            found = await client.read_artifacts(artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=[key])))
-            return found
+    cfg = small_demo_config(workdir / "data", sessions=2, n=2)
+    cfg = cfg.model_copy(update={"evaluation": cfg.evaluation.model_copy(update={"faults": FAULTS})})
+    config = workdir / "nightly.yaml"
+    config.write_text(yaml.safe_dump(cfg.model_dump(mode="json")))
+    env = _env(workdir / "runner-home", PREFECT_API_URL=prefect_server, PREFECT_RUNNER_POLL_FREQUENCY="2",
+               PREFECT_SERVER_EPHEMERAL_ENABLED="false")
+    log = (workdir / "serve.log").open("wb")
+    proc = subprocess.Popen([sys.executable, "-m", "flows.nightly", "--config", str(config), "--cron", "0 2 * * *",
+                             "--evaluate"], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        with temporary_settings(updates={PREFECT_API_URL: prefect_server}), get_client(sync_client=True) as c:
+            deadline = time.monotonic() + 120
+            while True:  # the serving process registers the deployment once it has imported adat
+                try:
+                    deployment = c.read_deployment_by_name(DEPLOYMENT)
+                    break
+                except Exception:
+                    assert proc.poll() is None and time.monotonic() < deadline, _tail(workdir / "serve.log")
+                    time.sleep(1)
+            assert deployment.parameters["evaluate"] is True
+            yield c
+    finally:
+        _stop(proc)
+        log.close()
 
-    summaries = asyncio.run(latest("adat-run-summary"))
-    assert any(run_id in str(a.data) and "offline/heuristic" in str(a.data) for a in summaries)
-    assert asyncio.run(latest("adat-verdicts"))
-    report = tmp_path / "data" / "reports" / run_id / "report.html"
-    assert report.is_file() and run_id in report.read_text(encoding="utf-8")
-    links = asyncio.run(latest("adat-report"))
-    assert any(report.resolve().as_uri() in str(a.data) for a in links)  # data is "[text](uri)"
-    assert not asyncio.run(latest("adat-diff"))  # the first night has nothing to compare with
 
-    later = load_flow("nightly")(config_path=str(path), run_prefix="later")
-    diffs = asyncio.run(latest("adat-diff"))
-    assert any(f"`{run_id}` → `{later}`" in str(a.data) and "pass → fail" in str(a.data) for a in diffs)
+def _tail(path: Path, chars: int = 4000) -> str:
+    return path.read_text(errors="replace")[-chars:]
+
+
+def _night(workdir: Path, **parameters: Any) -> Any:
+    """Trigger the deployment through the API and wait for the flow run to finish."""
+    from prefect.deployments import run_deployment
+
+    run = run_deployment(DEPLOYMENT, parameters=parameters, timeout=420, poll_interval=2, as_subflow=False)
+    assert run.state is not None and run.state.is_completed(), (run.state, _tail(workdir / "serve.log"))
+    return run
+
+
+@pytest.fixture(scope="module")
+def first_night(client: Any, workdir: Path) -> Any:
+    return _night(workdir)
+
+
+@pytest.fixture(scope="module")
+def second_night(client: Any, first_night: Any, workdir: Path) -> Any:
+    return _night(workdir, run_prefix="later", evaluate=False)
+
+
+def _artifacts(client: Any, flow_run_id: Any) -> dict[str, Any]:
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
+
+    found = client.read_artifacts(artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[flow_run_id])))
+    return {a.key: a for a in found}
+
+
+def _subflows(client: Any, flow_run_id: Any) -> dict[str, Any]:
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterParentFlowRunId
+
+    runs = client.read_flow_runs(flow_run_filter=FlowRunFilter(parent_flow_run_id=FlowRunFilterParentFlowRunId(
+        any_=[flow_run_id])))
+    return {r.name: r for r in runs}
+
+
+def _rows(artifact: Any) -> list[dict[str, Any]]:
+    data = json.loads(artifact.data) if isinstance(artifact.data, str) else artifact.data
+    assert isinstance(data, list) and data, artifact.key
+    return data
+
+
+def _by(rows: list[dict[str, Any]], key: str) -> dict[str, dict[str, Any]]:
+    return {r[key]: r for r in rows}
+
+
+def test_the_deployment_run_carries_the_night_and_the_evaluate_run_its_metrics(client, first_night, workdir: Path):
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+
+    run_id = first_night.name  # the flow-run name is the run id the warehouse holds
+    assert re.fullmatch(r"nightly-\d{8}-\d{4}", run_id)
+    assert [r.status for r in read_records(workdir / "data", "runs", run_id=run_id)][-1] == "completed"
+    own = _artifacts(client, first_night.id)
+    assert {"adat-nightly", "adat-nightly-headline", "adat-verdicts", "adat-evaluation", "adat-report"} <= set(own)
+    summary = own["adat-nightly"].data
+    assert f"# adat nightly `{run_id}`" in summary and "offline/heuristic" in summary
+    assert "First night of this config" in summary
+    report = workdir / "data" / "reports" / run_id / "report.html"
+    assert report.is_file() and report.resolve().as_uri() in summary
+    tables = [key for key, artifact in own.items() if artifact.type == "table"]
+    assert all(f"`{key}`" in summary for key in tables)  # linked from the summary
+    for key in tables:
+        rows = _rows(own[key])
+        assert all(list(r) == list(rows[0]) for r in rows), f"{key}: rows with different columns"
+    assert list(_rows(own["adat-verdicts"])[0]) == ["kind", "pass", "fail", "inconclusive", "unjudged"]
+    headline = _by(_rows(own["adat-nightly-headline"]), "measure")
+    assert headline["plain tests"]["this night"] > 0 and headline["plain tests"]["previous night"] is None
+
+    subflows = _subflows(client, first_night.id)
+    assert {f"{run_id}-pipeline", f"{run_id}-evaluate"} <= set(subflows), sorted(subflows)
+    assert not _artifacts(client, subflows[f"{run_id}-pipeline"].id)  # the parent run carries the night
+    evaluate = subflows[f"{run_id}-evaluate"]
+    evaluation = _artifacts(client, evaluate.id)
+    metrics = _by(_rows(evaluation["adat-evaluation"]), "metric")
+    assert {"V/C", "FAR", "mutation score"} <= set(metrics)
+    assert 0 <= metrics["V/C"]["value"] <= 1 and metrics["V/C"]["value"] == headline["V/C"]["this night"]
+    assert metrics["FAR"]["value"] is not None and metrics["mutation score"]["value"] is not None
+    assert metrics["mutation score"]["detail"].startswith(f"{int(metrics['mutation score']['value'])} of 1 faults")
+    assert [r["fault"] for r in _rows(evaluation["adat-fault-detection"])] == FAULTS
+    tasks = {t.name for t in client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[evaluate.id])))}
+    assert {f"regression-{f}" for f in FAULTS} <= tasks and any(t.startswith("audit-") for t in tasks), sorted(tasks)
+
+
+def test_the_next_night_stands_next_to_the_previous_one_with_the_diff(client, first_night, second_night):
+    run_id, later_id = first_night.name, second_night.name
+    assert later_id.startswith("later-")
+    own = _artifacts(client, second_night.id)
+    summary = own["adat-nightly"].data
+    assert f"Previous night of the same config: `{run_id}`" in summary
+    assert f"`{run_id}` → `{later_id}`" in summary and "| verdicts pass → fail |" in summary  # adat diff, folded in
+    headline = _by(_rows(own["adat-nightly-headline"]), "measure")
+    before = _by(_rows(_artifacts(client, first_night.id)["adat-nightly-headline"]), "measure")
+    assert headline["plain tests"]["previous night"] == before["plain tests"]["this night"]
+    assert headline["V/C"]["this night"] is None  # not evaluated tonight: no figure, not 0
+    assert headline["V/C"]["previous night"] == before["V/C"]["this night"] is not None
+    assert "adat-evaluation" not in own

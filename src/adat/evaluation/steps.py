@@ -154,7 +154,8 @@ def labelling_step(cfg: RunConfig, run_id: str, variant: str = "original",
                               "attributed": float(sum(1 for e in labels if e.attributed_fault))})
 
 
-def regression_step(cfg: RunConfig, run_id: str, fault: str, original_replays: list[Any] | None = None) -> StepResult:
+def regression_step(cfg: RunConfig, run_id: str, fault: str, original_replays: list[Any] | None = None,
+                    progress: Callable[[int, int], None] | None = None) -> StepResult:
     """Run the tests mapped to ``fault`` on the faulty variant, judge and label them.
 
     Writes only the fault's own parts of the run (executions, verdicts, side log, labels), so
@@ -168,7 +169,7 @@ def regression_step(cfg: RunConfig, run_id: str, fault: str, original_replays: l
                                cfg.evaluation.regression_tests)
     # always run, even with nothing selected: it replaces the fault's own executions (a re-audit
     # may select fewer tests) and touches no other variant's
-    execution_step(cfg, run_id, kind="all", fault=fault, test_ids=selected)
+    execution_step(cfg, run_id, kind="all", fault=fault, test_ids=selected, progress=progress)
     labelled = labelling_step(cfg, run_id, variant=fault, original_replays=original_replays)
     return StepResult(digest=labelled.digest, run_id=run_id, step=f"regression:{fault}",
                       tables={"executions": len(selected)}, counts={"tests": float(len(selected)), **labelled.counts})

@@ -34,10 +34,11 @@ class StepResult(BaseModel):
     data: dict[str, Any] = {}
 
 
-def new_run_id(now: datetime | None = None) -> str:
-    """Sortable, unique, safe as a Hive partition value: ``20261130-040512-3fa2``."""
+def new_run_id(now: datetime | None = None, token: str | None = None) -> str:
+    """Sortable, unique, safe as a Hive partition value: ``20261130-040512-3fa2`` (``token``: the
+    last part, e.g. from the flow run's id; default random)."""
     now = now or datetime.now(UTC)
-    return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+    return f"{now:%Y%m%d-%H%M%S}-{token or secrets.token_hex(2)}"
 
 
 def public_config_json(cfg: RunConfig) -> str:

@@ -132,11 +132,11 @@ def gate_failures(data_root: Path, run_id: str, suite_run_id: str, mode: str) ->
     return [r for r in rows if r["verdict_a"] == "pass" and r["verdict_b"] == "fail"]
 
 
-def previous_run_diff(data_root: Path, run_id: str) -> RunDiff | None:
-    """``run_id`` against the previous run of the same flow and target (sql/report/previous_run.sql);
-    None when there is none (the first night)."""
+def previous_run_diff(data_root: Path, run_id: str, query: str = "previous_run") -> RunDiff | None:
+    """``run_id`` against the previous run of the same flow and target (sql/report/previous_run.sql;
+    ``previous_same_config``: and the same run config); None when there is none (the first night)."""
     queries = ReportQueries(data_root)
-    previous = queries.rows("previous_run", run_id=run_id)
+    previous = queries.rows(query, run_id=run_id)
     return run_diff(data_root, previous[0]["run_id"], run_id, queries) if previous else None
 
 

@@ -1,0 +1,164 @@
+"""What the Prefect UI shows of a run: markdown and tables whose rows all have the same columns.
+
+The content is built here, from :func:`adat.report.run_summary` and ``sql/metrics`` (through
+:func:`adat.evaluation.report.evaluation_metrics`); ``flows/_artifacts.py`` publishes it. The UI
+draws a table artifact's columns from its first row, so every table here goes through
+:func:`uniform_rows`. adat itself never imports Prefect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from adat.report import summary_markdown
+
+VERDICTS = ("pass", "fail", "inconclusive", "unjudged")
+#: (measure, metric file, column, filter column, filter value) of the evaluation's headline figures
+EVALUATION_HEADLINE: tuple[tuple[str, str, str, str | None, str | None], ...] = (
+    ("V/C", "validity_rate", "validity_rate", "kind", "all"),
+    ("V_E/C", "explicit_validity_rate", "explicit_validity_rate", "kind", "all"),
+    ("FAR", "false_alarm_rate", "false_alarm_rate", "agent_variant", "original"),
+    ("accuracy", "accuracy", "accuracy", "agent_variant", "original"),
+    ("mutation score", "mutation_score", "mutation_score", None, None),
+)
+Metrics = Mapping[str, list[dict[str, Any]] | None]
+
+
+def uniform_rows(rows: list[dict[str, Any]], fill: Any = None) -> list[dict[str, Any]]:
+    """``rows`` with every key any row has, in first-seen order; a missing cell is ``fill``."""
+    keys: dict[str, None] = {}
+    for row in rows:
+        keys.update(dict.fromkeys(row))
+    return [{k: row.get(k, fill) for k in keys} for row in rows]
+
+
+def verdict_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One row per test kind: kind, pass, fail, inconclusive, unjudged (0 when none)."""
+    return [{"kind": kind, **{v: int(counts.get(v, 0)) for v in VERDICTS}}
+            for kind, counts in sorted(summary["verdicts"].items())]
+
+
+def _metric_row(metrics: Metrics, name: str, column: str | None, value: str | None) -> dict[str, Any] | None:
+    rows = metrics.get(name) or []
+    return next((r for r in rows if column is None or r.get(column) == value), None)
+
+
+def evaluation_rows(metrics: Metrics, run_id: str) -> list[dict[str, Any]]:
+    """The evaluation's headline metrics (V/C, V_E/C, FAR, accuracy, mutation score), one row each:
+    metric, value (None when the run has no such row), detail, the query that gives it."""
+    details = {
+        "validity_rate": lambda r: f"{r['valid']} valid of {r['counted']} counted",
+        "explicit_validity_rate": lambda r: f"{r['explicit_valid']} explicitly valid of {r['counted']} counted",
+        "false_alarm_rate": lambda r: f"FP {r['fp']}, TN {r['tn']} (original agent)",
+        "accuracy": lambda r: f"TP {r['tp']} + TN {r['tn']} of {r['labelled']} labelled (original agent)",
+        "mutation_score": lambda r: (f"{r['faults_detected']} of {r['faults']} faults detected: "
+                                     + (", ".join(r["detected_faults"]) or "none")),
+    }
+    out = []
+    for measure, name, column, key, wanted in EVALUATION_HEADLINE:
+        row = _metric_row(metrics, name, key, wanted)
+        out.append({"metric": measure, "value": _round(row[column]) if row else None,
+                    "detail": details[name](row) if row else "no rows for this run",
+                    "query": f"adat sql {name} --run {run_id}"})
+    return uniform_rows(out)
+
+
+def fault_rows(metrics: Metrics) -> list[dict[str, Any]]:
+    """Per seeded fault: fault, tests run, detecting tests, detected."""
+    return uniform_rows([{"fault": r["fault"], "tests_run": int(r["tests_run"]),
+                          "detecting_tests": int(r["detecting_tests"]), "detected": bool(r["detected"])}
+                         for r in metrics.get("fault_detection") or []])
+
+
+def evaluation_markdown(metrics: Metrics, run_id: str) -> str:
+    """The evaluate flow's metrics as markdown."""
+    lines = [f"# adat evaluation of run `{run_id}`", "", "| metric | value | detail |", "|---|---|---|"]
+    lines += [f"| {r['metric']} | {_cell(r['value'])} | {r['detail']} |" for r in evaluation_rows(metrics, run_id)]
+    faults = fault_rows(metrics)
+    if faults:
+        lines += ["", "| fault | tests run | detecting tests | detected |", "|---|---|---|---|"]
+        lines += [f"| `{r['fault']}` | {r['tests_run']} | {r['detecting_tests']} | {'yes' if r['detected'] else 'no'} |"
+                  for r in faults]
+    lines += ["", f"Every figure: `adat evaluate`'s queries, e.g. `adat sql mutation_score --run {run_id}`."]
+    return "\n".join(lines)
+
+
+def headline_figures(summary: Mapping[str, Any], metrics: Metrics | None = None) -> dict[str, float | int | None]:
+    """The night's headline figures, the same measures every night (None: the run has no such figure)."""
+    verdicts = summary["verdicts"]
+    figures: dict[str, float | int | None] = {
+        "statements": summary["statements"], "grounded statements": summary["grounded_statements"],
+        "plain tests": summary["tests"].get("plain", 0), "transformed tests": summary["tests"].get("transformed", 0),
+        "transformation attempts": summary["attempts"], "not applicable attempts": summary["not_applicable"],
+    }
+    for kind in ("plain", "transformed"):
+        for verdict in ("pass", "fail", "inconclusive"):
+            figures[f"{kind} tests {verdict}"] = int(verdicts.get(kind, {}).get(verdict, 0))
+    figures["target errors"] = summary["target_errors"]
+    figures["LLM calls"] = sum(summary["llm_calls"].values())
+    for row in evaluation_rows(metrics or {}, summary["run_id"]):
+        figures[row["metric"]] = row["value"]
+    return figures
+
+
+def headline_rows(current: Mapping[str, float | int | None],
+                  previous: Mapping[str, float | int | None] | None) -> list[dict[str, Any]]:
+    """measure, this night, previous night, change — one row per measure of ``current``."""
+    rows = []
+    for measure, value in current.items():
+        before = previous.get(measure) if previous else None
+        change = _round(value - before) if value is not None and before is not None else None
+        rows.append({"measure": measure, "this night": value, "previous night": before, "change": change})
+    return uniform_rows(rows)
+
+
+def night_markdown(summary: Mapping[str, Any], headline: list[dict[str, Any]], previous: str | None,
+                   diff: str | None, report: str | None, tables: list[str], run_url: str | None = None) -> str:
+    """The nightly flow run's summary: headline figures next to the previous night's, what changed
+    (``adat diff`` against the previous night of the same config), links to the report and tables."""
+    run_id = summary["run_id"]
+    lines = [f"# adat nightly `{run_id}`", ""]
+    lines += [line for line in summary_markdown(dict(summary)).splitlines()[2:] if line.startswith(">")]
+    lines += ["", f"Previous night of the same config: `{previous}`" if previous
+              else "First night of this config: nothing to compare with.", "",
+              "| measure | this night | previous night | change |", "|---|---|---|---|"]
+    lines += [f"| {r['measure']} | {_cell(r['this night'])} | {_cell(r['previous night'])} | {_change(r['change'])} |"
+              for r in headline]
+    lines += ["", "## What changed", ""]
+    if diff:  # adat diff's markdown, its headings one level down
+        lines += [f"#{line}" if line.startswith("#") else line for line in diff.splitlines()]
+    else:
+        lines.append("Nothing to compare with: this is the first night of this config.")
+    lines += ["", "## Links", ""]
+    if report:
+        lines.append(f"* HTML report (self-contained): [{report}]({_file_uri(report)})")
+    where = f"the Artifacts tab of [this flow run]({run_url})" if run_url else "the Artifacts tab of this flow run"
+    lines.append(f"* Tables on {where}: " + ", ".join(f"`{t}`" for t in tables))
+    lines.append(f"* Parquet tables: `{summary['tables']}`; DuckDB catalog: `{summary['catalog']}` "
+                 f"(`adat sql stg_runs --run {run_id}`)")
+    return "\n".join(lines)
+
+
+def _file_uri(path: str) -> str:
+    from pathlib import Path
+
+    return Path(path).resolve().as_uri()
+
+
+def _round(value: Any) -> Any:
+    return round(value, 4) if isinstance(value, float) else value
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def _change(value: Any) -> str:
+    if value is None:
+        return "—"
+    if value == 0:
+        return "="
+    return f"{value:+.3f}" if isinstance(value, float) else f"{value:+d}"
