@@ -388,6 +388,26 @@ EMBEDDING_BATCH_SIZE = 64
 STATEMENT_MATCH_MIN_COSINE = 0.8
 
 
+#: What ``adat server start`` is bound to and waits for (a loaded 2-core machine needs ~10 s).
+PREFECT_SERVER_HOST = "127.0.0.1"
+PREFECT_SERVER_DEFAULT_PORT = 4200
+PREFECT_SERVER_STARTUP_TIMEOUT_S = 90.0
+PREFECT_SERVER_STOP_TIMEOUT_S = 20.0
+
+
+def user_prefect_api_url() -> str | None:
+    """The Prefect API the user exported (``PREFECT_API_URL``); adat then never starts a server."""
+    return os.environ.get("PREFECT_API_URL") or None
+
+
+def prefect_server_env(home: Path) -> dict[str, str]:
+    """The environment of the Prefect server adat starts: this one, with its home (profile, SQLite
+    database) under ``home``, no telemetry and no API URL of its own to follow."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "PREFECT_PROFILE")}
+    env.update(PREFECT_HOME=str(home), PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1")
+    return env
+
+
 def apply_env_defaults(defaults: dict[str, str]) -> None:
     """Set each variable unless the user already set it (the only place adat writes the environment)."""
     for key, value in defaults.items():

@@ -1,7 +1,8 @@
 """``adat compare``, ``adat baselines`` and ``adat ablation``: the paper's comparisons (RQ1–RQ4).
 
 Registered on the main app in :mod:`adat.cli.main`. The flows run the way ``adat run`` runs the
-pipeline: imported from the ``flows`` package, on an ephemeral Prefect server.
+pipeline: imported from the ``flows`` package, on the running Prefect server if there is one
+(``adat server``), else on Prefect's temporary one.
 """
 
 from __future__ import annotations
@@ -13,14 +14,7 @@ from typing import Annotated
 import typer
 
 from adat.cli.app import fail, terminal_console, warehouse_root
-from adat.config import (
-    HF_OFFLINE_ENV,
-    PREFECT_ENV_DEFAULTS,
-    RunConfig,
-    apply_env_defaults,
-    check_run_id,
-    load_run_config,
-)
+from adat.config import RunConfig, check_run_id, load_run_config
 
 console = terminal_console()
 
@@ -42,12 +36,9 @@ def _config(config: Path, data_dir: Path | None, source: str) -> RunConfig:
 
 
 def _run_flow(flow_name: str, **params: object) -> object:
-    # As adat.cli.main._run_flow (not imported: main imports this module).
-    apply_env_defaults(PREFECT_ENV_DEFAULTS)
-    apply_env_defaults(HF_OFFLINE_ENV)
-    from adat.cli.flow_loader import load_flow
+    from adat.cli.flow_loader import run_flow
 
-    return load_flow(flow_name)(**params)
+    return run_flow(flow_name, **params)
 
 
 def compare(

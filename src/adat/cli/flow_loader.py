@@ -9,10 +9,41 @@ from __future__ import annotations
 
 import importlib
 import sys
+from pathlib import Path
 from typing import Any
 
-from adat.config import adat_home
+from adat.config import (
+    HF_OFFLINE_ENV,
+    PREFECT_ENV_DEFAULTS,
+    RunConfig,
+    adat_home,
+    apply_env_defaults,
+    user_prefect_api_url,
+)
 from adat.errors import UserError
+
+
+def run_flow(flow_name: str, **params: object) -> object:
+    """Run ``flows.<flow_name>`` with ``params``, against the Prefect server of the config's data dir.
+
+    A server the user named (``PREFECT_API_URL``) wins; else the one ``adat server start`` runs for
+    the data directory; else Prefect starts its temporary in-process server for this command.
+    """
+    config = params.get("config")
+    prepare_flow_environment(config.data_path() if isinstance(config, RunConfig) else RunConfig().data_path())
+    return load_flow(flow_name)(**params)
+
+
+def prepare_flow_environment(data_dir: Path) -> str | None:
+    """Set the environment a flow run starts with (before Prefect is imported); return the API URL used."""
+    from adat.prefect_server import running_server
+
+    apply_env_defaults(PREFECT_ENV_DEFAULTS)
+    apply_env_defaults(HF_OFFLINE_ENV)
+    server = running_server(data_dir)
+    if server is not None:
+        apply_env_defaults({"PREFECT_API_URL": server.api_url})  # an exported PREFECT_API_URL still wins
+    return user_prefect_api_url()
 
 
 def load_flow(module: str, attr: str | None = None) -> Any:

@@ -16,13 +16,11 @@ import yaml
 from adat.cli.app import AdatTyper, fail, terminal_console, warehouse_root
 from adat.cli.compare_cmd import ablation, baselines, compare
 from adat.cli.report_cmd import diff, export_app, report, show
+from adat.cli.server_cmd import server_app
 from adat.cli.spec import spec_app
 from adat.config import (
-    HF_OFFLINE_ENV,
-    PREFECT_ENV_DEFAULTS,
     RunConfig,
     adat_home,
-    apply_env_defaults,
     check_run_id,
     demo_config_path,
     load_run_config,
@@ -41,6 +39,7 @@ config_app = AdatTyper(help="Validate and inspect run-config YAML files.", no_ar
 app.add_typer(config_app, name="config")
 app.add_typer(spec_app, name="spec")
 app.add_typer(export_app, name="export")
+app.add_typer(server_app, name="server")
 
 
 def _version(value: bool) -> None:
@@ -144,11 +143,9 @@ def faults() -> None:
 
 
 def _run_flow(flow_name: str, **params: object) -> object:
-    apply_env_defaults(PREFECT_ENV_DEFAULTS)
-    apply_env_defaults(HF_OFFLINE_ENV)
-    from adat.cli.flow_loader import load_flow
+    from adat.cli.flow_loader import run_flow
 
-    return load_flow(flow_name)(**params)
+    return run_flow(flow_name, **params)
 
 
 @app.command("run")

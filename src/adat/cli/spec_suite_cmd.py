@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 
 from adat.cli.app import fail
-from adat.config import HF_OFFLINE_ENV, PREFECT_ENV_DEFAULTS, RunConfig, apply_env_defaults, load_run_config
+from adat.config import RunConfig, load_run_config
 from adat.pipeline.context import new_run_id
 
 console = Console(highlight=False)
@@ -59,14 +59,13 @@ def _suite(cfg: RunConfig, spec: Path, start: str, *, pack: Path | None = None, 
            base_spec: Path | None = None, stop_after: str = "mutate", run_id: str | None = None) -> str:
     _check_file(spec, "spec file", "SPEC")
     _check_file(pack, "mutation pack", "--pack")
-    apply_env_defaults(PREFECT_ENV_DEFAULTS)
-    apply_env_defaults(HF_OFFLINE_ENV)
-    from adat.cli.flow_loader import load_flow
+    from adat.cli.flow_loader import load_flow, prepare_flow_environment
     from adat.tdad.spec import load_spec
 
     load_spec(spec)  # a bad spec is one line before any flow starts
     if run_id:
         cfg = cfg.model_copy(update={"run_id": run_id})
+    prepare_flow_environment(cfg.data_path())
     flow = load_flow("spec_suite")
     return str(flow(config=cfg, spec_path=str(spec.resolve()), start=start,
                     pack_path=str(pack.resolve()) if pack else None, base_run=base_run,
