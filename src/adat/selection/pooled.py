@@ -2,8 +2,7 @@
 
 AdaT2 learns each instruction's θ in isolation, so with ~100 instructions and a few hundred
 attempts most arms are tried once or twice and the prior decides everything. ``pooled`` keeps
-AdaT2's statement order (blocks, novelty, set-aside after m n/a, the per-block reuse penalty)
-and estimates the applicability of a pair (h, k) from two sources:
+AdaT2's statement order (blocks, novelty, set-aside after m n/a) and estimates the applicability of a pair (h, k) from two sources:
 
 1. **A hierarchical logistic model over instructions** —
    ``logit θ_k = o_k + β₀ + b_f(k) + a_k`` with Gaussian priors: ``o_k`` is the logit of the
@@ -20,9 +19,12 @@ and estimates the applicability of a pair (h, k) from two sources:
 
 The model's Laplace posterior becomes a Beta(n₀·p, n₀·(1 − p)) with the strength n₀ of the
 same variance, the neighbour evidence is added as weighted counts, and the instruction for the
-chosen statement maximises ``(E[θ] + κ·sd[θ]) · E[μ_k] · γ^{u_k} · γ_f^{v_f}`` — optimistic
-applicability, AdaT2's verdict reward μ, AdaT2's reuse penalty, and a per-block penalty per test
-of the same factor that spreads a block's tests over kinds of change (and so over boundaries).
+chosen statement maximises ``(E[θ] + κ·sd[θ]) · E[μ_k]^r · γ^{u_k} · γ_f^{v_f} · γ_s^{n_f(h)}``
+— optimistic applicability, AdaT2's verdict reward μ (r = 0: off), AdaT2's per-block reuse
+penalty and a per-block factor penalty (both off by default: N_n rewards using an instruction
+that keeps working), and the spread penalty: ``n_f(h)`` sums ``w_s(h, h')`` (the same ramp with
+a higher floor) over the tests of factor f already made on statements h' near h, since the same
+kind of change on a near-duplicate statement makes a near-duplicate test.
 It uses only what a black-box tester has — attempts, verdicts, statement embeddings, catalog —
 and errors teach it nothing (the shared walk drops them).
 """
@@ -54,9 +56,8 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return np.asarray(1.0 / (1.0 + np.exp(-np.clip(x, -30.0, 30.0))))
 
 
-def neighbour_weights(unit_embeddings: np.ndarray, floor: float) -> np.ndarray:
-    """``w(h, h') = clip((cos − c₀) / (1 − c₀), 0, 1)`` for every pair of statements."""
-    cos = unit_embeddings @ unit_embeddings.T
+def neighbour_weights(cos: np.ndarray, floor: float) -> np.ndarray:
+    """``w(h, h') = clip((cos − c₀) / (1 − c₀), 0, 1)`` from the statements' cosine matrix."""
     return np.asarray(np.clip((cos - floor) / (1.0 - floor), 0.0, 1.0))
 
 
@@ -82,15 +83,15 @@ class PooledSelector(NoveltyOrderSelector):
         self.logit_var = prior_var[0] + prior_var[1 + self.factor_of] + instruction_var  # (K,) before data
         self.obs_count = np.zeros(n_k)    # attempts per instruction (the model's sufficient statistics)
         self.obs_success = np.zeros(n_k)
-        self.neighbour_w = cfg.pooled_neighbour_weight * neighbour_weights(self.novelty.emb, cfg.pooled_neighbour_floor) \
-            if n_s else np.zeros((0, 0))
+        cos = self.novelty.emb @ self.novelty.emb.T if n_s else np.zeros((0, 0))  # one S × S product per run
+        self.neighbour_w = cfg.pooled_neighbour_weight * neighbour_weights(cos, cfg.pooled_neighbour_floor)
         self.near_success = np.zeros((n_s, n_k))   # Σ w(h, h') over h' where k applied
         self.near_failure = np.zeros((n_s, n_k))
         self.factor_success = np.zeros((n_s, n_f))  # the same, over every instruction of a factor
         self.factor_failure = np.zeros((n_s, n_f))
         self.mu = BetaPosteriors.uniform(n_k)
         self.block_factor_tests = np.zeros((len(self.blocks), n_f), dtype=int)
-        self.spread_w = neighbour_weights(self.novelty.emb, cfg.pooled_spread_floor) if n_s else np.zeros((0, 0))
+        self.spread_w = neighbour_weights(cos, cfg.pooled_spread_floor)
         self.near_factor_tests = np.zeros((n_s, n_f))  # Σ w_spread(h, h') over tests of factor f at h'
 
     def _offsets(self, history: Mapping[str, tuple[float, float]], cold_start: bool,
