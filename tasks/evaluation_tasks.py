@@ -24,7 +24,7 @@ def suite_fingerprint(cfg: RunConfig, run_id: str) -> str:
 
 @stage_task("audit")
 def audit(cfg: RunConfig, run_id: str, code: str, suite: str) -> StepResult:
-    return steps.audit_step(cfg, run_id)
+    return steps.audit_step(cfg, run_id, progress=progress("audited tests"))
 
 
 @stage_task("groupings")

@@ -154,6 +154,21 @@ def _subflows(client: Any, flow_run_id: Any) -> dict[str, Any]:
     return {r.name: r for r in runs}
 
 
+def _logged(client: Any, flow_run_id: Any, *wanted: str, timeout: float = 30) -> list[str]:
+    """The wanted substrings missing from the flow run's logs (its tasks' included) once they have
+    arrived (a finished run's last log batch can land after its final state)."""
+    from prefect.client.schemas.filters import LogFilter, LogFilterFlowRunId
+
+    deadline = time.monotonic() + timeout
+    while True:
+        text = "\n".join(log.message for log in client.read_logs(
+            log_filter=LogFilter(flow_run_id=LogFilterFlowRunId(any_=[flow_run_id])), limit=200))
+        missing = [w for w in wanted if w not in text]
+        if not missing or time.monotonic() > deadline:
+            return missing
+        time.sleep(1)
+
+
 def _rows(artifact: Any) -> list[dict[str, Any]]:
     data = json.loads(artifact.data) if isinstance(artifact.data, str) else artifact.data
     assert isinstance(data, list) and data, artifact.key
@@ -197,6 +212,8 @@ def test_the_deployment_run_carries_the_night_and_the_evaluate_run_its_metrics(c
     assert metrics["FAR"]["value"] is not None and metrics["mutation score"]["value"] is not None
     assert metrics["mutation score"]["detail"].startswith(f"{int(metrics['mutation score']['value'])} of 1 faults")
     assert [r["fault"] for r in _rows(evaluation["adat-fault-detection"])] == FAULTS
+    assert not _logged(client, evaluate.id, "audited tests: ", f"executions on {FAULTS[0]}: ",
+                       f"regression 1/1: {FAULTS[0]} (")  # progress the UI shows
     tasks = {t.name for t in client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[evaluate.id])))}
     assert {f"regression-{f}" for f in FAULTS} <= tasks and any(t.startswith("audit-") for t in tasks), sorted(tasks)
 

@@ -61,8 +61,9 @@ def suite_fingerprint(cfg: RunConfig, run_id: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def audit_step(cfg: RunConfig, run_id: str) -> StepResult:
-    """A validity label with boundary–side mappings for every test of the run."""
+def audit_step(cfg: RunConfig, run_id: str, progress: Callable[[int, int], None] | None = None) -> StepResult:
+    """A validity label with boundary–side mappings for every test of the run (``progress(done, total)``
+    after each test)."""
     ctx = RunContext(cfg, run_id)
     tests = cast(list[TestCase], ctx.read("tests"))
     first = _first_by_test(_executions(ctx, "original"))
@@ -76,7 +77,11 @@ def audit_step(cfg: RunConfig, run_id: str) -> StepResult:
         from adat.evaluation.llm_auditor import LLMAuditor, load_artifacts
 
         auditor = LLMAuditor(ctx.client, load_artifacts(cfg), run_id)
-    labels = [auditor.audit(t, first.get(t.test_id)) for t in tests]
+    labels = []
+    for done, test in enumerate(tests, start=1):
+        labels.append(auditor.audit(test, first.get(test.test_id)))
+        if progress:
+            progress(done, len(tests))
     ctx.write("audit_labels", labels)
     ctx.flush_calls()
     tally = Counter(a.validity for a in labels)
