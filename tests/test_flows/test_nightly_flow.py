@@ -7,7 +7,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,23 +14,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 import yaml
 
 from adat.warehouse import read_records
 from tests.support.demo_config import small_demo_config
+from tests.support.prefect_server import running_prefect_server
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 DEPLOYMENT = "adat-nightly/adat-nightly"
 FAULTS = ["no_write_confirmation"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _env(home: Path, **extra: str) -> dict[str, str]:
@@ -58,29 +51,10 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def prefect_server(workdir: Path) -> Iterator[str]:
-    """``prefect server start`` on a free 127.0.0.1 port, its database under ``workdir``; the API URL."""
-    home = workdir / "server-home"
-    port = _free_port()
-    env = _env(home, PREFECT_SERVER_DATABASE_CONNECTION_URL=f"sqlite+aiosqlite:///{home / 'prefect.db'}")
-    log = (workdir / "server.log").open("wb")
-    proc = subprocess.Popen([str(Path(sys.executable).parent / "prefect"), "server", "start", "--host", "127.0.0.1",
-                             "--port", str(port)], env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/api"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert proc.poll() is None, (workdir / "server.log").read_text(errors="replace")[-3000:]
-            try:
-                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "the Prefect server did not get healthy in 120 s"
-            time.sleep(0.5)
-        yield url
-    finally:
-        _stop(proc)
-        log.close()
+    """A real Prefect server on 127.0.0.1, started as ``adat server start`` starts it (its home under
+    the data directory); the API URL. Stopped, with its children, afterwards."""
+    with running_prefect_server(workdir / "data") as server:
+        yield server.api_url
 
 
 @pytest.fixture(scope="module")
