@@ -17,9 +17,21 @@ File format (``numpy.savez_compressed``, ``.npz``; K instructions, S statements,
     <night>_pass_prob      (S, K) float   probability that the pair's test passes
     <night>_verdict        (S, K) int     drawn verdict: 0 pass, 1 inconclusive, 2 fail
     <night>_covered        (S, K) int     the boundary the pair's transformed test would cover
+    <night>_na_reason      (S, K) int     optional: the generator's reason when it declines the pair:
+                                          0 none given (or applicable), 1 ``statement``, 2 ``instruction``
 
 with ``<night>`` = ``history`` and ``run``. Any tool may write such a file (e.g. from an audited
 real run); ``run.py --world FILE`` scores every selector on it.
+
+Not-applicable reasons. A generator that declines a pair says why, and its reason falls in one
+of two kinds (``adat.selection.pair.NA_REASONS``): ``statement`` — the statement lacks what this
+*kind* of change needs (nothing to reword, no amount to alter…), a property of the statement and
+the instruction's factor; or ``instruction`` — something specific to this one instruction. The
+built-in worlds split each pair's logit into a factor-level statement term ``s_f(h)`` and an
+instruction-specific term ``d_k(h)`` (the instruction's catalog error plus its own statement
+effect) and, when the pair is not applicable, name the term that holds it back more:
+P(statement | n/a) = sigmoid(2·(d_k(h) − s_f(h))). The reason is drawn from its own random
+stream, so adding it changed no other draw.
 
 Families:
 
@@ -30,6 +42,12 @@ Families:
   embeddings; each instruction factor *needs* some features and is hurt by others, and each
   instruction deviates a little from its factor. Applicability then depends on what a
   statement is about, shared across the instructions of one factor.
+* ``mixed`` — (written as the held-out family after ``features`` had been looked at) boundaries
+  fall into a few statement *clusters*; each factor fits a cluster or not (a sparse factor ×
+  cluster table, +1 / −2 logits), and a quarter of the (instruction, cluster) cells are
+  instruction-specific *exceptions* that go against the factor (±2.2). Applicability then
+  depends on the statement's cluster, mostly shared within a factor, with exceptions an
+  instruction-level learner must find.
 """
 
 from __future__ import annotations
@@ -45,7 +63,9 @@ from adat.records import Instruction
 FORMAT = "adat-selector-world/1"
 DIM = 384
 NIGHTS = ("history", "run")
-FAMILIES = ("classes", "features")
+FAMILIES = ("classes", "features", "mixed")
+N_CLUSTERS = 5
+REASON_NONE, REASON_STATEMENT, REASON_INSTRUCTION = 0, 1, 2
 #: Share of a factor's transformed tests that stay on the statement's own boundary; the rest
 #: reach another boundary of the same statement class (the other side / another boundary of §3.3).
 STAY_ON_BOUNDARY = {"wording": 0.95, "social": 0.85, "channel": 0.7, "confirmation": 0.6, "sequence": 0.6}
@@ -64,6 +84,7 @@ class Night:
     pass_prob: np.ndarray       # (S, K)
     verdict: np.ndarray         # (S, K) 0 pass, 1 inconclusive, 2 fail
     covered: np.ndarray         # (S, K)
+    na_reason: np.ndarray | None = None  # (S, K) 0 none, 1 statement, 2 instruction; None: no reasons
 
 
 @dataclass
@@ -90,7 +111,8 @@ def save_world(world: WorldFile, path: Path) -> None:
         "catalog_prior": np.asarray(world.catalog_prior, dtype=float)}
     for name, night in world.nights.items():
         for f in fields(Night):
-            arrays[f"{name}_{f.name}"] = getattr(night, f.name)
+            if getattr(night, f.name) is not None:
+                arrays[f"{name}_{f.name}"] = getattr(night, f.name)
     with open(path, "wb") as fh:
         np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]
 
@@ -100,15 +122,19 @@ def load_world(path: Path) -> WorldFile:
     with np.load(path, allow_pickle=False) as data:
         if "format" not in data or str(data["format"]) != FORMAT:
             raise ValueError(f"{path}: not a selector world file (format must be {FORMAT!r})")
-        missing = [f"{n}_{f.name}" for n in NIGHTS for f in fields(Night) if f"{n}_{f.name}" not in data]
+        missing = [f"{n}_{f.name}" for n in NIGHTS for f in fields(Night)
+                   if f"{n}_{f.name}" not in data and f.name != "na_reason"]
         missing += [k for k in ("instruction_ids", "instruction_factors", "catalog_prior") if k not in data]
         if missing:
             raise ValueError(f"{path}: missing arrays {missing}")
         k = len(data["instruction_ids"])
-        nights = {n: Night(**{f.name: data[f"{n}_{f.name}"] for f in fields(Night)}) for n in NIGHTS}
+        nights = {n: Night(**{f.name: data[f"{n}_{f.name}"] for f in fields(Night) if f"{n}_{f.name}" in data})
+                  for n in NIGHTS}
         for n, night in nights.items():
             s = len(night.embeddings)
             for f in fields(Night):
+                if getattr(night, f.name) is None:
+                    continue
                 shape = getattr(night, f.name).shape
                 want = (s,) if f.name == "boundary" else (s, night.embeddings.shape[1]) if f.name == "embeddings" \
                     else (s, k)
@@ -175,6 +201,19 @@ def make_world(family: str, seed: int, instructions: Sequence[Instruction], *, s
     stay = np.array([STAY_ON_BOUNDARY.get(f, STAY_DEFAULT) for f in factors])
     if family == "classes":
         effect = rng.normal(0.0, class_effect, size=(k, classes))
+    elif family == "mixed":
+        cluster_dirs = _unit(rng.normal(size=(N_CLUSTERS, DIM)))
+        boundary_cluster = rng.integers(N_CLUSTERS, size=boundaries)
+        names = sorted(set(factors))
+        fits = rng.random((len(names), N_CLUSTERS)) < 0.5
+        table = np.where(fits, 1.0, -2.0)
+        fk = np.array([names.index(f) for f in factors])
+        exception = rng.random((k, N_CLUSTERS)) < 0.25
+        own = np.where(exception, -2.2 * np.sign(table[fk]), 0.0)            # (K, clusters)
+        # Centre both terms over the clusters' statement shares so the catalog prior stays the mean.
+        share = np.bincount(boundary_cluster, weights=weight, minlength=N_CLUSTERS)
+        shared_term = table[fk] - (table[fk] @ share)[:, None]                # (K, clusters)
+        own_term = own - (own @ share)[:, None]
     else:
         # Features per boundary; per factor, the features it needs (+) or that block it (−).
         feature_dirs = _unit(rng.normal(size=(N_FEATURES, DIM)))
@@ -186,6 +225,7 @@ def make_world(family: str, seed: int, instructions: Sequence[Instruction], *, s
             factor_w[f][needs[0]] = 2.5 * rng.choice([1.0, -1.0], p=[0.7, 0.3])
             factor_w[f][needs[1]] = rng.normal(0.0, 1.2)
         weights = np.array([factor_w[f] + rng.normal(0.0, 0.4, size=N_FEATURES) for f in factors])  # (K, F)
+        shared_w = np.array([factor_w[f] for f in factors])
         # Centre each instruction's feature effect so the catalog prior stays its mean rate.
         offset = weights @ boundary_features.mean(axis=0)
     nights: dict[str, Night] = {}
@@ -196,16 +236,29 @@ def make_world(family: str, seed: int, instructions: Sequence[Instruction], *, s
         if family == "classes":
             # cos ≈ 0.8 within a boundary, ≈ 0.35 within a class, ≈ 0 otherwise.
             emb = _unit(0.6 * class_dirs[boundary_class[boundary]] + 0.7 * boundary_dirs[boundary] + 0.45 * noise)
-            logits = base_logit[None, :] + effect[:, boundary_class[boundary]].T
+            shared = np.zeros((statements, k))
+            own_effect = effect[:, boundary_class[boundary]].T
+        elif family == "mixed":
+            emb = _unit(0.6 * cluster_dirs[boundary_cluster[boundary]] + 0.7 * boundary_dirs[boundary]
+                        + 0.45 * noise)
+            shared = shared_term[:, boundary_cluster[boundary]].T
+            own_effect = own_term[:, boundary_cluster[boundary]].T
         else:
             # A statement mostly shares its boundary's features (10 % flipped); they show in its embedding.
             z = boundary_features[boundary].copy()
             flip = night_rng.random(z.shape) < 0.1
             z[flip] = 1.0 - z[flip]
             emb = _unit(0.5 * _unit(z @ feature_dirs + 1e-9) + 0.7 * boundary_dirs[boundary] + 0.45 * noise)
-            logits = base_logit[None, :] + z @ weights.T - offset[None, :]
-        p_app = _sigmoid(logits)
+            shared = z @ shared_w.T - (shared_w @ boundary_features.mean(axis=0))[None, :]
+            own_effect = z @ weights.T - offset[None, :] - shared
+        p_app = _sigmoid(base_logit[None, :] + shared + own_effect)
         pass_prob = np.repeat(pass_rate[None, :], statements, axis=0)
-        nights[name] = _draw_outcomes(night_rng, p_app, pass_prob, boundary, boundary_class, stay, emb)
+        night = _draw_outcomes(night_rng, p_app, pass_prob, boundary, boundary_class, stay, emb)
+        own_term_h = (base_logit - _logit(prior))[None, :] + own_effect
+        reason_rng = np.random.default_rng([seed, NIGHTS.index(name), 2])
+        says_statement = reason_rng.random((statements, k)) < _sigmoid(2.0 * (own_term_h - shared))
+        night.na_reason = np.where(night.applicable, REASON_NONE,
+                                   np.where(says_statement, REASON_STATEMENT, REASON_INSTRUCTION)).astype(np.int8)
+        nights[name] = night
     return WorldFile(family=family, seed=seed, instruction_ids=[i.instruction_id for i in instructions],
                      instruction_factors=factors, catalog_prior=prior, nights=nights)

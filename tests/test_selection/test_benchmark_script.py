@@ -40,7 +40,7 @@ def test_oracle_needs_fewer_attempts_than_uniform(bench: ModuleType) -> None:
         assert res["oracle"]["tests"] == 10
 
 
-@pytest.mark.parametrize("family", ["classes", "features"])
+@pytest.mark.parametrize("family", ["classes", "features", "mixed"])
 def test_a_written_world_file_gives_the_same_results_as_the_built_in_world(
         bench: ModuleType, tmp_path: Path, family: str, capsys: pytest.CaptureFixture[str]) -> None:
     names = ("oracle", "adat2", "adat2+history", "pooled", "uniform")
@@ -82,3 +82,40 @@ def test_features_family_makes_applicability_depend_on_statement_features(bench:
     corr = np.corrcoef(night.p_applicable)
     off = ~np.eye(len(corr), dtype=bool)
     assert corr[same & off].mean() > corr[~same].mean() + 0.3
+
+
+def test_mixed_family_shares_applicability_within_a_factor_with_exceptions(bench: ModuleType) -> None:
+    import numpy as np
+    import worlds  # type: ignore[import-not-found]
+
+    from adat.instruction_catalog import load_instructions
+    ins = load_instructions()
+    p = worlds.make_world("mixed", 0, ins).nights["run"].p_applicable
+    factor = np.array([i.factor for i in ins])
+    cols = np.corrcoef(p.T)
+    same = factor[:, None] == factor[None, :]
+    off = ~np.eye(len(cols), dtype=bool)
+    # instructions of one factor agree across statements far more than instructions of different factors
+    assert np.nanmean(cols[same & off]) > np.nanmean(cols[~same]) + 0.3
+    # ... yet not perfectly: the instruction-specific exceptions
+    assert np.nanmean(cols[same & off]) < 0.95
+
+
+def test_reasons_are_given_only_for_declined_pairs_and_round_trip(bench: ModuleType, tmp_path: Path) -> None:
+    import numpy as np
+    import worlds  # type: ignore[import-not-found]
+
+    from adat.instruction_catalog import load_instructions
+    w = worlds.make_world("features", 1, load_instructions(), statements=30)
+    night = w.nights["run"]
+    assert night.na_reason is not None
+    assert (night.na_reason[night.applicable] == worlds.REASON_NONE).all()
+    declined = night.na_reason[~night.applicable]
+    assert set(np.unique(declined)) == {worlds.REASON_STATEMENT, worlds.REASON_INSTRUCTION}
+    worlds.save_world(w, tmp_path / "w.npz")
+    assert (worlds.load_world(tmp_path / "w.npz").nights["run"].na_reason == night.na_reason).all()
+    # a file without reasons (an older or a hand-made one) still loads
+    night.na_reason = None
+    w.nights["history"].na_reason = None
+    worlds.save_world(w, tmp_path / "plain.npz")
+    assert worlds.load_world(tmp_path / "plain.npz").nights["run"].na_reason is None
