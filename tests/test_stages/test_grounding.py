@@ -32,6 +32,18 @@ def test_ranking_by_confidence_with_ties_in_extraction_order(roles: Roles) -> No
     assert statements[3].rank is None  # inputs are not modified
 
 
+def test_a_repeated_behaviour_ranks_after_every_distinct_behaviour(roles: Roles) -> None:
+    same = "the agent needs to verify the user's identity"
+    statements = [make_statement(f"s{i}", i).model_copy(update={"behavior": b}) for i, b in
+                  enumerate([same, "the agent can only cancel pending orders", f"  {same.upper()} ", "beh s3"])]
+    roles.script("grounder", [{"items": [judged(0, True, 0.9), judged(1, True, 0.8), judged(2, True, 0.9),
+                                         judged(3, True, 0.6)]}])
+    got = ground_statements(roles.cfg, roles.client(), statements)
+
+    # s2 says what s0 says (case and spacing aside): after the weaker but distinct s1 and s3
+    assert [(s.statement_id, s.rank) for s in got] == [("s0", 1), ("s1", 2), ("s3", 3), ("s2", 4)]
+
+
 def test_missing_answers_and_failed_batches_count_as_ungrounded(roles: Roles) -> None:
     roles.cfg.statements.grounding_batch_size = 2
     statements = [make_statement(f"s{i}", i) for i in range(4)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from adat.offline import language as lang
+from adat.offline.statements import GOES_AHEAD as GOES_AHEAD_BEHAVIOUR
 from adat.offline.statements import request_phrase, statement_for
 from adat.roles import (
     DirectInput,
@@ -60,7 +61,8 @@ def statement_kind(behavior: str, reply: str) -> str:
 
 def behaviour_core(behavior: str) -> str:
     """The behaviour without its 'the agent (states that)' subject."""
-    return re.sub(r"^the agent (states that |asks the user to )?", "", behavior.strip(), flags=re.I).rstrip(".")
+    return re.sub(r"^the agent (states that |asks the user to |goes ahead with the request and asks:\s*)?", "",
+                  behavior.strip(), flags=re.I).rstrip(".?")
 
 
 def side_of(behavior: str, reply: str = "") -> str | None:
@@ -68,12 +70,20 @@ def side_of(behavior: str, reply: str = "") -> str | None:
     parts of an incomplete request, 'allowed' for actions done and confirmations asked; otherwise
     (and for an offer stated next to a refusal) read from the behaviour's modal words (None when
     it names neither)."""
+    if goes_ahead_statement(behavior):
+        return "allowed"
     kind = statement_kind(behavior, reply)
     if kind in DENIED_KINDS:
         return "denied"
     if kind in ALLOWED_KINDS:
         return "allowed"
     return side_from_words(behavior)
+
+
+def goes_ahead_statement(behavior: str) -> bool:
+    """Whether the behaviour is the agent carrying the request forward with a question for a
+    detail (see adat.offline.statements.going_ahead)."""
+    return behavior.strip().lower().startswith(GOES_AHEAD_BEHAVIOUR)
 
 
 def side_from_words(behavior: str) -> str | None:
@@ -93,6 +103,8 @@ def criteria_for(behavior: str, side: str | None, reply: str = "") -> tuple[list
     core = behaviour_core(behavior)
     success = [f"{SAYS} {core}"]
     failure: list[str] = []
+    if goes_ahead_statement(behavior):  # the decision is to go ahead: a refusal contradicts it
+        return [*success, GOES_AHEAD], [REFUSES]
     kind = statement_kind(behavior, reply) if reply else ("refusal" if side == "denied" else "")
     if re.search(r"transferred to a human|transferring you", reply or core, re.I):
         success.append(TRANSFERS)
@@ -100,6 +112,11 @@ def criteria_for(behavior: str, side: str | None, reply: str = "") -> tuple[list
         wanted, unwanted = KIND_CRITERIA[kind]
         success.append(wanted)
         failure.append(unwanted)
+    elif side == "denied" and reply and not lang.is_question(reply) and not lang.goes_ahead(reply):
+        # A requirement stated as the answer to the request ("the new value must be a different
+        # one"), with no question or offer after it, turns the request down in other words:
+        # going ahead instead contradicts it.
+        failure.append(GOES_AHEAD)
     failure.append(f"{OPPOSITE} {core}")
     return success, failure
 

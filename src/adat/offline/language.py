@@ -56,7 +56,7 @@ COMPLETION = re.compile(
     re.IGNORECASE)
 ASKS_AUTH = re.compile(
     r"\b(authenticat\w*|verify your identity|verify who you are|confirm your identity|your email|"
-    r"zip code|e-mail address|identify you|locate your account|look up your account)\b", re.IGNORECASE)
+    r"zip code|e-?mail address|identify you|locate your account|look up your account)\b", re.IGNORECASE)
 # A zip code named in a list with the street, city or state is a part of an address, not an
 # identity detail: "give me the street address, city, state and zip code" asks for an address.
 ADDRESS_PARTS = re.compile(r"\b(?:street|city|state)\b[^.?!]{0,60}?\bzip(?:\s*code)?\b|"
@@ -73,7 +73,8 @@ ASKS_ITEMS = re.compile(r"\b(which items?|what items?|item ids?|which products?|
                         re.IGNORECASE)
 ASKS_PAYMENT = re.compile(r"\b(payment method|refund|which card|pay (?:with|for))\b",
                           re.IGNORECASE)
-ASKS_ADDRESS = re.compile(r"\b(new address|shipping address|address)\b", re.IGNORECASE)
+# (an email address is an identity detail, not an address to ship to)
+ASKS_ADDRESS = re.compile(r"\b(new address|shipping address|(?<!email )(?<!e-mail )address)\b", re.IGNORECASE)
 OFFERS_HELP = re.compile(r"\b(how can i help|what can i do for you|anything else|how may i help|"
                          r"what would you like)\b", re.IGNORECASE)
 

@@ -72,6 +72,10 @@ class Observation:
     options: dict[str, list[str]] = field(default_factory=dict)  # action verb -> quoted options offered
     conditions: list[str] = field(default_factory=list)  # condition sentences, in order heard
     available_items: list[str] = field(default_factory=list)  # item ids listed as available options
+    # action verb -> the payment method ids each of its payment questions offered
+    payment_offers: dict[str, list[set[str]]] = field(default_factory=dict)
+    # (a reply listing available options, lower case; the item ids it listed)
+    listings: list[tuple[str, list[str]]] = field(default_factory=list)
     heard: str = ""  # every agent reply, lower case (to ask whether a word was ever said)
 
     def asked_for(self, verb: str, detail: str) -> bool:
@@ -143,6 +147,8 @@ def observe(traces: list[TraceView], states: tuple[str, ...], verb_of: dict[str,
                 for detail, rx in DETAIL_ASKS.items():
                     if rx.search(questions):
                         asked.add(detail)
+                if lang.ASKS_PAYMENT.search(questions):
+                    obs.payment_offers.setdefault(verb, []).append(set(lang.PAYMENT_ID.findall(turn.text)))
                 quoted = [a or b for a, b in QUOTED.findall(turn.text)]
                 if quoted and lang.ASKS_REASON.search(turn.text):
                     known = obs.options.setdefault(verb, [])
@@ -152,6 +158,7 @@ def observe(traces: list[TraceView], states: tuple[str, ...], verb_of: dict[str,
                     obs.conditions.append(sentence)
             at = _AVAILABLE.search(turn.text)
             if at:
+                obs.listings.append((turn.text.lower(), lang.ITEM_ID.findall(turn.text[at.end():])))
                 for item in lang.ITEM_ID.findall(turn.text[at.end():]):
                     if item not in obs.available_items:
                         obs.available_items.append(item)

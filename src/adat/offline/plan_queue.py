@@ -52,7 +52,7 @@ def values(obs: Observation, facts: TesterFacts, turn: int) -> list[Plan]:
         pool = [(a, o) for a, o in facts.all_orders() if o.status == states[0]
                 and (o.items or action.target != "item")]
         pool = pool[turn % len(pool):] + pool[: turn % len(pool)] if pool else []
-        for case_fn in _cases_for(obs, action):
+        for case_fn in _cases_for(obs, action, facts):
             hit = next(((a, o, c) for a, o in pool if (c := case_fn(obs, facts, a, o)) is not None), None)
             if hit is not None:
                 account, order, (situation, strategy) = hit
@@ -62,7 +62,7 @@ def values(obs: Observation, facts: TesterFacts, turn: int) -> list[Plan]:
             if level < len(plans) for p in plans[level:level + 1]]
 
 
-def _cases_for(obs: Observation, action: Action) -> list[CaseFn]:
+def _cases_for(obs: Observation, action: Action, facts: TesterFacts) -> list[CaseFn]:
     """The value cases of the details the agent asked for with ``action``, the side a stated
     condition leaves out (a value outside the options offered, the lowest balance, ...) first."""
     asked = obs.asked.get(action.key, set())
@@ -71,16 +71,29 @@ def _cases_for(obs: Observation, action: Action) -> list[CaseFn]:
         details.append([_reason(v) for v in (OWN_REASON, *obs.options.get(action.key, [])[:2])])
     if "item" in asked or action.attribute == "items":
         # a new option is asked for only where the agent asked which option the user wants
-        details.append([_other_product, _same_item, _item_elsewhere, _two_items] if "option" in asked
-                       else [_item_elsewhere, _two_items])
+        items: list[CaseFn] = ([_other_product, _unlisted_option, _same_item, _item_elsewhere, _two_items]
+                               if "option" in asked else [_item_elsewhere, _two_items])
+        details.append(items)
     if "payment" in asked or action.attribute == "payment method":
-        details.append([_lowest_gift_card, _other_method, _paid_with, _not_on_file])
+        payment: list[CaseFn] = [_lowest_gift_card, _other_method, _paid_with, _not_on_file]
+        # The agent named fewer methods than the user has on file: one it left out comes first.
+        details.append([payment[1], payment[0], *payment[2:]] if offered_fewer(obs, action, facts) else payment)
     if ("address" in asked or action.attribute == "shipping address") and action.attribute != "items":
         details.append([_street_only, _full_address])
-    if "confirm" in asked:
-        details.append([_decline])
-    # the first case of every detail before the second of any
-    return [d[level] for level in range(max(map(len, details), default=0)) for d in details if level < len(d)]
+    # the first case of every detail before the second of any; declining the confirmation, a step
+    # every change shares, after the values of the action's own details
+    cases = [d[level] for level in range(max(map(len, details), default=0)) for d in details if level < len(d)]
+    return [*cases, _decline] if "confirm" in asked else cases
+
+
+def offered_fewer(obs: Observation, action: Action, facts: TesterFacts) -> bool:
+    """Whether a payment question of ``action`` offered only some of the methods the user has on
+    file (its options exclude the others: a value outside them is the other side)."""
+    for offered in obs.payment_offers.get(action.key, []):
+        holder = next((a for a in facts.accounts if offered and offered <= set(a.payment_methods)), None)
+        if holder is not None and not set(holder.payment_methods) <= offered:
+            return True
+    return False
 
 
 def _street_only(obs: Observation, facts: TesterFacts, account: Account, order: OrderFact) -> Case | None:
@@ -140,6 +153,23 @@ def _same_item(obs: Observation, facts: TesterFacts, account: Account, order: Or
     availability is not what decides the test."""
     same = next((i for i in order.items if i in obs.available_items), "")
     return (f"with item {same} for the very same item", f"Item: {same}. New item: {same}.") if same else None
+
+
+def _unlisted_option(obs: Observation, facts: TesterFacts, account: Account, order: OrderFact) -> Case | None:
+    """A new item of the same kind of product (from the tester facts) that the agent left out when
+    it listed that product's available options: availability is what this case tests."""
+    for mine in order.items:
+        described = facts.items.get(mine, "")
+        listed = [ids for said, ids in obs.listings if described and described.lower() in said]
+        if not listed:
+            continue
+        shown = {i for ids in listed for i in ids}
+        other = next((i for _, o in facts.all_orders() for i in o.items
+                      if i != mine and facts.items.get(i) == described and i not in shown), "")
+        if other:
+            return (f"with item {mine} for item {other} of that kind, which the agent did not list as available",
+                    f"Item: {mine}. New item: {other}.")
+    return None
 
 
 def _item_elsewhere(obs: Observation, facts: TesterFacts, account: Account, order: OrderFact) -> Case | None:

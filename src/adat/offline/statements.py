@@ -162,6 +162,42 @@ def statement_for(sentence: str, request: str, answer: str = "") -> ExtractedSta
                               supporting_turn=0)
 
 
+GOES_AHEAD = "the agent goes ahead with the request and asks:"
+
+
+def identity_given(user_text: str) -> str:
+    """How the user message identifies the user (' and identifies with ...'), or ''."""
+    if lang.EMAIL.search(user_text):
+        return " and identifies with their email"
+    if lang.ZIP.search(user_text) and re.search(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b", user_text):
+        return " and identifies with their name and zip code"
+    return ""
+
+
+OBJECTIVE_STATUS = re.compile(r"\(status: ([a-z][a-z ]*(?:\([a-z ]+\))?)\)", re.I)
+
+
+def going_ahead(reply: str, request: str, user_text: str, objective: str = "") -> ExtractedStatement | None:
+    """A reply that carries the user's request forward by asking for a detail needed to carry it
+    out is the decision the agent took on the request (the allowed side of what it checked): a
+    statement of its own, with the identity the user just gave and the state of the order the
+    session's objective names (the tester's own note of what it tried) as part of its condition."""
+    status = OBJECTIVE_STATUS.search(objective)
+    if status and "an order" in request and "an order that is" not in request:
+        request = request.replace("an order", f"an order that is {status.group(1).lower()}", 1)
+    if request == "a user makes a request" or lang.reply_kind(reply) != "ask" or not lang.goes_ahead(reply):
+        return None
+    question = next((s for s in lang.sentences(reply) if lang.is_question(s)
+                     and any(rx.search(s) for rx in lang.DETAIL_ASKS)), None)
+    if question is None:
+        return None
+    asked = lang.generalise(lang.strip_courtesy(question)).rstrip("?.! ")
+    condition = f"{request}{identity_given(user_text)}"
+    behaviour = f"{GOES_AHEAD} {asked[:1].lower()}{asked[1:]}"
+    return ExtractedStatement(text=f"When {condition}, {behaviour}?", condition=condition, behavior=behaviour,
+                              supporting_turn=0)
+
+
 def extract(inp: ExtractorInput) -> ExtractorOutput:
     """Statements from every agent reply of one trace, in turn order, without duplicates."""
     turns = inp.trace.turns
@@ -172,8 +208,9 @@ def extract(inp: ExtractorInput) -> ExtractorOutput:
             continue
         request = request_phrase(turns, index)
         answer = answer_of(turns[index - 1].text) if index > 0 and turns[index - 1].role == "user" else ""
-        for sentence in lang.sentences(turn.text):
-            statement = statement_for(sentence, request, answer)
+        before = turns[index - 1].text if index > 0 and turns[index - 1].role == "user" else ""
+        ahead = going_ahead(turn.text, request, before, inp.trace.objective)
+        for statement in [*(statement_for(s, request, answer) for s in lang.sentences(turn.text)), ahead]:
             if statement is None or statement.text.lower() in seen:
                 continue
             seen.add(statement.text.lower())
@@ -186,7 +223,8 @@ def ground(inp: GrounderInput) -> GrounderOutput:
     items: list[GroundingItem] = []
     for cand in inp.statements:
         reply = lang.generalise(cand.supporting_reply)
-        behaviour = re.sub(r"^the agent (states that |asks the user to )?", "", cand.behavior.strip(), flags=re.I)
+        behaviour = re.sub(r"^the agent (states that |asks the user to |goes ahead with the request and asks:\s*)?",
+                           "", cand.behavior.strip(), flags=re.I)
         share = lang.overlap(behaviour, reply)
         grounded = share >= GROUNDED_AT and bool(cand.supporting_reply.strip())
         strength = lang.modal_strength(cand.text)

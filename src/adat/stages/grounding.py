@@ -4,6 +4,12 @@ An LLM grounder judges, in batches (up to ``llm.concurrency`` batches at once), 
 statement is grounded in its supporting reply and how confident it is that an agent must behave
 so. Grounded statements are ranked by that confidence (descending; ties keep extraction order);
 ungrounded ones are kept with ``rank=None`` so the warehouse shows what was removed.
+
+One refinement of the paper's ranking: a statement whose behaviour repeats, word for word, the
+behaviour of a better-ranked one (the same check heard under another request: "the agent needs to
+verify the user's identity" before a cancellation, a return, an exchange ...) ranks after the
+first statement of every distinct behaviour, so the top-n plain tests spread over distinct
+behaviours before any is tested twice.
 """
 
 from __future__ import annotations
@@ -41,10 +47,24 @@ def ground_statements(cfg: RunConfig, client: Any, statements: Sequence[Statemen
     judged: list[Statement] = []
     for batch, answer in zip(batches, answers, strict=True):
         judged.extend(_apply_answers(batch, answer, counts))
-    grounded = sorted((s for s in judged if s.grounded), key=lambda s: (-s.confidence, s.extraction_order))
+    grounded = distinct_first(sorted((s for s in judged if s.grounded),
+                                     key=lambda s: (-s.confidence, s.extraction_order)))
     for rank, statement in enumerate(grounded, start=1):
         statement.rank = rank
     return grounded + [s for s in judged if not s.grounded]
+
+
+def distinct_first(ranked: Sequence[Statement]) -> list[Statement]:
+    """``ranked`` with each statement whose behaviour (case and spacing ignored) a better-ranked
+    statement already has moved after the first statement of every behaviour, order kept."""
+    seen: set[str] = set()
+    first: list[Statement] = []
+    repeats: list[Statement] = []
+    for statement in ranked:
+        behaviour = " ".join(statement.behavior.split()).casefold()
+        (repeats if behaviour and behaviour in seen else first).append(statement)
+        seen.add(behaviour)
+    return first + repeats
 
 
 def _ask_grounder(client: Any, batch: Sequence[Statement]) -> list[GroundingItem]:
