@@ -71,11 +71,12 @@ def main() -> int:
         validity = next(r for r in metric("validity_rate") if r["kind"] == "all")
         original = [r for r in metric("false_alarm_rate") if r.get("agent_variant", "original") == "original"]
         accuracy = [r for r in metric("accuracy") if r.get("agent_variant", "original") == "original"]
-        score = metric("mutation_score")[0]
+        score = next(r for r in metric("mutation_score") if r["kind"] == "fault")
         print(f"  V/C (all tests)      {validity['validity_rate']:8.3f}     ({validity['valid']} of {validity['counted']})")
         if original and accuracy:
             print(f"  original agent: FAR  {original[0]['false_alarm_rate']:8.3f}     accuracy {accuracy[0]['accuracy']:.3f}")
-        print(f"  mutation score       {score['mutation_score']:8.3f}     ({score['faults_detected']} of {score['faults']} faults)")
+        print(f"  mutation score       {score['mutation_score']:8.3f}     ({score['killed']} killed / {score['activated']} "
+              f"activated of {score['variants']} faults; not activated: {', '.join(score['not_activated']) or 'none'})")
         both = next((r for r in metric("both_sides_share") if r["kind"] == "all"), None)
         if both is not None and both["both_sides_share"] is not None:
             print(f"  both_sides_share     {both['both_sides_share']:8.3f}     ((P − U) / U, P {both['p']:.0f}, U {both['u']:.0f})")

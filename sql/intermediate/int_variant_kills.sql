@@ -10,8 +10,10 @@
 --     mutant's own probe (stg_mutants.activated).
 --   * seeded faults: base = the judged executions on the original agent; fails = an execution on
 --     the fault with the verdict 'fail' that the auditor labels TP and attributes to that fault
---     (paper §4.3). A fault has no probe run: every fault executed in the run counts as
---     activated, so its score is the paper's detected / faults.
+--     (paper §4.3). Activation: the fault's stg_mutants row (kind 'fault', written by the
+--     regression from the side log: some evaluation of its rule decided unlike the shipped rule,
+--     adat.mutation.seeded_faults); no row = not activated.
+-- Scored by metrics/mutation_score.sql (MS = killed / activated, both kinds).
 with spec_base as (
     select run_id, test_id, k as base_runs, pass_k as base_pass_all
     from int_spec_test_reruns
@@ -48,8 +50,10 @@ pairs as (
     join stg_mutants as m on m.run_id = v.run_id and m.mutant_id = v.variant
     left join spec_base as b on b.run_id = v.run_id and b.test_id = v.test_id
     union all
-    select v.run_id, v.variant, 'fault', true, v.test_id, b.base_runs, b.base_pass_all, v.variant_failed
+    select v.run_id, v.variant, 'fault', coalesce(m.activated, false), v.test_id, b.base_runs, b.base_pass_all,
+           v.variant_failed
     from fault_variant as v
+    left join stg_mutants as m on m.run_id = v.run_id and m.mutant_id = v.variant and m.kind = 'fault'
     left join fault_base as b on b.run_id = v.run_id and b.test_id = v.test_id
 )
 select

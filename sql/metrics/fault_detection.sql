@@ -10,10 +10,12 @@
 -- "Every" rather than "some" on the original: a test that also fails on the original does not
 -- separate the faulty agent from it. tests_run counts distinct tests executed on F. The rule is
 -- mutation testing's one kill rule, intermediate/int_variant_kills.sql (kind 'fault'), shared
--- with mutation_score and TDAD's tdad_mutation_score.
+-- with TDAD's prompt mutants. activated: the side log shows F's rule deciding unlike the shipped
+-- rule in one of these executions; mutation_score.sql scores only activated faults.
 select
     run_id,
     variant as fault,
+    bool_or(activated) as activated,
     count(*) as tests_run,
     count(*) filter (where kills) as detecting_tests,
     bool_or(kills) as detected

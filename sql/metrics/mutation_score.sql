@@ -1,27 +1,43 @@
--- mutation_score: detected seeded faults over the faults run (paper §4.3, RQ4).
--- grain: one row per run_id (runs that executed at least one faulty variant)
--- inputs: int_variant_kills
+-- mutation_score: MS = killed / activated variants, one formula for TDAD prompt mutants and seeded faults.
+-- grain: one row per run_id and kind ('prompt' | 'fault') that has variants in stg_mutants
+-- inputs: stg_mutants, int_variant_kills
 -- params: run_id, faults
--- faults: comma-separated fault ids to count (`adat regress --fault X`); null = every fault run.
--- Detection as in fault_detection.sql (the per-fault table): pass on the original, fail on the
--- faulty agent, auditor label TP with attributed_fault = the fault -- mutation testing's one kill
--- rule (intermediate/int_variant_kills.sql, kind 'fault'; TDAD's prompt mutants use the same
--- view). faults = distinct agent_variant <> 'original' executed in the run (each counts as
--- activated); a fault the run never executed is not in the denominator. detected_faults lists
--- the detected fault ids.
-with per_fault as (
-    select run_id, variant as fault, bool_or(kills) as detected
+-- faults: comma-separated variant ids to count (`adat regress --fault X`); null = every variant.
+-- A variant is a stg_mutants row: a prompt mutant of a TDAD intent, or a seeded fault the
+-- regression ran. Activated: its probe's predicates held on it and not on the base (a prompt
+-- mutant: its activation probe; a fault: the side log of the suite run on it shows its rule
+-- decided unlike the shipped rule -- adat.mutation). Killed: some test kills it in
+-- int_variant_kills, mutation testing's one kill rule (fails on the variant, passed on the base
+-- in every run there). Variants that were not activated are never scored: not_activated names
+-- them; survivors names the activated, unkilled ones; killed_variants the killed ones.
+-- mutation_score is NULL when nothing was activated.
+with variants as (
+    select run_id, mutant_id as variant, kind, activated
+    from stg_mutants
+    where ($run_id is null or run_id = $run_id)
+      and ($faults is null or list_contains(string_split($faults, ','), mutant_id))
+),
+killed as (
+    select run_id, variant, bool_or(kills) as killed
     from int_variant_kills
-    where kind = 'fault' and ($run_id is null or run_id = $run_id)
-      and ($faults is null or list_contains(string_split($faults, ','), variant))
     group by run_id, variant
+),
+per_variant as (
+    select v.run_id, v.variant, v.kind, v.activated, coalesce(k.killed, false) as killed
+    from variants as v
+    left join killed as k on k.run_id = v.run_id and k.variant = v.variant
 )
 select
     run_id,
-    count(*) as faults,
-    count(*) filter (where detected) as faults_detected,
-    cast(count(*) filter (where detected) as double) / count(*) as mutation_score,
-    coalesce(list(fault order by fault) filter (where detected), []) as detected_faults
-from per_fault
-group by run_id
-order by run_id
+    kind,
+    count(*) as variants,
+    count(*) filter (where activated) as activated,
+    count(*) filter (where activated and killed) as killed,
+    cast(count(*) filter (where activated and killed) as double)
+        / nullif(count(*) filter (where activated), 0) as mutation_score,
+    coalesce(list(variant order by variant) filter (where activated and killed), []) as killed_variants,
+    coalesce(list(variant order by variant) filter (where activated and not killed), []) as survivors,
+    coalesce(list(variant order by variant) filter (where not activated), []) as not_activated
+from per_variant
+group by run_id, kind
+order by run_id, kind

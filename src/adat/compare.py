@@ -213,8 +213,8 @@ def _rq4(m: _Metrics, info: dict[str, _RunInfo]) -> pd.DataFrame:
             rows.append(row)
         rows.append({"run_id": r, "method": run.method, "fault": "all" if faults else MISSING,
                      "tests run": None, **totals,
-                     "detected": m.get("mutation_score", "faults_detected", r),
-                     "MS %": _pct(m.get("mutation_score", "mutation_score", r))})
+                     "detected": m.get("mutation_score", "killed", r, kind="fault"),
+                     "MS %": _pct(m.get("mutation_score", "mutation_score", r, kind="fault"))})
     return pd.DataFrame(rows, columns=["run_id", "method", "fault", "tests run", *labels, "detected", "MS %"])
 
 

@@ -217,8 +217,10 @@ class RuleEvent(Record):
     session_id: str
     agent_variant: str = "original"
     rule_id: str
-    side: Side
+    side: Side = Field(description="the side of the boundary under the shipped rule")
     turn: int = Field(description="0-based index of the user turn that triggered the evaluation")
+    decision: Side | None = Field(None, description="the side this agent variant took (differs from side where "
+                                                    "a seeded fault flipped the rule); None: not reported")
 
 
 class LLMCall(Record):

@@ -103,8 +103,9 @@ def test_print_evaluation_reports_the_sql_metrics(evaluated):
     for heading in ("V/C", "V_E/C", "U —", "P —", "Execution labels", "FAR", "Accuracy", "detection per fault",
                     "Mutation score"):
         assert heading in text
-    assert metrics["mutation_score"] == [{"run_id": RUN, "faults": 2, "faults_detected": 2, "mutation_score": 1.0,
-                                          "detected_faults": FAULTS}]
+    assert metrics["mutation_score"] == [{"run_id": RUN, "kind": "fault", "variants": 2, "activated": 2, "killed": 2,
+                                          "mutation_score": 1.0, "killed_variants": FAULTS, "survivors": [],
+                                          "not_activated": []}]
     validity = {r["kind"]: r["validity_rate"] for r in metrics["validity_rate"] or []}
     assert validity["all"] == pytest.approx(2 / 3)
     assert {r["fault"]: r["detected"] for r in metrics["fault_detection"] or []} == dict.fromkeys(FAULTS, True)

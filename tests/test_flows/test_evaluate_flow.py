@@ -66,8 +66,9 @@ def test_report_prints_the_sql_metrics(evaluated):
         assert heading in text, heading
     assert sorted(r["fault"] for r in metrics["fault_detection"] or []) == FAULTS
     (score,) = metrics["mutation_score"] or []
-    assert score["faults"] == len(FAULTS)
-    assert score["mutation_score"] == score["faults_detected"] / len(FAULTS)
+    assert score["kind"] == "fault" and score["variants"] == len(FAULTS)
+    assert score["activated"] + len(score["not_activated"]) == len(FAULTS)
+    assert score["mutation_score"] == score["killed"] / score["activated"]
 
 
 def test_second_evaluation_is_served_from_the_cache(evaluated):
@@ -87,5 +88,5 @@ def test_regress_flow_adds_a_fault_to_the_audited_suite(evaluated):
     metrics = print_evaluation(Console(file=io.StringIO(), width=200), cfg, result)
     assert [r["fault"] for r in metrics["fault_detection"] or []] == ["refund_any_method"]
     (score,) = metrics["mutation_score"] or []
-    assert score["faults"] == 1
+    assert score["variants"] == 1
     assert {r["agent_variant"] for r in metrics["false_alarm_rate"] or []} == {"original", "refund_any_method"}

@@ -60,7 +60,7 @@ def test_spec_suite_v1_then_v2_offline(prefect_harness, tmp_path: Path) -> None:
     assert vpr[0]["iteration"] == 0 and first.start == "seed" and first.candidate_digest == SEED.digest()
     assert vpr[-1]["vpr"] >= vpr[0]["vpr"]  # promotion never lowers the visible pass count
     assert m1["tdad_hidden_pass_rate"] and m1["tdad_pass_k"][0]["k"] == 2
-    assert m1["tdad_mutation_score"][0]["mutants"] == 1
+    assert m1["mutation_score"][0]["variants"] == 1
     # v2 starts from v1's compiled prompt and reruns the v1 tests whose clauses it keeps
     start_v2 = read_records(root, "compile_iterations", run_id=v2)[0]
     assert start_v2.start == v1 and start_v2.candidate_digest == vpr[-1]["in_effect_digest"]

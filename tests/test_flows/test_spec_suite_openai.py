@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from adat.config import ROLES
-from adat.warehouse import build_catalog, read_records, run_query
+from adat.warehouse import build_catalog, declared_params, read_records, run_query
 from tests.support.chat_server import ChatServer, Reply
 from tests.test_sql.conftest import SQL_DIR
 from tests.test_tdad.loop_fakes import LIBRARY_SPEC, SEED
@@ -106,13 +106,14 @@ def test_spec_run_with_every_role_on_the_openai_provider(tmp_path: Path) -> None
     db = build_catalog(root, SQL_DIR)
 
     def metric(name: str) -> list[dict[str, Any]]:
-        return run_query(db, SQL_DIR / "metrics" / f"{name}.sql", {"run_id": "spec-openai"}).to_pylist()
+        path = SQL_DIR / "metrics" / f"{name}.sql"
+        return run_query(db, path, {**dict.fromkeys(declared_params(path)), "run_id": "spec-openai"}).to_pylist()
 
     vpr = metric("tdad_vpr_by_iteration")
     assert [r["vpr"] for r in vpr] == [0.0, 1.0]  # the seed never looks the member up; one edit fixes it
     assert metric("tdad_hidden_pass_rate")[0]["hpr"] == 1.0
-    ms = metric("tdad_mutation_score")[0]
-    assert (ms["activated"], ms["killed"], ms["mutation_score"]) == (1, 1, 1.0)
+    (ms,) = metric("mutation_score")
+    assert (ms["kind"], ms["activated"], ms["killed"], ms["mutation_score"]) == ("prompt", 1, 1, 1.0)
     assert metric("tdad_pass_k")[0]["k"] == 2
     assert "VPR per compile iteration" in proc.stdout and "MS: 100%" in proc.stdout
     assert "sk-local-test" not in proc.stdout + proc.stderr

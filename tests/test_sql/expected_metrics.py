@@ -23,6 +23,9 @@ from __future__ import annotations
 
 from tests.test_sql.rows import Case
 
+MS_COLUMNS = ("run_id", "kind", "variants", "activated", "killed", "mutation_score", "killed_variants", "survivors",
+              "not_activated")
+
 EXPECTED: dict[str, list[Case]] = {
     "run_llm_calls": [Case(
         ("run_id", "role", "provider_model", "calls", "errors"),
@@ -165,25 +168,26 @@ EXPECTED: dict[str, list[Case]] = {
     # F1: s1 passes on original, fails on F1, TP attributed to F1 -> detects (s2's TP has no
     #     attributed fault). F2: s2's TP is attributed to F1; s4 fails on the original too.
     # F3: no fail. F4: s3 passes on original, fails on F4, TP attributed to F4 (hidden or not).
+    # activated (the regression's mutants row, from the side log): F1 F2 F4; F3's rule never
+    # decided unlike the shipped rule.
     "fault_detection": [Case(
-        ("run_id", "fault", "tests_run", "detecting_tests", "detected"),
-        [("r2", "F1", 3, 1, True),      # s1 s2 s3 run; s1 detects
-         ("r2", "F2", 3, 0, False),     # s1 s2 s4
-         ("r2", "F3", 2, 0, False),     # s1 s2
-         ("r2", "F4", 2, 1, True)], {"faults": None}),
-        Case(("run_id", "fault", "tests_run", "detecting_tests", "detected"),   # adat regress --fault F1 --fault F3
-             [("r2", "F1", 3, 1, True), ("r2", "F3", 2, 0, False)], {"faults": "F1,F3"})],
+        ("run_id", "fault", "activated", "tests_run", "detecting_tests", "detected"),
+        [("r2", "F1", True, 3, 1, True),      # s1 s2 s3 run; s1 detects
+         ("r2", "F2", True, 3, 0, False),     # s1 s2 s4
+         ("r2", "F3", False, 2, 0, False),    # s1 s2
+         ("r2", "F4", True, 2, 1, True)], {"faults": None}),
+        Case(("run_id", "fault", "activated", "tests_run", "detecting_tests", "detected"),  # --fault F1 --fault F3
+             [("r2", "F1", True, 3, 1, True), ("r2", "F3", False, 2, 0, False)], {"faults": "F1,F3"})],
+    # One formula for both kinds (killed / activated). Faults: F1 F4 killed, F2 activated but not
+    # killed, F3 not activated (not scored) -> 2 / 3. Prompt mutants (tdad_tables): M1 killed by
+    # a1 (TTT on the base); M2's failures are a2 (flaky on the base) and a3 (fails on the base):
+    # no kill; M3 fails nothing; M4 not activated: not scored -> 1 / 3. r1 has no variant: no row.
     "mutation_score": [Case(
-        ("run_id", "faults", "faults_detected", "mutation_score", "detected_faults"),
-        [("r2", 4, 2, 2 / 4, ["F1", "F4"])], {"faults": None}),   # r1 ran no faulty variant: no row
-        Case(("run_id", "faults", "faults_detected", "mutation_score", "detected_faults"),
-             [("r2", 2, 1, 1 / 2, ["F1"])], {"faults": "F1,F3"})],   # only the faults asked for
-    # activated (a verdict differs from the original's on the same test): F1 (s1, s2 flip),
-    # F2 (s2 flips), F4 (s3 flips); F3 never differs. Killed (a non-hidden test passes on the
-    # original and fails on the mutant): F1 by s1, F2 by s2; F4 only flips hidden s3 -> survives.
-    "mutation_score_activated": [Case(
-        ("run_id", "mutants", "activated", "killed", "mutation_score", "survivors"),
-        [("r2", 4, 3, 2, 2 / 3, ["F4"])])],
+        MS_COLUMNS,
+        [("r2", "fault", 4, 3, 2, 2 / 3, ["F1", "F4"], ["F2"], ["F3"]),
+         ("r2", "prompt", 4, 3, 1, 1 / 3, ["M1"], ["M2", "M3"], ["M4"])], {"faults": None}),
+        Case(MS_COLUMNS, [("r2", "fault", 2, 1, 1, 1.0, ["F1"], [], ["F3"])],
+             {"faults": "F1,F3"})],   # only the variants asked for
     "visible_pass_rate": [Case(
         ("run_id", "agent_variant", "tests", "executions", "passed", "visible_pass_rate"),
         [("r2", "original", 2, 2, 2, 1.0),   # s1 pass, s2 pass
@@ -273,9 +277,4 @@ EXPECTED: dict[str, list[Case]] = {
         ("run_id", "scope", "test_id", "split", "k", "passes", "pass_rate"),
         [("r2", "suite", "a2", "visible", 3, 2, 2 / 3),
          ("r2", "suite", "h2", "hidden", 3, 2, 2 / 3)])],
-    # M1 killed by a1 (TTT on the base); M2's failures are a2 (flaky on the base) and a3 (fails on
-    # the base): no kill; M3 fails nothing; M4 not activated: not scored. MS = 1 / 3.
-    "tdad_mutation_score": [Case(
-        ("run_id", "mutants", "activated", "killed", "mutation_score", "survivors", "not_activated"),
-        [("r2", 4, 3, 1, 1 / 3, ["M2", "M3"], ["M4"])])],
 }

@@ -224,6 +224,9 @@ def r2_tables() -> dict[str, list]:
         "execution_labels": [exec_label(r, eid, runs[eid][0], value, runs[eid][1], fault)
                              for eid, (value, fault) in labels.items()],
         "llm_calls": [call(r, "c8", "judge", "openai/gpt-x", 300, 30, 0.003)],
+        # the regressions' activation rows: F3's rule never decided unlike the shipped rule
+        "mutants": [MutantRow(run_id=r, mutant_id=f, kind="fault", intent=f"R_{f}", activated=f != "F3",
+                              activation_attempts=1, probe_holds_on_base=False) for f in ("F1", "F2", "F3", "F4")],
     }
 
 
@@ -283,7 +286,10 @@ def tdad_tables(r: str) -> dict[str, list]:
 
 def write_metrics_fixture(root: Path) -> Path:
     """Write runs r1 and r2 under ``root`` (a warehouse data root) and return it."""
-    for run_id, tables in (("r1", r1_tables()), ("r2", {**r2_tables(), **tdad_tables("r2")})):
+    r2, tdad = r2_tables(), tdad_tables("r2")
+    for table, records in tdad.items():  # a table both parts of r2 write (mutants) holds both
+        r2[table] = r2.get(table, []) + records
+    for run_id, tables in (("r1", r1_tables()), ("r2", r2)):
         for table, records in tables.items():
             write_records(root, table, records, run_id=run_id)
     return root

@@ -52,7 +52,9 @@ def _score(tmp_path: Path, agent: ClauseReadingAgent, pack: MutationPack) -> dic
     write_records(root, "mutant_results", out.results, run_id="r1")
     write_records(root, "spec_reruns", rerun_suite(COMPILED, visible, agent, k=3, run_id="r1", scope="suite"), run_id="r1")
     db = build_catalog(root, SQL_DIR)
-    return run_query(db, SQL_DIR / "metrics" / "tdad_mutation_score.sql", {"run_id": "r1"}).to_pylist()[0]
+    (row,) = run_query(db, SQL_DIR / "metrics" / "mutation_score.sql", {"run_id": "r1", "faults": None}).to_pylist()
+    assert row["kind"] == "prompt"
+    return row
 
 
 def test_offline_mutationsmith_removes_the_clause_the_intent_is_about(tmp_path: Path) -> None:
@@ -90,7 +92,7 @@ def test_probe_takes_the_fixtures_of_the_closest_visible_test() -> None:
 
 def test_activated_mutant_is_killed_and_a_non_activated_one_is_not_scored(tmp_path: Path) -> None:
     row = _score(tmp_path, ClauseReadingAgent(), _pack(SKIP_LOOKUP, SILENT))
-    assert (row["mutants"], row["activated"], row["killed"], row["mutation_score"]) == (2, 1, 1, 1.0)
+    assert (row["variants"], row["activated"], row["killed"], row["mutation_score"]) == (2, 1, 1, 1.0)
     assert row["survivors"] == [] and row["not_activated"] == ["NEVER_SHOWS"]
 
 

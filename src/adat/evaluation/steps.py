@@ -19,7 +19,7 @@ from adat.evaluation.groupings import llm_groupings, reference_groupings
 from adat.evaluation.labels import Compliance, paper_label, reference_compliance
 from adat.evaluation.regression import fault_ids, regression_test_ids
 from adat.pipeline.context import RunContext, StepResult
-from adat.records import AuditLabel, Execution, ExecutionLabel, TestCase, Verdict
+from adat.records import AuditLabel, Execution, ExecutionLabel, RuleEvent, TestCase, Verdict
 
 REFERENCE_LABELLER = "reference/replay"
 
@@ -176,8 +176,30 @@ def regression_step(cfg: RunConfig, run_id: str, fault: str, original_replays: l
     # may select fewer tests) and touches no other variant's
     execution_step(cfg, run_id, kind="all", fault=fault, test_ids=selected, progress=progress)
     labelled = labelling_step(cfg, run_id, variant=fault, original_replays=original_replays)
-    return StepResult(digest=labelled.digest, run_id=run_id, step=f"regression:{fault}",
-                      tables={"executions": len(selected)}, counts={"tests": float(len(selected)), **labelled.counts})
+    activated = fault_activation_step(cfg, run_id, fault, selected)
+    return StepResult(digest=labelled.digest + activated.digest, run_id=run_id, step=f"regression:{fault}",
+                      tables={"executions": len(selected), "mutants": 1},
+                      counts={"tests": float(len(selected)), **labelled.counts, **activated.counts})
+
+
+def fault_activation_step(cfg: RunConfig, run_id: str, fault: str, test_ids: list[str]) -> StepResult:
+    """The fault's ``mutants`` row (kind 'fault', owner ``activation.<fault>``): activated when the
+    side log of its executions shows its rule decided unlike the shipped rule, and the original
+    agent's executions of the same tests do not (:mod:`adat.mutation.seeded_faults`)."""
+    from adat.agents.reference.faults import load_fault
+    from adat.mutation import activate_fault, fault_mutant_row
+
+    ctx = RunContext(cfg, run_id)
+    rule = load_fault(fault).rule
+    wanted = set(test_ids)
+    sessions = {(e.agent_variant, e.session_id) for e in cast(list[Execution], ctx.read("executions"))
+                if e.test_id in wanted and e.agent_variant in ("original", fault)}
+    events = [e for e in cast(list[RuleEvent], ctx.read("rule_events")) if (e.agent_variant, e.session_id) in sessions]
+    activation = activate_fault(fault, rule, [e for e in events if e.agent_variant == fault],
+                                [e for e in events if e.agent_variant == "original"])
+    ctx.write("mutants", [fault_mutant_row(run_id, fault, rule, activation)], owner=f"activation.{fault}")
+    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step=f"activation:{fault}",
+                      tables={"mutants": 1}, counts={"activated": float(activation.activated)})
 
 
 def evaluation_faults(cfg: RunConfig, requested: list[str] | None = None) -> list[str]:
@@ -248,6 +270,5 @@ def _llm_labeller(ctx: RunContext, run_id: str, variant: str) -> Labeller:
     return label
 
 
-__all__ = ["Compliance", "audit_step", "catalog_step", "evaluation_faults", "grouping_step", "labelling_step",
-           "original_replays_step",
-           "regression_step", "suite_fingerprint", "supports_faults", "uses_reference_auditor"]
+__all__ = ["Compliance", "audit_step", "catalog_step", "evaluation_faults", "fault_activation_step", "grouping_step",
+           "labelling_step", "original_replays_step", "regression_step", "suite_fingerprint", "supports_faults", "uses_reference_auditor"]

@@ -151,13 +151,17 @@ class RunContext:
         """The evaluation-only side log of a reference target for these sessions (empty otherwise)."""
         if not isinstance(target, SideLogged):
             return []
+        decisions = getattr(target, "decisions", None)
         events: list[RuleEvent] = []
         for item in sessions:
             if not item.session_id:
                 continue
-            for rule_id, side, turn in target.side_log(item.session_id):
+            logged = target.side_log(item.session_id)
+            taken = [d[1] for d in decisions(item.session_id)] if callable(decisions) else [None] * len(logged)
+            for (rule_id, side, turn), decision in zip(logged, taken, strict=True):
                 events.append(RuleEvent(run_id=self.run_id, session_id=item.session_id, agent_variant=variant,
-                                        rule_id=rule_id, side=side, turn=turn))  # type: ignore[arg-type]
+                                        rule_id=rule_id, side=side, turn=turn,  # type: ignore[arg-type]
+                                        decision=decision))  # type: ignore[arg-type]
         return events
 
     # --- runs table ----------------------------------------------------------------------

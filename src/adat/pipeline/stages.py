@@ -65,7 +65,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           uses_target=True),
     Stage("regression", f"{_E}:regression_step", ("judge", "auditor_execution", "auditor_attribution"),
           ("tests", "audit_labels"), ("executions[fault]", "verdicts[fault]", "rule_events[fault]",
-                                      "execution_labels[fault]"), ("audit", "original-replays"), uses_target=True),
+                                      "execution_labels[fault]", "mutants[fault]"), ("audit", "original-replays"), uses_target=True),
     Stage("copy-source-run", f"{_B}:copy_source_step", (), ("traces[source]", "statements[source]"),
           ("traces", "rule_events", "statements", "groundings", "tests[kind=plain]", "instructions")),
     Stage("agenteval-generation", f"{_B}:agenteval_generation_step", ("agenteval_perturb",), ("traces",),

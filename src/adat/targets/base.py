@@ -28,5 +28,9 @@ class SideLogged(Protocol):
     """
 
     def side_log(self, session_id: str) -> list[tuple[str, str, int]]:
-        """(rule_id, side 'allowed'|'denied', user-turn index) evaluated in the session."""
+        """(rule_id, side 'allowed'|'denied', user-turn index) evaluated in the session.
+
+        A target may also have ``decisions(session_id)``: the same triples with the side the agent
+        variant took (a seeded fault's flip shows there); without it the decisions go unreported.
+        """
         ...

@@ -15,20 +15,25 @@ from rich.console import Console
 from adat.config import RunConfig, adat_home
 
 #: metric file -> what the summary calls it
-SPEC_METRICS = ("tdad_test_counts", "tdad_vpr_by_iteration", "tdad_hidden_pass_rate", "tdad_mutation_score",
+SPEC_METRICS = ("tdad_test_counts", "tdad_vpr_by_iteration", "tdad_hidden_pass_rate", "mutation_score",
                 "tdad_surs", "tdad_pass_k", "tdad_flaky_tests")
 
 
 def spec_metrics(cfg: RunConfig, run_id: str, sql_dir: Path | None = None) -> dict[str, list[dict[str, Any]]]:
     """Metric name -> its rows for ``run_id``."""
-    from adat.warehouse import build_catalog, catalog_is_stale, catalog_path, run_query
+    from adat.warehouse import build_catalog, catalog_is_stale, catalog_path, declared_params, run_query
 
     sql_dir = sql_dir or adat_home() / "sql"
     root = cfg.data_path()
     if catalog_is_stale(root, sql_dir):
         build_catalog(root, sql_dir)
-    return {name: run_query(catalog_path(root), sql_dir / "metrics" / f"{name}.sql", {"run_id": run_id}).to_pylist()
-            for name in SPEC_METRICS}
+    out = {}
+    for name in SPEC_METRICS:
+        path = sql_dir / "metrics" / f"{name}.sql"
+        rows = run_query(catalog_path(root), path, {**dict.fromkeys(declared_params(path)), "run_id": run_id})
+        # mutation_score scores every kind of variant; a spec suite's are its prompt mutants
+        out[name] = [r for r in rows.to_pylist() if r.get("kind", "prompt") == "prompt"]
+    return out
 
 
 def _pct(value: Any) -> str:
@@ -55,10 +60,10 @@ def summary_lines(run_id: str, m: dict[str, list[dict[str, Any]]], *, offline: b
                      + (" …" if len(last["failing"]) > len(shown) else ""))
     hpr = (m["tdad_hidden_pass_rate"] or [{}])[0]
     lines.append(f"- HPR: {_pct(hpr.get('hpr'))} ({hpr.get('hidden_passed', 0)}/{hpr.get('hidden_tests', 0)})")
-    ms = m["tdad_mutation_score"][0] if m["tdad_mutation_score"] else None
+    ms = m["mutation_score"][0] if m["mutation_score"] else None
     if ms:
         lines.append(f"- MS: {_pct(ms['mutation_score'])} ({ms['killed']} killed / {ms['activated']} activated of "
-                     f"{ms['mutants']}); survivors: {', '.join(ms['survivors']) or 'none'}; "
+                     f"{ms['variants']}); survivors: {', '.join(ms['survivors']) or 'none'}; "
                      f"not activated (not scored): {', '.join(ms['not_activated']) or 'none'}")
     surs = m["tdad_surs"][0] if m["tdad_surs"] else None
     if surs:

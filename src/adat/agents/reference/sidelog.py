@@ -34,5 +34,5 @@ class SideLog:
     def rule_events(self, run_id: str, session_id: str, agent_variant: str = "original") -> list[RuleEvent]:
         """The log as :class:`adat.records.RuleEvent` rows."""
         return [RuleEvent(run_id=run_id, session_id=session_id, agent_variant=agent_variant, rule_id=rule_id,
-                          side=side, turn=turn)  # type: ignore[arg-type]
-                for rule_id, side, turn in self.events]
+                          side=side, turn=turn, decision=taken)  # type: ignore[arg-type]
+                for (rule_id, side, turn), (_, taken, _) in zip(self.events, self.decisions, strict=True)]
