@@ -11,19 +11,16 @@ apology, and the step cap is recorded on the session.
 
 from __future__ import annotations
 
-import itertools
 import json
 import logging
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict
-
 from adat.domains.retail import RetailDB, RetailTools, default_db_path, default_policy_path
-from adat.errors import TargetError, ToolError, UserError
-from adat.llm.types import LLMError, LLMResponse, ToolCall
+from adat.errors import ToolError, UserError
+from adat.llm.types import ToolCall
+from adat.targets.hosting import HostedSessions, HostedToolCall, assistant_tool_message
 from adat.targets.policy_faults import apply_fault
 
 if TYPE_CHECKING:
@@ -46,19 +43,6 @@ def system_prompt(policy_text: str) -> str:
     return f"{PREAMBLE}\n\n<policy>\n{policy_text.strip()}\n</policy>"
 
 
-class HostedToolCall(BaseModel):
-    """One tool call the model made (evaluation only; the tester never sees it)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    turn: int  # index of the user message it answered, from 0
-    step: int  # model call within that turn, from 0
-    name: str
-    arguments: str  # exactly as the model wrote them
-    output: str  # the tool's result, or the error text shown to the model
-    error: bool
-
-
 @dataclass
 class _Session:
     db: RetailDB
@@ -69,7 +53,7 @@ class _Session:
     turn: int = 0
 
 
-class LLMAgent:
+class LLMAgent(HostedSessions[_Session]):
     """Hosts an LLM agent: policy as system prompt, retail tools as OpenAI function tools.
 
     Thread-safe across sessions; one session must not be invoked concurrently (the HTTP server
@@ -78,11 +62,10 @@ class LLMAgent:
 
     def __init__(self, client: LLMClient, *, model: str, policy: str | None = None,
                  database: str | None = None, fault: str | None = None, max_steps: int = 12) -> None:
-        self.client = client
-        self.model = model
+        super().__init__(client, model=model, agent_id=f"llm-agent:{model}" + (f"+{fault}" if fault else ""),
+                         prefix="llm")
         self.fault = fault
         self.max_steps = max_steps
-        self.agent_id = f"llm-agent:{model}" + (f"+{fault}" if fault else "")
         policy_path = Path(policy) if policy else default_policy_path()
         if not policy_path.is_file():
             raise UserError("policy document not found", file=str(policy_path), field="target.policy",
@@ -94,18 +77,12 @@ class LLMAgent:
         self._system = system_prompt(policy_text)
         self._db = RetailDB.load(Path(database) if database else default_db_path())
         self._tool_schemas = RetailTools(self._db).schemas()  # schemas only; never called
-        self._sessions: dict[str, _Session] = {}
-        self._lock = threading.Lock()
-        self._ids = itertools.count(1)
 
     def reset(self) -> str:
         """A new session: a fresh copy of the database and an empty conversation."""
         db = self._db.copy_fresh()
-        session = _Session(db=db, tools=RetailTools(db), messages=[{"role": "system", "content": self._system}])
-        with self._lock:
-            session_id = f"llm-{next(self._ids)}"
-            self._sessions[session_id] = session
-        return session_id
+        return self._add_session(_Session(db=db, tools=RetailTools(db),
+                                          messages=[{"role": "system", "content": self._system}]))
 
     def invoke(self, session_id: str, user_message: str) -> str:
         """Answer one user message, running the model's tool calls until it writes a reply."""
@@ -114,12 +91,12 @@ class LLMAgent:
         session.turn += 1
         session.messages.append({"role": "user", "content": user_message})
         for step in range(self.max_steps):
-            response = self._call_model(session)
+            response = self._chat(AGENT_ROLE, session.messages, self._tool_schemas)
             if not response.tool_calls:
                 reply = response.content or ""
                 session.messages.append({"role": "assistant", "content": reply})
                 return reply
-            session.messages.append(_assistant_tool_message(response))
+            session.messages.append(assistant_tool_message(response))
             for call in response.tool_calls:
                 output, error = self._execute(session, call)
                 session.calls.append(HostedToolCall(turn=turn, step=step, name=call.name,
@@ -151,18 +128,6 @@ class LLMAgent:
 
     # -- internals --------------------------------------------------------------------------
 
-    def _session(self, session_id: str) -> _Session:
-        try:
-            return self._sessions[session_id]
-        except KeyError:
-            raise TargetError(f"{self.agent_id}: unknown session {session_id!r}") from None
-
-    def _call_model(self, session: _Session) -> LLMResponse:
-        try:
-            return self.client.chat(AGENT_ROLE, list(session.messages), model=self.model, tools=self._tool_schemas)
-        except LLMError as exc:
-            raise TargetError(f"{self.agent_id}: model call failed: {' '.join(str(exc).split())}") from exc
-
     def _execute(self, session: _Session, call: ToolCall) -> tuple[str, bool]:
         """Run one tool call; a bad call returns its error text for the model instead of raising."""
         try:
@@ -176,13 +141,3 @@ class LLMAgent:
         except ToolError as exc:
             return f"Error: {exc}", True
 
-
-def _assistant_tool_message(response: LLMResponse) -> dict[str, Any]:
-    return {
-        "role": "assistant",
-        "content": response.content,
-        "tool_calls": [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-            for c in response.tool_calls
-        ],
-    }

@@ -1,7 +1,8 @@
 """The spec agent: an llm-agent whose prompt is a compiled artifact and whose tools are fixtures.
 
-It is the llm-agent host of :mod:`adat.targets.llm_agent` (same ``reset`` / ``invoke`` target
-interface, same tool loop, same :class:`HostedToolCall` log) with three differences a spec
+It is an llm-agent host like :mod:`adat.targets.llm_agent` (same ``reset`` / ``invoke`` target
+interface, same session store and model call, :class:`adat.targets.hosting.HostedSessions`, same
+:class:`HostedToolCall` log) with three differences a spec
 demands: the system prompt and the tool descriptions come from a :class:`PromptArtifact`; each
 tool is bound to the test's deterministic fixture (its output, or a failure such as ``timeout``
 / ``not_found``, optionally only for the first n calls); and a turn ends when the model calls
@@ -12,18 +13,15 @@ text instead, or calls ``respond`` more than once, fails that turn (the runner c
 
 from __future__ import annotations
 
-import itertools
 import json
-import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import jsonschema
 
-from adat.errors import TargetError
-from adat.llm.types import LLMError, LLMResponse, ToolCall
-from adat.targets.llm_agent import HostedToolCall, _assistant_tool_message
+from adat.llm.types import ToolCall
+from adat.targets.hosting import HostedSessions, HostedToolCall, assistant_tool_message
 from adat.tdad.artifact import PromptArtifact
 from adat.tdad.spec_model import RESPOND_TOOL, Spec
 from adat.tdad.tests_model import ObservedToolCall, SpecTurn, ToolFixture
@@ -45,31 +43,23 @@ class _Session:
     turn: int = 0
 
 
-class SpecAgentHost:
+class SpecAgentHost(HostedSessions[_Session]):
     """Hosts a spec's agent for one test (fixtures bound at construction)."""
 
     def __init__(self, client: LLMClient, *, model: str, spec: Spec, artifact: PromptArtifact,
                  fixtures: list[ToolFixture], max_steps: int = 8, cache_tag: str = "") -> None:
-        self.client = client
-        self.model = model
+        super().__init__(client, model=model, agent_id=f"spec-agent:{model}", prefix="spec")
         self.spec = spec
         self.artifact = artifact
         self.max_steps = max_steps
         self.cache_tag = cache_tag
-        self.agent_id = f"spec-agent:{model}"
         self._fixtures = {f.tool: f for f in fixtures}
         self._tools = [{"type": "function", "function": {
             "name": t.name, "description": artifact.description(t.name), "parameters": t.input_schema}}
             for t in spec.tools]
-        self._sessions: dict[str, _Session] = {}
-        self._lock = threading.Lock()
-        self._ids = itertools.count(1)
 
     def reset(self) -> str:
-        with self._lock:
-            session_id = f"spec-{next(self._ids)}"
-            self._sessions[session_id] = _Session(messages=[{"role": "system", "content": self.artifact.system_prompt}])
-        return session_id
+        return self._add_session(_Session(messages=[{"role": "system", "content": self.artifact.system_prompt}]))
 
     def invoke(self, session_id: str, user_message: str) -> str:
         """Run one user turn until ``respond`` is called; the reply is its ``user_message``."""
@@ -79,12 +69,12 @@ class SpecAgentHost:
         s.responds[turn] = []
         s.messages.append({"role": "user", "content": user_message})
         for step in range(self.max_steps):
-            response = self._call_model(s, turn, step)
+            response = self._chat(SPEC_AGENT_ROLE, s.messages, self._tools, cache_tag=self.cache_tag)
             if not response.tool_calls:  # plain text: the turn ends without respond
                 s.replies[turn] = response.content or ""
                 s.messages.append({"role": "assistant", "content": response.content or ""})
                 return s.replies[turn]
-            s.messages.append(_assistant_tool_message(response))
+            s.messages.append(assistant_tool_message(response))
             for call in response.tool_calls:
                 output, error = self._execute(s, turn, call)
                 s.calls.append(HostedToolCall(turn=turn, step=step, name=call.name, arguments=call.arguments,
@@ -114,19 +104,6 @@ class SpecAgentHost:
         return [dict(m) for m in self._session(session_id).messages]
 
     # -- internals --------------------------------------------------------------------------------
-    def _session(self, session_id: str) -> _Session:
-        try:
-            return self._sessions[session_id]
-        except KeyError:
-            raise TargetError(f"{self.agent_id}: unknown session {session_id!r}") from None
-
-    def _call_model(self, s: _Session, turn: int, step: int) -> LLMResponse:
-        try:
-            return self.client.chat(SPEC_AGENT_ROLE, list(s.messages), model=self.model, tools=self._tools,
-                                    cache_tag=self.cache_tag)
-        except LLMError as exc:
-            raise TargetError(f"{self.agent_id}: model call failed: {' '.join(str(exc).split())}") from exc
-
     def _execute(self, s: _Session, turn: int, call: ToolCall) -> tuple[str, bool]:
         tool = self.spec.tool(call.name)
         if tool is None:
