@@ -14,7 +14,7 @@ import pytest
 import adat.tdad.mutate as tdad_mutate
 from adat.config import EvaluationConfig, RunConfig
 from adat.evaluation import steps
-from adat.mutation import activate_fault, activation, flip_logged, seeded_faults
+from adat.mutation import activate_fault, activation, seeded_faults, took_effect
 from adat.pipeline.context import RunContext
 from adat.pipeline.steps import execution_step
 from adat.records import RuleEvent
@@ -35,20 +35,33 @@ def test_both_kinds_of_variant_are_activated_by_the_same_function() -> None:
     assert seeded_faults.activate is activation.activate is tdad_mutate.activate
 
 
-def test_a_fault_is_activated_only_where_its_rule_decided_unlike_the_shipped_rule() -> None:
+def test_a_fault_is_activated_only_where_it_took_effect_at_its_rule() -> None:
     base = [_event("R", "denied", "denied", "original"), _event("Q", "allowed", "allowed", "original")]
     flipped = [_event("R", "denied", "allowed")]
-    assert flip_logged(flipped, "R") is True
+    assert took_effect(flipped, "R") is True
     assert activate_fault("F", "R", flipped, base).activated
-    # the rule was evaluated, but the fault changed nothing there: not activated
+    # the rule was evaluated, but the fault changed nothing there: not activated ...
     same = [_event("R", "denied", "denied")]
-    assert flip_logged(same, "R") is False and not activate_fault("F", "R", same, base).activated
-    # the rule was never reached (another rule flipped): not activated
-    assert not activate_fault("F", "R", [_event("Q", "allowed", "denied")], base).activated
+    assert took_effect(same, "R") is False and not activate_fault("F", "R", same, base).activated
+    # ... unless the fault rewords the rule: then the agent said the fault's sentence there
+    assert activate_fault("F", "R", same, base, rewords=True).activated
+    # the rule was never reached (another rule flipped): not activated, rewording or not
+    assert not activate_fault("F", "R", [_event("Q", "allowed", "denied")], base, rewords=True).activated
     # a target that logs no decisions (no side log): not observable, never activated
-    unobserved = activate_fault("F", "R", [], [])
+    unobserved = activate_fault("F", "R", [], [], rewords=True)
     assert unobserved.holds_on_base is None and not unobserved.activated
-    assert flip_logged([_event("R", "denied", None)], "R") is None
+    assert took_effect([_event("R", "denied", None)], "R") is None
+
+
+def test_which_shipped_faults_reword_their_rule() -> None:
+    from adat.agents.reference import RuleBook, load_fault
+    from adat.agents.reference.faults import rewords_rule
+
+    book = RuleBook.load()
+    assert rewords_rule(load_fault("items_modifiable_twice"), book)  # overrides the 'remind' sentence
+    assert rewords_rule(load_fault("cancel_processed_orders"), book)  # its statuses are quoted
+    assert not rewords_rule(load_fault("exchange_unavailable_item"), book)  # a forced outcome only
+    assert not rewords_rule(load_fault("transfer_in_scope"), book)
 
 
 @pytest.fixture(scope="module")

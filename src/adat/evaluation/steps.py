@@ -184,19 +184,22 @@ def regression_step(cfg: RunConfig, run_id: str, fault: str, original_replays: l
 
 def fault_activation_step(cfg: RunConfig, run_id: str, fault: str, test_ids: list[str]) -> StepResult:
     """The fault's ``mutants`` row (kind 'fault', owner ``activation.<fault>``): activated when the
-    side log of its executions shows its rule decided unlike the shipped rule, and the original
-    agent's executions of the same tests do not (:mod:`adat.mutation.seeded_faults`)."""
-    from adat.agents.reference.faults import load_fault
+    side log of its executions shows it taking effect at its rule, and the original agent's
+    executions of the same tests do not (:mod:`adat.mutation.seeded_faults`)."""
+    from adat.agents.reference.faults import load_fault, rewords_rule
+    from adat.agents.reference.rules import RuleBook
     from adat.mutation import activate_fault, fault_mutant_row
 
     ctx = RunContext(cfg, run_id)
-    rule = load_fault(fault).rule
+    seeded = load_fault(fault)
+    rule = seeded.rule
     wanted = set(test_ids)
     sessions = {(e.agent_variant, e.session_id) for e in cast(list[Execution], ctx.read("executions"))
                 if e.test_id in wanted and e.agent_variant in ("original", fault)}
     events = [e for e in cast(list[RuleEvent], ctx.read("rule_events")) if (e.agent_variant, e.session_id) in sessions]
     activation = activate_fault(fault, rule, [e for e in events if e.agent_variant == fault],
-                                [e for e in events if e.agent_variant == "original"])
+                                [e for e in events if e.agent_variant == "original"],
+                                rewords=rewords_rule(seeded, RuleBook.load()))
     ctx.write("mutants", [fault_mutant_row(run_id, fault, rule, activation)], owner=f"activation.{fault}")
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step=f"activation:{fault}",
                       tables={"mutants": 1}, counts={"activated": float(activation.activated)})

@@ -10,6 +10,6 @@ non-activated variants listed apart.
 
 from adat.mutation.activation import ActivationResult, activate
 from adat.mutation.probes import predicates_hold
-from adat.mutation.seeded_faults import activate_fault, fault_mutant_row, flip_logged
+from adat.mutation.seeded_faults import activate_fault, fault_mutant_row, took_effect
 
-__all__ = ["ActivationResult", "activate", "activate_fault", "fault_mutant_row", "flip_logged", "predicates_hold"]
+__all__ = ["ActivationResult", "activate", "activate_fault", "fault_mutant_row", "predicates_hold", "took_effect"]

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from adat.agents.reference.rules import Outcome, RuleOverride
+from adat.agents.reference.rules import Outcome, RuleBook, RuleOverride
 from adat.config import adat_home
 from adat.errors import UserError
 from adat.yaml_io import read_yaml
@@ -87,3 +87,14 @@ def load_fault(fault_id: str, directory: Path | str | None = None) -> Fault:
         raise UserError(f"unknown fault {fault_id!r}", field="--fault / target.fault",
                         fix=f"use one of: {', '.join(known) or '(no fault files in ' + str(folder) + ')'}")
     return _read(path)
+
+
+def rewords_rule(fault: Fault, book: RuleBook) -> bool:
+    """Whether the fault changes what the agent *says* at its rule: it overrides one of the rule's
+    sentences, or a parameter one of them quotes (``{statuses}``) — so it takes effect wherever the
+    rule is evaluated and speaks, even where the decision stays the same."""
+    if fault.override.sentences:
+        return True
+    sentences = book.rules[fault.rule].sentences.values() if fault.rule in book.rules else []
+    return any("{" + name + "}" in text or "{" + name + "_quoted}" in text
+               for name in fault.override.params for text in sentences)
