@@ -27,8 +27,9 @@ METRICS = {
                       {"run_id": "n2", "kind": "all", "counted": 5, "valid": 4, "validity_rate": 0.8}],
     "false_alarm_rate": [{"run_id": "n2", "agent_variant": "original", "fp": 1, "tn": 3, "false_alarm_rate": 0.25},
                          {"run_id": "n2", "agent_variant": "F1", "fp": 0, "tn": 2, "false_alarm_rate": 0.0}],
-    "mutation_score": [{"run_id": "n2", "faults": 2, "faults_detected": 1, "mutation_score": 0.5,
-                        "detected_faults": ["F1"]}],
+    "mutation_score": [{"run_id": "n2", "kind": "fault", "variants": 3, "activated": 2, "killed": 1,
+                        "mutation_score": 0.5, "killed_variants": ["F1"], "survivors": ["F2"],
+                        "not_activated": ["F3"]}],
     "fault_detection": [{"run_id": "n2", "fault": "F1", "tests_run": 4, "detecting_tests": 2, "detected": True},
                         {"run_id": "n2", "fault": "F2", "tests_run": 4, "detecting_tests": 0, "detected": False}],
 }
@@ -46,7 +47,8 @@ def test_evaluation_rows_name_vc_far_and_the_mutation_score() -> None:
     rows = {r["metric"]: r for r in a.evaluation_rows(METRICS, "n2")}
     assert rows["V/C"]["value"] == 0.8 and rows["V/C"]["detail"] == "4 valid of 5 counted"
     assert rows["FAR"]["value"] == 0.25  # the original agent's, not a fault's
-    assert rows["mutation score"]["value"] == 0.5 and rows["mutation score"]["detail"] == "1 of 2 faults detected: F1"
+    assert rows["mutation score"]["value"] == 0.5 and rows["mutation score"]["detail"] == (
+        "1 killed / 2 activated of 3 faults: F1; not activated: F3")
     assert rows["accuracy"]["value"] is None and rows["accuracy"]["detail"] == "no rows for this run"
     assert rows["V/C"]["query"] == "adat sql validity_rate --run n2"
     assert [r["fault"] for r in a.fault_rows(METRICS)] == ["F1", "F2"]

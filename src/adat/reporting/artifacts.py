@@ -20,7 +20,7 @@ EVALUATION_HEADLINE: tuple[tuple[str, str, str, str | None, str | None], ...] = 
     ("V_E/C", "explicit_validity_rate", "explicit_validity_rate", "kind", "all"),
     ("FAR", "false_alarm_rate", "false_alarm_rate", "agent_variant", "original"),
     ("accuracy", "accuracy", "accuracy", "agent_variant", "original"),
-    ("mutation score", "mutation_score", "mutation_score", None, None),
+    ("mutation score", "mutation_score", "mutation_score", "kind", "fault"),
 )
 Metrics = Mapping[str, list[dict[str, Any]] | None]
 
@@ -52,8 +52,10 @@ def evaluation_rows(metrics: Metrics, run_id: str) -> list[dict[str, Any]]:
         "explicit_validity_rate": lambda r: f"{r['explicit_valid']} explicitly valid of {r['counted']} counted",
         "false_alarm_rate": lambda r: f"FP {r['fp']}, TN {r['tn']} (original agent)",
         "accuracy": lambda r: f"TP {r['tp']} + TN {r['tn']} of {r['labelled']} labelled (original agent)",
-        "mutation_score": lambda r: (f"{r['faults_detected']} of {r['faults']} faults detected: "
-                                     + (", ".join(r["detected_faults"]) or "none")),
+        "mutation_score": lambda r: (f"{r['killed']} killed / {r['activated']} activated of {r['variants']} faults: "
+                                     + (", ".join(r["killed_variants"]) or "none")
+                                     + (f"; not activated: {', '.join(r['not_activated'])}" if r["not_activated"]
+                                        else "")),
     }
     out = []
     for measure, name, column, key, wanted in EVALUATION_HEADLINE:
