@@ -37,9 +37,19 @@ from adat.selection import Candidate, PairSelector, instruction_history_priors, 
 from adat.selection.adat2 import NoveltyOrderSelector
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # a script beside its one helper module
-from worlds import FAMILIES, Night, WorldFile, load_world, make_world, save_world
+from worlds import (
+    FAMILIES,
+    REASON_INSTRUCTION,
+    REASON_STATEMENT,
+    Night,
+    WorldFile,
+    load_world,
+    make_world,
+    save_world,
+)
 
 VERDICTS = ("pass", "inconclusive", "fail")
+REASONS = {REASON_STATEMENT: "statement", REASON_INSTRUCTION: "instruction"}  # world codes → NA_REASONS
 
 
 @dataclass(frozen=True)
@@ -109,7 +119,8 @@ def run_once(selector: PairSelector, night: Night, ids: dict[str, int], kids: di
             if tests == n_target:
                 n_at_target = attempts
         started = time.perf_counter()
-        selector.update(pair, applicable=applicable, verdict=verdict)
+        code = 0 if applicable or night.na_reason is None else int(night.na_reason[h, k])
+        selector.update(pair, applicable=applicable, verdict=verdict, reason=REASONS.get(code))
         choosing += time.perf_counter() - started
     return {"n_target": n_at_target, "attempts": attempts, "tests": tests,
             "na_share": (attempts - tests) / max(attempts, 1), "boundaries": len(boundaries),
@@ -155,7 +166,9 @@ def history_rows(name: str, night: Night, instructions: list[Instruction], kids:
         h, k = e_ids[pair.statement_id], kids[pair.instruction_id]
         ok = bool(night.applicable[h, k])
         rows.append((pair.instruction_id, ok))
-        prev.update(pair, applicable=ok, verdict=VERDICTS[night.verdict[h, k]] if ok else None)
+        code = 0 if ok or night.na_reason is None else int(night.na_reason[h, k])
+        prev.update(pair, applicable=ok, verdict=VERDICTS[night.verdict[h, k]] if ok else None,
+                    reason=REASONS.get(code))
     return rows
 
 

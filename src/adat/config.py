@@ -202,6 +202,9 @@ class SelectorConfig(_Section):
     pooled_factor_gamma: float = Field(1.0, gt=0.0, le=1.0, description="pooled: per-block penalty per test of the same factor")
     pooled_gamma: float = Field(1.0, gt=0.0, le=1.0, description="pooled: AdaT2's per-block reuse penalty per test of the instruction (1: off)")
     pooled_spread_gamma: float = Field(0.95, gt=0.0, le=1.0, description="pooled: penalty per neighbour test of the same factor")
+    pooled_reason_share: float = Field(1.0, ge=0.0, le=1.0, description="pooled: prior weight of a 'statement' n/a reason against the factor's other instructions on neighbours (learned during the run)")
+    pooled_reason_prior_weight: float = Field(2.0, gt=0.0, description="pooled: weight of pooled_reason_share as the prior of the learned share")
+    pooled_cold_explore: float = Field(0.0, ge=0.0, description="pooled-cold-start: bonus explore / (1 + attempts of the factor) for little-tried factors")
     pooled_spread_floor: float = Field(0.5, ge=0.0, lt=1.0, description="pooled: cosine below which tests are not neighbours for the spread penalty")
 
 

@@ -123,3 +123,45 @@ def test_a_factor_that_made_a_test_on_a_near_duplicate_weighs_less(spread_gamma:
     nxt = sel.next_pair()
     assert nxt is not None and nxt.statement_id != first.statement_id
     assert nxt.instruction_id == second  # the other kind of change on the near-duplicate, or k0 again
+
+
+def test_a_statement_reason_counts_against_the_factor_on_neighbours_an_instruction_reason_does_not() -> None:
+    after = {}
+    for reason in ("statement", "instruction", None):
+        sel = _pooled(_emb(), [0.9, 0.6, 0.6], ["wording", "wording", "value"])
+        pair = sel.next_pair()
+        assert pair is not None and pair.instruction_id == "k0"
+        h = sel.statement_ids.index(pair.statement_id)
+        sel.update(pair, applicable=False, verdict=None, reason=reason)
+        after[reason] = sel.applicability(h, np.arange(3))[0]
+    # the same factor's other instruction, on the same statement, drops further for a statement reason
+    assert after["statement"][1] < after["instruction"][1] - 0.02
+    # an instruction reason (or none) teaches exactly what an unexplained n/a does
+    assert after["instruction"] == pytest.approx(after[None])
+    # the other factor and the declined instruction itself move the same either way
+    assert after["statement"][2] == pytest.approx(after["instruction"][2])
+    assert after["statement"][0] == pytest.approx(after["instruction"][0])
+
+
+@pytest.mark.parametrize("name", ["adat2", "pooled"])
+def test_a_reason_needs_a_declined_pair_and_a_known_kind(name: str) -> None:
+    sel = make_selector(SelectorConfig(name=name), statements(3), instructions([0.5, 0.5], ["a", "b"]), _emb(), 3)
+    pair = sel.next_pair()
+    assert pair is not None
+    with pytest.raises(ValueError, match="reason 'statement'"):
+        sel.update(pair, applicable=True, verdict="pass", reason="statement")
+    with pytest.raises(ValueError, match="reason 'other'"):
+        sel.update(pair, applicable=False, verdict=None, reason="other")
+
+
+def test_adat2_ignores_reasons() -> None:
+    runs = []
+    for reason in ("statement", "instruction"):
+        sel = make_selector(SelectorConfig(name="adat2"), statements(6), instructions([0.6, 0.5, 0.4], ["a", "a", "b"]),
+                            np.eye(6), 5, seed=1)
+        pairs = []
+        while (pair := sel.next_pair()) is not None:
+            pairs.append((pair.statement_id, pair.instruction_id))
+            sel.update(pair, applicable=False, verdict=None, reason=reason)
+        runs.append(pairs)
+    assert runs[0] == runs[1]

@@ -170,16 +170,32 @@ class ScriptedSelector:
         self.pairs = list(pairs)
         self.updates: list[tuple[str, bool, str | None]] = []
         self.errors: list[bool] = []
+        self.reasons: list[str | None] = []
 
     def next_pair(self) -> Pair | None:
         return self.pairs.pop(0) if self.pairs else None
 
-    def update(self, pair: Pair, *, applicable: bool, verdict: str | None, error: bool = False) -> None:
+    def update(self, pair: Pair, *, applicable: bool, verdict: str | None, error: bool = False,
+               reason: str | None = None) -> None:
         self.updates.append((pair.instruction_id, applicable, verdict))
         self.errors.append(error)
+        self.reasons.append(reason)
 
     def stop_reason(self) -> str | None:
         return None if self.pairs else "budget"
+
+
+def test_the_kind_of_a_declined_pairs_reason_reaches_the_selector(roles: Roles) -> None:
+    s = Setup(roles)
+    roles.script("generator", [{"applicable": False, "reason": "Statement: it names no amount", "test": None},
+                               {"applicable": False, "reason": "instruction: needs a second user", "test": None},
+                               {"applicable": False, "reason": "no fitting step", "test": None},
+                               {"applicable": True, "reason": "statement: fits", "test": GENERATED}])
+    scripted = ScriptedSelector([Pair(i, f"s{i - 1}", "k-na", 0, 1) for i in range(1, 5)])
+    s.run(scripted)
+    assert scripted.reasons == ["statement", "instruction", None, None]
+    prompt = (Path(__file__).resolve().parents[2] / "catalogs" / "prompts" / "generate_transformed.yaml").read_text()
+    assert '"reason": "<kind>: <why>"' in prompt
 
 
 def test_applicable_without_a_test_counts_as_not_applicable(roles: Roles) -> None:

@@ -33,7 +33,15 @@ import numpy as np
 from adat.config import SelectorConfig
 from adat.records import Instruction
 from adat.selection.novelty import NoveltyTracker
-from adat.selection.pair import STOP_BUDGET, STOP_EMPTY, STOP_PASSES, STOP_TARGET, Pair, StatementLike
+from adat.selection.pair import (
+    NA_REASONS,
+    STOP_BUDGET,
+    STOP_EMPTY,
+    STOP_PASSES,
+    STOP_TARGET,
+    Pair,
+    StatementLike,
+)
 from adat.selection.posteriors import reward_of
 
 
@@ -75,6 +83,7 @@ class BlockWalkSelector:
         self.attempts = 0
         self.tests = 0
         self.errors = 0
+        self.na_reason: str | None = None  # the reason kind of the outcome being learned (see update)
         self._pending: tuple[Pair, int, int] | None = None
         self._stopped: str | None = None
         self._pair_weight: Callable[[str, str], float] | None = None
@@ -113,9 +122,13 @@ class BlockWalkSelector:
         self._pending = (pair, h, k)
         return pair
 
-    def update(self, pair: Pair, *, applicable: bool, verdict: str | None, error: bool = False) -> None:
+    def update(self, pair: Pair, *, applicable: bool, verdict: str | None, error: bool = False,
+               reason: str | None = None) -> None:
         if self._pending is None or self._pending[0] != pair:
             raise RuntimeError("update() must report the pair the last next_pair() returned")
+        if reason is not None and (applicable or reason not in NA_REASONS):
+            raise ValueError(f"reason {reason!r}: only a declined pair has one, one of {', '.join(NA_REASONS)}")
+        self.na_reason = reason  # read by a subclass's _learn (None: none given)
         _, h, k = self._pending
         if not applicable and verdict is not None:
             raise ValueError("a not-applicable attempt has no verdict")

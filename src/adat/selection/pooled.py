@@ -89,6 +89,12 @@ class PooledSelector(NoveltyOrderSelector):
         self.near_failure = np.zeros((n_s, n_k))
         self.factor_success = np.zeros((n_s, n_f))  # the same, over every instruction of a factor
         self.factor_failure = np.zeros((n_s, n_f))
+        self.reason_failure = np.zeros((n_s, n_f))  # Σ w(h, h') over 'statement' n/a of factor f at h'
+        self.reason_near = np.zeros((n_s, n_k))     # ... of instruction k itself (not counted twice)
+        self.reason_expected = 0.0  # Σ e·p₀ over attempts exposed (e) to a factor-mate's 'statement' reason
+        self.reason_missed = 0.0    # Σ e·(p₀ − y): successes the reason evidence correctly took away
+        self.factor_tries = np.zeros(n_f)
+        self.explore = cfg.pooled_cold_explore if cold_start else 0.0
         self.mu = BetaPosteriors.uniform(n_k)
         self.block_factor_tests = np.zeros((len(self.blocks), n_f), dtype=int)
         self.spread_w = neighbour_weights(cos, cfg.pooled_spread_floor)
@@ -158,7 +164,19 @@ class PooledSelector(NoveltyOrderSelector):
         m[np.arange(1, self._k0), np.arange(1, self._k0)] += by_factor
         return m
 
-    def applicability(self, h: int, arms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def reason_share(self) -> float:
+        """How far a 'statement' reason counts against the factor's other instructions nearby.
+
+        Learned: the successes the reason evidence predicted away, over those the model without
+        it expected, on the attempts exposed to it; ``pooled_reason_share`` is the prior value
+        (weight ``pooled_reason_prior_weight``). A world where a factor's instructions do not
+        share applicability drives it to 0; one where they do, towards 1.
+        """
+        c = self.cfg.pooled_reason_prior_weight
+        share = (c * self.cfg.pooled_reason_share + self.reason_missed) / (c + self.reason_expected)
+        return float(np.clip(share, 0.0, 1.0))
+
+    def applicability(self, h: int, arms: np.ndarray, *, reasons: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and sd of θ(h, k) for each k in ``arms`` (model + neighbour evidence)."""
         c = self.coef
         p = _sigmoid(c[0] + c[1 + self.factor_of[arms]] + c[self._k0 + arms] + self.offset[arms])
@@ -168,6 +186,9 @@ class PooledSelector(NoveltyOrderSelector):
         rho = self.cfg.pooled_factor_share
         succ = self.near_success[h, arms] + rho * (self.factor_success[h, f] - self.near_success[h, arms])
         fail = self.near_failure[h, arms] + rho * (self.factor_failure[h, f] - self.near_failure[h, arms])
+        # "the statement lacks what this kind of change needs": counts against the whole factor nearby
+        if reasons:
+            fail = fail + (1.0 - rho) * self.reason_share() * (self.reason_failure[h, f] - self.reason_near[h, arms])
         a, b = strength * p + succ, strength * (1 - p) + fail
         total = a + b
         return a / total, np.sqrt(a * b / (total * total * (total + 1.0)))
@@ -179,7 +200,7 @@ class PooledSelector(NoveltyOrderSelector):
             * self.cfg.pooled_factor_gamma ** self.block_factor_tests[self.block, self.factor_of[arms]] \
             * self.cfg.pooled_spread_gamma ** self.near_factor_tests[h, self.factor_of[arms]] \
             * self.weights(h, arms)  # the caller's prefer() hook (both sides of a boundary)
-        score = (mean + self.cfg.pooled_kappa * sd) * self.mu.mean(arms) ** self.cfg.pooled_reward_weight * penalty
+        score = (mean + self.cfg.pooled_kappa * sd + self.explore / (1.0 + self.factor_tries[self.factor_of[arms]])) * self.mu.mean(arms) ** self.cfg.pooled_reward_weight * penalty
         i = argmax_lexicographic(self.rng, score, mean)
         k = int(arms[i])
         return k, {"score": round(float(score[i]), 6), "theta_mean": round(float(mean[i]), 6),
@@ -187,9 +208,15 @@ class PooledSelector(NoveltyOrderSelector):
                    "top": self._top(arms, score, k)}
 
     def _learn(self, h: int, k: int, applicable: bool, reward: float | None) -> None:
+        f = self.factor_of[k]
+        exposure = self.reason_failure[h, f] - self.reason_near[h, k]
+        if exposure > 1e-9:
+            p0 = float(self.applicability(h, np.array([k]), reasons=False)[0][0])
+            self.reason_expected += exposure * p0
+            self.reason_missed += exposure * (p0 - float(applicable))
         self.obs_count[k] += 1
         w = self.neighbour_w[:, h]
-        f = self.factor_of[k]
+        self.factor_tries[f] += 1
         if applicable:
             self.obs_success[k] += 1
             self.near_success[:, k] += w
@@ -201,4 +228,7 @@ class PooledSelector(NoveltyOrderSelector):
         else:
             self.near_failure[:, k] += w
             self.factor_failure[:, f] += w
+            if self.na_reason == "statement":
+                self.reason_failure[:, f] += w
+                self.reason_near[:, k] += w
         self._refit()

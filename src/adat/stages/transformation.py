@@ -145,10 +145,15 @@ def _report(selector: PairSelector, pair: Pair, attempt: Attempt) -> None:
 
     A test whose execution failed (the target errored) is applicable, but its verdict says
     nothing about the instruction, so the attempt carries ``reward = None`` and μ is left alone.
+    A declined pair passes the kind of its reason (the ``statement:`` / ``instruction:`` tag of
+    the stored reason text, so a resumed run replays the same evidence).
     """
+    from adat.selection.pair import reason_kind
+
     learned_verdict = attempt.verdict if attempt.applicable and attempt.reward is not None else None
+    declined = attempt.outcome == "not_applicable"
     selector.update(pair, applicable=attempt.applicable, verdict=learned_verdict,
-                    error=attempt.outcome == "error")
+                    error=attempt.outcome == "error", reason=reason_kind(attempt.reason) if declined else None)
 
 
 class _Context:
