@@ -40,7 +40,7 @@ def nightly(config_path: str, run_prefix: str = "nightly", evaluate: bool = Fals
     faults = evaluation_faults(cfg) if evaluate else None
     if evaluate:
         evaluate_flow(cfg, done)
-    report = write_report(cfg, done)
+    report = write_report(cfg, done, same_config=True)
     log.info("report: %s", report)
     publish_report_link(report, done)
     publish(night_artifacts(cfg, done, report, faults, evaluate, flow_run.ui_url))

@@ -13,11 +13,14 @@ from adat.reporting.night import UIArtifacts
 
 
 @task(name="write-report")
-def write_report(cfg: RunConfig, run_id: str) -> str:
-    """Write ``run_id``'s self-contained HTML report under ``<data>/reports/<run_id>/``; its path."""
+def write_report(cfg: RunConfig, run_id: str, same_config: bool = False) -> str:
+    """Write ``run_id``'s self-contained HTML report under ``<data>/reports/<run_id>/``; its path.
+    ``same_config``: compare with the previous night of the same config (when there is one)."""
     from adat.reporting import write_report as write
+    from adat.reporting.night import previous_night
 
-    return str(write(cfg.data_path(), run_id))
+    against = previous_night(cfg.data_path(), run_id) if same_config else None
+    return str(write(cfg.data_path(), run_id, against=against))
 
 
 @task(name="night-artifacts")

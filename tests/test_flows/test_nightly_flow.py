@@ -192,9 +192,12 @@ def test_the_deployment_run_carries_the_night_and_the_evaluate_run_its_metrics(c
     assert {f"regression-{f}" for f in FAULTS} <= tasks and any(t.startswith("audit-") for t in tasks), sorted(tasks)
 
 
-def test_the_next_night_stands_next_to_the_previous_one_with_the_diff(client, first_night, second_night):
+def test_the_next_night_stands_next_to_the_previous_one_with_the_diff(client, first_night, second_night,
+                                                                      workdir: Path):
     run_id, later_id = first_night.name, second_night.name
     assert later_id.startswith("later-")
+    report = (workdir / "data" / "reports" / later_id / "report.html").read_text(encoding="utf-8")
+    assert f"Compared with <code>{run_id}</code>" in report  # the report's statements: the same previous night
     own = _artifacts(client, second_night.id)
     summary = own["adat-nightly"].data
     assert f"Previous night of the same config: `{run_id}`" in summary
