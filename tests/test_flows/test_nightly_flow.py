@@ -184,7 +184,7 @@ def test_the_deployment_run_carries_the_night_and_the_evaluate_run_its_metrics(c
     assert {"V/C", "FAR", "mutation score"} <= set(metrics)
     assert 0 <= metrics["V/C"]["value"] <= 1 and metrics["V/C"]["value"] == headline["V/C"]["this night"]
     assert metrics["FAR"]["value"] is not None and metrics["mutation score"]["value"] is not None
-    assert metrics["mutation score"]["detail"].startswith(f"{int(metrics['mutation score']['value'])} of 1 faults")
+    assert " of 1 faults" in metrics["mutation score"]["detail"]  # killed / activated of the faults run
     assert [r["fault"] for r in _rows(evaluation["adat-fault-detection"])] == FAULTS
     assert not _logged(client, evaluate.id, "audited tests: ", f"executions on {FAULTS[0]}: ",
                        f"regression 1/1: {FAULTS[0]} (")  # progress the UI shows
