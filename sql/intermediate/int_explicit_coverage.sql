@@ -12,16 +12,16 @@ with groupings as (
     select distinct run_id, grouping_no
     from stg_groupings
 ),
-kinds as (
-    select distinct t.run_id, t.kind
-    from stg_tests as t
-    where t.run_id in (select run_id from groupings)
+kinds as (  -- every kind of the tests of a run with groupings, and 'all'
+    select distinct g.run_id, t.kind
+    from (select distinct run_id from groupings) as g
+    join stg_tests as t on t.run_id = g.run_id
     union
     select distinct run_id, 'all' from groupings
 ),
 per_grouping as (
     select
-        k.run_id,
+        g.run_id,
         k.kind,
         g.grouping_no,
         count(distinct e.group_boundary) filter (where k.kind = 'all' or e.kind = k.kind) as boundaries,
@@ -31,10 +31,10 @@ per_grouping as (
         count(distinct e.group_side) filter (where k.kind = 'all' or e.kind = k.kind) as sides,
         count(distinct e.group_side)
             - count(distinct e.group_side) filter (where k.kind <> 'all' and e.kind <> k.kind) as sides_extra
-    from kinds as k
-    join groupings as g on g.run_id = k.run_id
+    from groupings as g
+    join kinds as k on k.run_id = g.run_id
     left join int_explicit_mappings_by_grouping as e on e.run_id = g.run_id and e.grouping_no = g.grouping_no
-    group by k.run_id, k.kind, g.grouping_no
+    group by g.run_id, k.kind, g.grouping_no
 )
 select
     run_id,

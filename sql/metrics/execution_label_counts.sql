@@ -16,9 +16,11 @@ with labels as (
     where ($run_id is null or l.run_id = $run_id)
 ),
 empty_kinds as (  -- one label-less row per labelled variant and kind of the run's tests
-    select distinct v.run_id, v.agent_variant, t.kind, cast(null as varchar) as label
-    from labels as v
-    join stg_tests as t on t.run_id = v.run_id
+    -- distinct before the join: labels x tests of a run would be quadratic in the run's size
+    select v.run_id, v.agent_variant, k.kind, cast(null as varchar) as label
+    from (select distinct run_id, agent_variant from labels) as v
+    join (select distinct run_id, kind from stg_tests where ($run_id is null or run_id = $run_id)) as k
+        on k.run_id = v.run_id
 ),
 counted as (
     select * from labels

@@ -2,14 +2,10 @@
 -- messages (user and agent).
 -- grain: run_id, execution_id, turn_index
 -- source: stg_executions.turns
-select
-    e.run_id,
-    e.execution_id,
-    e.test_id,
-    e.agent_variant,
-    u.ordinality - 1 as turn_index,
-    u.turn.role as role,
-    u.turn.text as text,
-    u.turn.ts as ts
-from stg_executions as e,
-    unnest(e.turns) with ordinality as u(turn, ordinality)
+-- unnest in the select list, not a lateral join: DuckDB then pushes a run_id filter below it.
+select run_id, execution_id, test_id, agent_variant, turn_index, turn.role as role, turn.text as text, turn.ts as ts
+from (
+    select e.run_id, e.execution_id, e.test_id, e.agent_variant,
+        generate_subscripts(e.turns, 1) - 1 as turn_index, unnest(e.turns) as turn
+    from stg_executions as e
+)

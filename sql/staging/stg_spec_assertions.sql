@@ -12,12 +12,16 @@ with results as (
     select 'mutant_results', run_id, result_id, test_id, split, agent_variant, rerun, assertion_results
     from stg_mutant_results
 )
+-- unnest in the select list, not a lateral join: DuckDB then pushes a run_id filter below it.
 select
-    r.run_id, r.source, r.result_id, r.test_id, r.split, r.agent_variant, r.rerun,
-    a.item.index as assertion_index,
-    a.item.kind as assertion_kind,
-    a.item.clause as clause,
-    a.item.outcome as outcome,
-    a.item.detail as detail
-from results as r,
-    unnest(r.assertion_results) as a(item)
+    run_id, source, result_id, test_id, split, agent_variant, rerun,
+    item.index as assertion_index,
+    item.kind as assertion_kind,
+    item.clause as clause,
+    item.outcome as outcome,
+    item.detail as detail
+from (
+    select r.run_id, r.source, r.result_id, r.test_id, r.split, r.agent_variant, r.rerun,
+        unnest(r.assertion_results) as item
+    from results as r
+)

@@ -2,13 +2,9 @@
 -- statements.supporting_turn.
 -- grain: run_id, trace_id, turn_index
 -- source: stg_traces.turns
-select
-    t.run_id,
-    t.trace_id,
-    t.kind,
-    u.ordinality - 1 as turn_index,
-    u.turn.role as role,
-    u.turn.text as text,
-    u.turn.ts as ts
-from stg_traces as t,
-    unnest(t.turns) with ordinality as u(turn, ordinality)
+-- unnest in the select list, not a lateral join: DuckDB then pushes a run_id filter below it.
+select run_id, trace_id, kind, turn_index, turn.role as role, turn.text as text, turn.ts as ts
+from (
+    select t.run_id, t.trace_id, t.kind, generate_subscripts(t.turns, 1) - 1 as turn_index, unnest(t.turns) as turn
+    from stg_traces as t
+)

@@ -368,6 +368,12 @@ def cache_dir(cfg: RunConfig) -> Path:
     return Path(env).resolve() if env else cfg.data_path() / "cache"
 
 
+def code_digest_store() -> Path:
+    """Where stage code digests are kept between commands (``$XDG_CACHE_HOME/adat`` or ``~/.cache/adat``)."""
+    base = os.environ.get("XDG_CACHE_HOME")
+    return (Path(base) if base else Path.home() / ".cache") / "adat" / "code_digests.json"
+
+
 #: Environment a Prefect run from the CLI starts with unless the user set these already: no
 #: telemetry from the ephemeral server, and a startup timeout that fits a loaded 2-core machine.
 PREFECT_ENV_DEFAULTS = {

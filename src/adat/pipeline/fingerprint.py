@@ -17,10 +17,12 @@ Prefect's task-source policy covers the thin ``tasks/`` wrapper itself.
 from __future__ import annotations
 
 import ast
+import copy
 import hashlib
 import importlib.util
 import inspect
 import json
+import os
 import textwrap
 from collections.abc import Iterable, Mapping
 from functools import cache
@@ -28,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import adat
-from adat.config import LLMAgentTarget, PythonTarget, ReferenceTarget, RunConfig, adat_home
+from adat.config import LLMAgentTarget, PythonTarget, ReferenceTarget, RunConfig, adat_home, code_digest_store
 from adat.pipeline.stages import stage
 
 #: config fields that change how fast a result comes, never what it is (dotted paths)
@@ -110,12 +112,55 @@ def _parsed(name: str) -> tuple[str, frozenset[str]]:
 
 @cache
 def code_digest(entry: str) -> str:
-    """Hash of ``module:function`` and of the adat modules it imports, transitively (parsed source)."""
+    """Hash of ``module:function`` and of the adat modules it imports, transitively (parsed source).
+
+    Parsing every module a stage imports costs about a second per command, so the digests are
+    kept in :func:`adat.config.code_digest_store` under a signature of the package's files
+    (path, size, mtime): any edit to any module recomputes them.
+    """
+    signature = _package_signature()
+    store = _read_store()
+    known = store.get(signature, {})
+    if entry in known:
+        return str(known[entry])
+    digest = _code_digest(entry)
+    others = {k: v for k, v in store.items() if k != signature}
+    kept = dict(list(others.items())[-(_STORED_SIGNATURES - 1):])  # a few checkouts or versions side by side
+    _write_store({**kept, signature: {**known, entry: digest}})
+    return digest
+
+
+_STORED_SIGNATURES = 8
+
+
+@cache
+def _package_signature() -> str:
+    files = sorted(_PACKAGE.rglob("*.py"))
+    return _sha(f"{p.relative_to(_PACKAGE)}:{p.stat().st_size}:{p.stat().st_mtime_ns}".encode() for p in files)
+
+
+def _read_store() -> dict[str, Any]:
+    try:
+        data = json.loads(code_digest_store().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_store(data: dict[str, Any]) -> None:
+    path = code_digest_store()
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:  # a read-only home only costs the recomputation
+        tmp.unlink(missing_ok=True)
+
+
+def _code_digest(entry: str) -> str:
     module, _, func = entry.partition(":")
-    mod = importlib.import_module(module)
-    source = textwrap.dedent(inspect.getsource(getattr(mod, func)))
-    tree = _strip_docstrings(ast.parse(source))
-    top = ast.parse(Path(inspect.getfile(mod)).read_text(encoding="utf-8"))
+    tree, top = _entry_source(module, func)
     top_imports = ast.Module(body=[n for n in top.body if isinstance(n, (ast.Import, ast.ImportFrom))],
                              type_ignores=[])
     todo = sorted(_imports(tree, module, False) | _imports(top_imports, module, False))
@@ -127,6 +172,25 @@ def code_digest(entry: str) -> str:
         seen.add(name)
         todo.extend(sorted(_parsed(name)[1] - seen))
     return _sha([ast.dump(tree).encode(), *(f"{n}\n{_parsed(n)[0]}".encode() for n in sorted(seen))])
+
+
+def _entry_source(module: str, func: str) -> tuple[ast.AST, ast.Module]:
+    """The entry function's parsed source (docstrings stripped) and its module's parsed source.
+
+    Read from the module's file without importing it: a cached re-run computes every stage's key,
+    and importing each stage's module (models, embeddings) would cost seconds. Only a function
+    the file does not define at its top level (a re-export) is found by importing.
+    """
+    path = _module_file(module)
+    if path is not None:
+        top = ast.parse(path.read_text(encoding="utf-8"))
+        for node in top.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == func:
+                # the same dump as parsing the function's own source: ast.dump omits positions
+                return _strip_docstrings(ast.Module(body=[copy.deepcopy(node)], type_ignores=[])), top
+    mod = importlib.import_module(module)
+    source = textwrap.dedent(inspect.getsource(getattr(mod, func)))
+    return _strip_docstrings(ast.parse(source)), ast.parse(Path(inspect.getfile(mod)).read_text(encoding="utf-8"))
 
 
 def code_fingerprint() -> str:

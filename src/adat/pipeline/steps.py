@@ -8,13 +8,14 @@ functions, so the whole pipeline can run (and be tested) without Prefect.
 from __future__ import annotations
 
 import json
+import threading
 from collections import Counter
 from collections.abc import Callable
 from typing import Any, cast
 
 from adat.config import RunConfig, cache_dir
 from adat.pipeline.context import RunContext, StepResult
-from adat.records import Attempt, Instruction, Run, Statement, TestCase, Trace
+from adat.records import Attempt, Execution, Instruction, Run, Statement, TestCase, Trace, Verdict
 from adat.warehouse.parquet import read_records
 
 Progress = Callable[[int, int], None]
@@ -126,8 +127,7 @@ def execution_step(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_i
     and transformed tests and every faulty variant accumulate in one run. The variant is
     ``fault``, else the config's ``target.fault``, else 'original'.
     """
-    from adat.stages.concurrency import map_in_order
-    from adat.stages.execution import execute_tests
+    from adat.stages.execution import execute_test, run_tests
     from adat.stages.judging import judge_execution
 
     ctx = RunContext(cfg, run_id)
@@ -144,12 +144,18 @@ def execution_step(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_i
         tests = [t for t in tests if t.test_id in wanted]
     owner = f"execution.{kind}.{variant}"
     target = ctx.target(fault=fault, scope=f"{kind}-{variant}")
-    executions = execute_tests(target, tests, run_id, cfg.execution.workers, progress, agent_variant=variant)
-    by_test = {t.test_id: t for t in tests}
     client = ctx.client
-    # Judge calls go to the tester's LLM endpoint, so llm.concurrency bounds them (not execution.workers).
-    verdicts = map_in_order(lambda e: judge_execution(cfg, client, by_test[e.test_id], e, run_id), executions,
-                            cfg.llm.concurrency, name="adat-judge")
+    # Each worker executes a test and judges it at once (no barrier between the two); judge calls go
+    # to the tester's LLM endpoint, so llm.concurrency bounds them (not execution.workers).
+    judge_slots = threading.BoundedSemaphore(cfg.llm.concurrency)
+
+    def execute_and_judge(test: TestCase) -> tuple[Execution, Verdict]:
+        execution = execute_test(target, test, run_id, agent_variant=variant)
+        with judge_slots:
+            return execution, judge_execution(cfg, client, test, execution, run_id)
+
+    pairs = run_tests(execute_and_judge, tests, cfg.execution.workers, progress)
+    executions, verdicts = [e for e, _ in pairs], [v for _, v in pairs]
     if suite_run_id and suite_run_id != run_id:
         # a run_suite run carries a copy of the suite it executed (same test ids)
         ctx.write("tests", [t.model_copy(update={"run_id": run_id}) for t in tests], owner="suite")

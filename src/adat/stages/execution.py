@@ -7,9 +7,11 @@ does not stop a suite.
 
 from __future__ import annotations
 
+import contextvars
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from typing import TypeVar
 
 from adat.errors import TargetError
 from adat.records import Execution, TestCase, Turn
@@ -17,6 +19,7 @@ from adat.stages.ids import execution_id
 from adat.targets.base import Target
 
 Progress = Callable[[int, int], None]
+R = TypeVar("R")
 
 
 def execute_test(target: Target, test: TestCase, run_id: str, *, agent_variant: str = "original",
@@ -49,20 +52,31 @@ def execute_tests(target: Target, tests: Sequence[TestCase], run_id: str, worker
     The target must accept concurrent sessions when ``workers > 1``; ``progress(done, total)`` is
     called from the calling thread as executions finish.
     """
+    return run_tests(lambda test: execute_test(target, test, run_id, agent_variant=agent_variant), tests, workers,
+                     progress)
+
+
+def run_tests(fn: Callable[[TestCase], R], tests: Sequence[TestCase], workers: int,
+              progress: Progress | None = None) -> list[R]:
+    """``[fn(test) for test in tests]`` on ``workers`` threads, in the order of ``tests``.
+
+    ``fn`` may execute a test and then judge it: each worker then runs one test's whole chain, so
+    no worker waits at a barrier between executing and judging (a suite's wall time is then that
+    of the tests' chains, as a plain thread pool over the same calls would take).
+    """
     total = len(tests)
     if workers <= 1 or total <= 1:
         results = []
         for done, test in enumerate(tests, start=1):
-            results.append(execute_test(target, test, run_id, agent_variant=agent_variant))
+            results.append(fn(test))
             if progress is not None:
                 progress(done, total)
         return results
-    slots: list[Execution | None] = [None] * total
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="adat-exec") as pool:
-        futures = {pool.submit(execute_test, target, test, run_id, agent_variant=agent_variant): i
-                   for i, test in enumerate(tests)}
+    slots: list[R | None] = [None] * total
+    with ThreadPoolExecutor(max_workers=min(workers, total), thread_name_prefix="adat-exec") as pool:
+        futures = {pool.submit(contextvars.copy_context().run, fn, test): i for i, test in enumerate(tests)}
         for done, future in enumerate(as_completed(futures), start=1):
             slots[futures[future]] = future.result()
             if progress is not None:
                 progress(done, total)
-    return [e for e in slots if e is not None]
+    return [r for r in slots if r is not None]

@@ -45,12 +45,24 @@ def system_prompt(policy_text: str) -> str:
 
 @dataclass
 class _Session:
-    db: RetailDB
-    tools: RetailTools
+    pristine: RetailDB  # the agent's database, shared and never written
     messages: list[dict[str, Any]]
     calls: list[HostedToolCall] = field(default_factory=list)
     capped_turns: list[int] = field(default_factory=list)
     turn: int = 0
+    _tools: RetailTools | None = None
+
+    @property
+    def tools(self) -> RetailTools:
+        """The session's tools over its own copy of the database, made at the first use: a copy costs
+        ~10 ms of CPU under the GIL, and most sessions of a suite never call a tool."""
+        if self._tools is None:
+            self._tools = RetailTools(self.pristine.copy_fresh())
+        return self._tools
+
+    @property
+    def db(self) -> RetailDB:
+        return self.tools.db
 
 
 class LLMAgent(HostedSessions[_Session]):
@@ -79,10 +91,8 @@ class LLMAgent(HostedSessions[_Session]):
         self._tool_schemas = RetailTools(self._db).schemas()  # schemas only; never called
 
     def reset(self) -> str:
-        """A new session: a fresh copy of the database and an empty conversation."""
-        db = self._db.copy_fresh()
-        return self._add_session(_Session(db=db, tools=RetailTools(db),
-                                          messages=[{"role": "system", "content": self._system}]))
+        """A new session: a fresh copy of the database (made when first needed) and an empty conversation."""
+        return self._add_session(_Session(pristine=self._db, messages=[{"role": "system", "content": self._system}]))
 
     def invoke(self, session_id: str, user_message: str) -> str:
         """Answer one user message, running the model's tool calls until it writes a reply."""

@@ -9,6 +9,8 @@ is scrubbed from every message this module raises and never chained into a trace
 
 from __future__ import annotations
 
+import hashlib
+import threading
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -45,6 +47,22 @@ def parse_retry_after(headers: Any) -> float | None:
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
+#: one SDK client per (endpoint, key, timeout) in a process: building one loads the TLS trust store and a
+#: connection pool (~0.5 s), and a run makes a provider per role and per stage; the client is thread-safe.
+_CLIENTS: dict[tuple[str | None, str, float], Any] = {}
+_CLIENTS_LOCK = threading.Lock()
+
+
+def _shared_client(openai: Any, base_url: str | None, api_key: str, timeout_s: float) -> Any:
+    key = (base_url, hashlib.sha256(api_key.encode()).hexdigest(), timeout_s)
+    with _CLIENTS_LOCK:
+        client = _CLIENTS.get(key)
+        if client is None:
+            client = _CLIENTS[key] = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s,
+                                                   max_retries=0)
+        return client
+
+
 def _is_official(base_url: str | None) -> bool:
     return base_url is None or "api.openai.com" in base_url
 
@@ -60,7 +78,7 @@ class OpenAIProvider:
         self.base_url = base_url
         # api.openai.com's newer models reject max_tokens; many local servers only know it.
         self._tokens_param = "max_completion_tokens" if _is_official(base_url) else "max_tokens"
-        self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
+        self._client = _shared_client(openai, base_url, api_key, timeout_s)
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         kwargs: dict[str, Any] = {
