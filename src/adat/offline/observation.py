@@ -158,7 +158,9 @@ def observe(traces: list[TraceView], states: tuple[str, ...], verb_of: dict[str,
                     obs.conditions.append(sentence)
             at = _AVAILABLE.search(turn.text)
             if at:
-                obs.listings.append((turn.text.lower(), lang.ITEM_ID.findall(turn.text[at.end():])))
+                # the ids after "available" when the reply says it (the item asked about comes before)
+                listed = re.search(r"\b(?:available|in stock)\b", turn.text, re.IGNORECASE) or at
+                obs.listings.append((turn.text.lower(), lang.ITEM_ID.findall(turn.text[listed.end():])))
                 for item in lang.ITEM_ID.findall(turn.text[at.end():]):
                     if item not in obs.available_items:
                         obs.available_items.append(item)

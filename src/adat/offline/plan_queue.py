@@ -129,8 +129,10 @@ def _other_method(obs: Observation, facts: TesterFacts, account: Account, order:
 
 
 def _paid_with(obs: Observation, facts: TesterFacts, account: Account, order: OrderFact) -> Case | None:
+    """The method that paid the order; not a gift card, whose balance could decide the test instead."""
     return (f"with the payment method that paid it ({order.paid_with})", f"Payment: {order.paid_with}.") \
-        if order.paid_with else None
+        if order.paid_with and order.paid_with not in account.gift_card_balances \
+        and not order.paid_with.startswith("gift_card") else None
 
 
 def _not_on_file(obs: Observation, facts: TesterFacts, account: Account, order: OrderFact) -> Case | None:

@@ -18,6 +18,7 @@ from adat.offline.facts import Account, TesterFacts, normalise_order_id, parse_f
 from adat.offline.generation import (
     ACTS,
     ASKS_CONFIRMATION,
+    GOES_AHEAD,
     OPPOSITE,
     REFUSES,
     SAYS,
@@ -169,7 +170,11 @@ class Case:
         behaviour = lang.generalise(lang.strip_courtesy(sentence)).rstrip(".")
         side = side_of(behaviour, reply)
         success, failure = criteria_for(behaviour, side, reply)
-        if reply_kind(reply) in ("confirm", "completion"):
+        if reply_kind(reply) == "ask" and lang.goes_ahead(reply):
+            # The agent goes ahead with a question for a detail; the question is worded for the
+            # traced request's entity (its item, its payment method), the decision is not.
+            success, failure, side = [GOES_AHEAD], [REFUSES], "allowed"
+        elif reply_kind(reply) in ("confirm", "completion"):
             # A confirmation question or a report of the change done is checked by its typed
             # criterion; its wording (amounts, dates, the summary of the change) is no behaviour
             # and differs from one request to the next.
