@@ -6,7 +6,8 @@ Runs the installed `adat demo` in a subprocess (as a user would), then reads the
 prints: wall time, plain / transformed tests, attempts, not-applicable share, and the number of
 distinct reference-agent rules whose evaluations coincide with the statements' supporting
 replies (sql/metrics/rule_coverage.sql). Exits non-zero when a target of issue 4 is missed
-(≤ 600 s, ≥ 40 plain, ≥ 40 transformed, ≥ 15 rules) or, with --evaluate, of issue 5 (≤ 1200 s).
+(≤ 600 s, ≥ 40 plain, ≥ 40 transformed, ≥ 15 rules); with --evaluate the wall-time bound is issue 11's
+(≤ 600 s on 2 cores, regressions over every shipped fault included).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def main() -> int:
     db = build_catalog(data, adat_home() / "sql")
     coverage = run_query(db, adat_home() / "sql" / "metrics" / "rule_coverage.sql", {"run_id": run_id}).to_pylist()
     rules = int(coverage[0]["distinct_rules"]) if coverage else 0
-    limit = 1200 if args.evaluate else 600
+    limit = 600  # issue 11: `adat demo --evaluate` too runs in ≤ 10 minutes on 2 cores
 
     print(f"adat demo{' --evaluate' if args.evaluate else ''} — run {run_id} (offline/heuristic provider)")
     print(f"  wall time            {wall:8.1f} s   (target ≤ {limit} s)")
