@@ -7,7 +7,8 @@ prints: wall time, plain / transformed tests, attempts, not-applicable share, an
 distinct reference-agent rules whose evaluations coincide with the statements' supporting
 replies (sql/metrics/rule_coverage.sql). Exits non-zero when a target of issue 4 is missed
 (≤ 600 s, ≥ 40 plain, ≥ 40 transformed, ≥ 15 rules); with --evaluate the wall-time bound is issue 11's
-(≤ 600 s on 2 cores, regressions over every shipped fault included).
+(≤ 600 s on 2 cores, regressions over every shipped fault included) and its figures: mutation score
+≥ 0.9, both_sides_share ≥ 0.5, the original agent's inconclusive share ≤ 5 % and FAR ≤ 0.05.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ def main() -> int:
     print(f"  attempts             {len(attempts):8d}     not applicable {na / max(len(attempts), 1):.0%}")
     print(f"  rules at supporting replies {rules:3d}     (target ≥ 15)")
     print(f"  machine: {os.cpu_count()} cores; data: {data}")
+    missed: list[str] = []
     if args.evaluate:
         def metric(name: str) -> list[dict]:
             path = adat_home() / "sql" / "metrics" / f"{name}.sql"
@@ -74,19 +76,29 @@ def main() -> int:
         accuracy = [r for r in metric("accuracy") if r.get("agent_variant", "original") == "original"]
         score = next(r for r in metric("mutation_score") if r["kind"] == "fault")
         print(f"  V/C (all tests)      {validity['validity_rate']:8.3f}     ({validity['valid']} of {validity['counted']})")
-        if original and accuracy:
-            print(f"  original agent: FAR  {original[0]['false_alarm_rate']:8.3f}     accuracy {accuracy[0]['accuracy']:.3f}")
+        far = original[0]["false_alarm_rate"] if original else None
+        if far is not None and accuracy:
+            print(f"  original agent: FAR  {far:8.3f}     accuracy {accuracy[0]['accuracy']:.3f}   (target FAR ≤ 0.05)")
+        if far is None or far > 0.05:
+            missed.append("FAR")
         print(f"  mutation score       {score['mutation_score']:8.3f}     ({score['killed']} killed / {score['activated']} "
-              f"activated of {score['variants']} faults; not activated: {', '.join(score['not_activated']) or 'none'})")
+              f"activated of {score['variants']} faults; not activated: {', '.join(score['not_activated']) or 'none'}; target ≥ 0.9)")
+        if score["mutation_score"] is None or score["mutation_score"] < 0.9:
+            missed.append("mutation score")
         both = next((r for r in metric("both_sides_share") if r["kind"] == "all"), None)
         if both is not None and both["both_sides_share"] is not None:
-            print(f"  both_sides_share     {both['both_sides_share']:8.3f}     ((P − U) / U, P {both['p']:.0f}, U {both['u']:.0f})")
+            print(f"  both_sides_share     {both['both_sides_share']:8.3f}     ((P − U) / U, P {both['p']:.0f}, U {both['u']:.0f}; "
+                  "target ≥ 0.5)")
+        if both is None or both["both_sides_share"] is None or both["both_sides_share"] < 0.5:
+            missed.append("both_sides_share")
         inc = next((r for r in metric("inconclusive_share") if r["kind"] == "all"), None)
         if inc is not None:
             print(f"  original agent: inconclusive {inc['inconclusive_share']:6.1%}     "
-                  f"({inc['inconclusive']} of {inc['executions']} executions)")
-    ok = wall <= limit and plain >= 40 and transformed >= 40 and rules >= 15
-    print("OK" if ok else "TARGET MISSED")
+                  f"({inc['inconclusive']} of {inc['executions']} executions; target ≤ 5%)")
+        if inc is None or inc["inconclusive_share"] is None or inc["inconclusive_share"] > 0.05:
+            missed.append("inconclusive share")
+    ok = wall <= limit and plain >= 40 and transformed >= 40 and rules >= 15 and not missed
+    print("OK" if ok else "TARGET MISSED" + (f": {', '.join(missed)}" if missed else ""))
     return 0 if ok else 1
 
 
