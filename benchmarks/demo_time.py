@@ -8,7 +8,9 @@ distinct reference-agent rules whose evaluations coincide with the statements' s
 replies (sql/metrics/rule_coverage.sql). Exits non-zero when a target of issue 4 is missed
 (≤ 600 s, ≥ 40 plain, ≥ 40 transformed, ≥ 15 rules); with --evaluate the wall-time bound is issue 11's
 (≤ 600 s on 2 cores, regressions over every shipped fault included) and its figures: mutation score
-≥ 0.9, both_sides_share ≥ 0.5, the original agent's inconclusive share ≤ 5 % and FAR ≤ 0.05.
+≥ 0.9, both_sides_share ≥ 0.5, the original agent's inconclusive share ≤ 5 % and FAR ≤ 0.05 — and
+issue 9's: the mutation score equals the pre-move score (faults detected / faults run, the definition
+before seeded faults moved into mutation testing, tests/support/pre_move_mutation_score.sql).
 """
 
 from __future__ import annotations
@@ -85,6 +87,12 @@ def main() -> int:
               f"activated of {score['variants']} faults; not activated: {', '.join(score['not_activated']) or 'none'}; target ≥ 0.9)")
         if score["mutation_score"] is None or score["mutation_score"] < 0.9:
             missed.append("mutation score")
+        pre_move_sql = REPO / "tests" / "support" / "pre_move_mutation_score.sql"
+        (pre,) = run_query(db, pre_move_sql, {"run_id": run_id}).to_pylist()
+        print(f"  pre-move score       {pre['mutation_score']:8.3f}     ({pre['faults_detected']} detected / {pre['faults']} "
+              "faults run, no activation; target: equal to the mutation score)")
+        if pre["mutation_score"] != score["mutation_score"]:
+            missed.append("mutation score changed by the move")
         both = next((r for r in metric("both_sides_share") if r["kind"] == "all"), None)
         if both is not None and both["both_sides_share"] is not None:
             print(f"  both_sides_share     {both['both_sides_share']:8.3f}     ((P − U) / U, P {both['p']:.0f}, U {both['u']:.0f}; "

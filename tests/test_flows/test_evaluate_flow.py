@@ -71,6 +71,31 @@ def test_report_prints_the_sql_metrics(evaluated):
     assert score["mutation_score"] == score["killed"] / score["activated"]
 
 
+PRE_MOVE = Path(__file__).resolve().parents[1] / "support" / "pre_move_mutation_score.sql"
+
+
+def test_moving_seeded_faults_into_mutation_testing_left_the_score_unchanged(evaluated):
+    """Issue 9: the pre-move score (faults detected / faults run, no activation) and mutation
+    testing's score (killed / activated) kill the same faults by the same rule; they may differ only
+    where a fault was not activated, and no fault is detected without being activated."""
+    cfg, run_id, *_ = evaluated
+    root = cfg.data_path()
+    from adat.config import adat_home
+    from adat.warehouse import build_catalog, catalog_path, run_query
+
+    build_catalog(root, adat_home() / "sql")
+    (old,) = run_query(catalog_path(root), PRE_MOVE, {"run_id": run_id}).to_pylist()
+    (new,) = run_query(catalog_path(root), adat_home() / "sql" / "metrics" / "mutation_score.sql",
+                       {"run_id": run_id, "faults": None}).to_pylist()
+    assert old["faults"] == new["variants"] == len(FAULTS)
+    assert set(old["detected_faults"]) == set(new["killed_variants"])
+    assert not set(old["detected_faults"]) & set(new["not_activated"])
+    if not new["not_activated"]:
+        assert old["mutation_score"] == new["mutation_score"]
+    else:
+        assert new["mutation_score"] == old["faults_detected"] / new["activated"]
+
+
 def test_second_evaluation_is_served_from_the_cache(evaluated):
     _, run_id, result, again, before, after = evaluated
     assert again.run_id == run_id and again.counts == result.counts
