@@ -2,9 +2,10 @@
 
 ``flows/execute.py`` maps :func:`execute_and_judge` over the tests as Prefect tasks under the
 task runner of ``execution.task_runner`` (threads, or Dask for a suite that outgrows a machine);
-:func:`record_executions` then writes what they returned, exactly as the in-process
-:func:`adat.pipeline.steps.execution_step` does. Each mapped call builds its own target and LLM
-client, so it can run in another process or on another machine that sees the same data dir.
+:func:`record_executions` then writes what they returned with :func:`write_phase`, which is the
+write of the in-process :func:`adat.pipeline.steps.execution_step` too (the same test selection,
+owners and variant). Each mapped call builds its own target and LLM client, so it can run in
+another process or on another machine that sees the same data dir.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import cast
 from pydantic import BaseModel, ConfigDict
 
 from adat.config import RunConfig
+from adat.errors import UserError
 from adat.pipeline.context import RunContext, StepResult
 from adat.records import Execution, RuleEvent, TestCase, Verdict
 
@@ -29,15 +31,43 @@ class ExecutedTest(BaseModel):
     rule_events: list[RuleEvent] = []
 
 
-def execution_tests(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_id: str | None = None,
-                    test_ids: list[str] | None = None) -> list[TestCase]:
-    """The tests of ``kind`` ('all' = every kind) of this run or of ``suite_run_id``, in suite order."""
-    ctx = RunContext(cfg, run_id)
-    tests = [t for t in cast(list[TestCase], ctx.read("tests", suite_run_id or run_id)) if kind == "all" or t.kind == kind]
+def phase_tests(ctx: RunContext, kind: str = "plain", suite_run_id: str | None = None,
+                test_ids: list[str] | None = None) -> list[TestCase]:
+    """The tests of ``kind`` ('all' = every kind) of ``ctx``'s run or of ``suite_run_id``, in suite
+    order, limited to ``test_ids`` when given; a suite run with no tests is a user error."""
+    tests = [t for t in cast(list[TestCase], ctx.read("tests", suite_run_id or ctx.run_id))
+             if kind == "all" or t.kind == kind]
+    if suite_run_id and suite_run_id != ctx.run_id and not tests:
+        raise UserError(f"run {suite_run_id!r} has no tests in {ctx.root}", field="--suite",
+                        fix="pass the run id of a run that built a suite (adat sql stg_runs)")
     if test_ids is not None:
         wanted = set(test_ids)
         tests = [t for t in tests if t.test_id in wanted]
     return tests
+
+
+def write_phase(ctx: RunContext, tests: list[TestCase], executions: list[Execution], verdicts: list[Verdict],
+                events: list[RuleEvent], kind: str, variant: str, suite_run_id: str | None = None) -> StepResult:
+    """Write one execution phase's rows as its own parts of the run (owner ``execution.<kind>.<variant>``):
+    re-executing replaces them and nothing else, so plain and transformed tests and every faulty
+    variant accumulate in one run. A run-suite run also gets a copy of the suite it executed."""
+    owner = f"execution.{kind}.{variant}"
+    if suite_run_id and suite_run_id != ctx.run_id:
+        ctx.write("tests", [t.model_copy(update={"run_id": ctx.run_id}) for t in tests], owner="suite")
+    ctx.write("executions", executions, owner=owner)
+    ctx.write("verdicts", verdicts, owner=owner)
+    ctx.write("rule_events", events, owner=owner)
+    ctx.flush_calls()
+    tally = Counter(v.verdict for v in verdicts)
+    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=ctx.run_id, step=f"execution:{kind}:{variant}",
+                      tables={"executions": len(executions)}, counts={k: float(v) for k, v in tally.items()},
+                      data={"agent_variant": variant})
+
+
+def execution_tests(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_id: str | None = None,
+                    test_ids: list[str] | None = None) -> list[TestCase]:
+    """:func:`phase_tests` of run ``run_id``."""
+    return phase_tests(RunContext(cfg, run_id), kind, suite_run_id, test_ids)
 
 
 def execute_and_judge(cfg: RunConfig, run_id: str, test: TestCase, kind: str = "plain",
@@ -47,7 +77,7 @@ def execute_and_judge(cfg: RunConfig, run_id: str, test: TestCase, kind: str = "
     from adat.stages.judging import judge_execution
 
     ctx = RunContext(cfg, run_id)
-    variant = fault or "original"
+    variant = ctx.variant(fault)
     target = ctx.target(fault=fault, scope=f"{kind}-{variant}")
     execution = execute_test(target, test, run_id, agent_variant=variant)
     verdict = judge_execution(cfg, ctx.client, test, execution, run_id)
@@ -58,21 +88,7 @@ def execute_and_judge(cfg: RunConfig, run_id: str, test: TestCase, kind: str = "
 
 def record_executions(cfg: RunConfig, run_id: str, tests: list[TestCase], results: list[ExecutedTest],
                       kind: str = "plain", suite_run_id: str | None = None, fault: str | None = None) -> StepResult:
-    """Write the executions, verdicts and side log of ``results``; other kinds' and variants' rows stay."""
+    """Write what the mapped tasks returned, as :func:`write_phase` (the in-process stage's write)."""
     ctx = RunContext(cfg, run_id)
-    variant = fault or "original"
-    executions = [r.execution for r in results]
-    verdicts = [r.verdict for r in results]
-    done = {e.execution_id for e in executions}
-    sessions = {(e.session_id, e.agent_variant) for e in executions}
-    old_exec = [e for e in cast(list[Execution], ctx.read("executions")) if e.execution_id not in done]
-    old_verd = [v for v in cast(list[Verdict], ctx.read("verdicts")) if v.execution_id not in done]
-    old_events = [e for e in cast(list[RuleEvent], ctx.read("rule_events")) if (e.session_id, e.agent_variant) not in sessions]
-    ctx.write("executions", old_exec + executions)
-    ctx.write("verdicts", old_verd + verdicts)
-    ctx.write("rule_events", old_events + [e for r in results for e in r.rule_events])
-    if suite_run_id and suite_run_id != run_id:
-        ctx.write("tests", [t.model_copy(update={"run_id": run_id}) for t in tests])
-    tally = Counter(v.verdict for v in verdicts)
-    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step=f"execution:{kind}:{variant}",
-                      tables={"executions": len(executions)}, counts={k: float(v) for k, v in tally.items()})
+    return write_phase(ctx, tests, [r.execution for r in results], [r.verdict for r in results],
+                       [e for r in results for e in r.rule_events], kind, ctx.variant(fault), suite_run_id)

@@ -127,22 +127,13 @@ def execution_step(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_i
     and transformed tests and every faulty variant accumulate in one run. The variant is
     ``fault``, else the config's ``target.fault``, else 'original'.
     """
+    from adat.pipeline.execution_map import phase_tests, write_phase
     from adat.stages.execution import execute_test, run_tests
     from adat.stages.judging import judge_execution
 
     ctx = RunContext(cfg, run_id)
     variant = ctx.variant(fault)
-    source = suite_run_id or run_id
-    tests = [t for t in _tests(ctx, source) if kind == "all" or t.kind == kind]
-    if suite_run_id and suite_run_id != run_id and not tests:
-        from adat.errors import UserError
-
-        raise UserError(f"run {suite_run_id!r} has no tests in {ctx.root}", field="--suite",
-                        fix="pass the run id of a run that built a suite (adat sql stg_runs)")
-    if test_ids is not None:
-        wanted = set(test_ids)
-        tests = [t for t in tests if t.test_id in wanted]
-    owner = f"execution.{kind}.{variant}"
+    tests = phase_tests(ctx, kind, suite_run_id, test_ids)
     target = ctx.target(fault=fault, scope=f"{kind}-{variant}")
     client = ctx.client
     # Each worker executes a test and judges it at once (no barrier between the two); judge calls go
@@ -156,16 +147,8 @@ def execution_step(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_i
 
     pairs = run_tests(execute_and_judge, tests, cfg.execution.workers, progress)
     executions, verdicts = [e for e, _ in pairs], [v for _, v in pairs]
-    if suite_run_id and suite_run_id != run_id:
-        # a run_suite run carries a copy of the suite it executed (same test ids)
-        ctx.write("tests", [t.model_copy(update={"run_id": run_id}) for t in tests], owner="suite")
-    ctx.write("executions", executions, owner=owner)
-    ctx.write("verdicts", verdicts, owner=owner)
-    ctx.write("rule_events", ctx.rule_events(target, executions, variant), owner=owner)
-    ctx.flush_calls()
-    tally = Counter(v.verdict for v in verdicts)
-    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step=f"execution:{kind}:{variant}", tables={"executions": len(executions)},
-                      counts={k: float(v) for k, v in tally.items()}, data={"agent_variant": variant})
+    return write_phase(ctx, tests, executions, verdicts, ctx.rule_events(target, executions, variant), kind,
+                       variant, suite_run_id)
 
 
 def selection_priors_step(cfg: RunConfig, run_id: str) -> StepResult:
