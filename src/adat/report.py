@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from adat.config import OFFLINE_MODEL, RunConfig, adat_home
-from adat.warehouse.catalog import build_catalog, catalog_is_stale, catalog_path
+from adat.config import OFFLINE_MODEL, RunConfig
+from adat.warehouse.catalog import catalog_path
 from adat.warehouse.parquet import table_dir
-from adat.warehouse.sql_runner import run_query
+from adat.warehouse.queries import ReportQueries
 
 #: stages of `adat evaluate` / `adat regress` (their rows sit in the evaluated run's partition;
 #: sql/metrics/run_llm_calls.sql and run_summary.sql leave their calls out)
@@ -24,13 +24,10 @@ def run_summary(root: Path, run_id: str, sql_dir: Path | None = None) -> dict[st
     """Counts a user wants after a run, every one from ``sql/metrics`` over the staging views
     (distinct ids, never raw rows): statements, tests, attempts, verdicts (with ``unjudged``) per
     kind and agent variant, target errors, failed LLM calls by role, instructions, calls."""
-    sql_dir = sql_dir or adat_home() / "sql"
-    db = catalog_path(root)
-    if catalog_is_stale(root, sql_dir):
-        build_catalog(root, sql_dir)
+    queries = ReportQueries(root, sql_dir)
 
     def metric(name: str) -> list[dict[str, Any]]:
-        return cast(list[dict[str, Any]], run_query(db, sql_dir / "metrics" / f"{name}.sql", {"run_id": run_id}).to_pylist())
+        return queries.rows(name, run_id=run_id)
 
     head = next(iter(metric("run_summary")), {})
     verdicts: dict[str, dict[str, int]] = {}
@@ -69,7 +66,7 @@ def run_summary(root: Path, run_id: str, sql_dir: Path | None = None) -> dict[st
         "offline": any(m == OFFLINE_MODEL for m in models),
         "cache_hits": int(head.get("cache_hits", 0)),
         "tables": str(root / "runs"),
-        "catalog": str(db),
+        "catalog": str(catalog_path(root)),
     }
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from adat.reporting.queries import ReportQueries
 from adat.warehouse import build_catalog, declared_params, write_records
+from adat.warehouse.queries import ReportQueries
 from tests.test_sql.conftest import SQL_DIR
 from tests.test_sql.sql_sources import (
     catalog_views,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from adat.records import Run
 from adat.reporting import artifacts as a
-from adat.reporting.queries import ReportQueries
 from adat.warehouse import build_catalog, write_records
+from adat.warehouse.queries import ReportQueries
 from tests.test_sql.conftest import SQL_DIR
 from tests.test_sql.warehouse_fixture import T0
 

@@ -4,8 +4,8 @@ Every figure comes from a query in ``sql/report`` or ``sql/metrics`` (:class:`Re
 """
 
 from adat.reporting.html_report import render_report, report_context, report_path, write_report
-from adat.reporting.queries import ReportQueries
 from adat.reporting.run_diff import RunDiff, StatementDiff, match_statements, run_diff
+from adat.warehouse.queries import ReportQueries
 
 __all__ = [
     "ReportQueries",

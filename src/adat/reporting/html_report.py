@@ -1,7 +1,7 @@
 """``adat report RUN``: one self-contained HTML file with the run's plots, failures and changes.
 
 Every number and plot comes from a query in ``sql/report`` or ``sql/metrics`` (see
-:mod:`adat.reporting.queries`); the plots are inline SVG from :mod:`adat.reporting.figures`, the
+:mod:`adat.warehouse.queries`); the plots are inline SVG from :mod:`adat.reporting.figures`, the
 page is a jinja2 template with autoescaping, and nothing is fetched at view time (no scripts, no
 external styles, fonts or images). Statements are compared with the previous run of the same
 flow and target (``sql/report/previous_run.sql``) unless another run is named.
@@ -19,8 +19,8 @@ from markupsafe import Markup
 from adat.config import OFFLINE_MODEL
 from adat.errors import UserError
 from adat.reporting import figures
-from adat.reporting.queries import ReportQueries
 from adat.reporting.run_diff import StatementDiff, statement_diff
+from adat.warehouse.queries import ReportQueries
 
 TEMPLATES = Path(__file__).parent / "templates"
 REPORT_FILE = "report.html"

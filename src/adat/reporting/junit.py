@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from adat.errors import UserError
-from adat.reporting.queries import ReportQueries
+from adat.warehouse.queries import ReportQueries
 
 
 def _transcript(turns: list[dict[str, Any]]) -> str:

@@ -58,7 +58,7 @@ def evaluation_artifacts(cfg: RunConfig, run_id: str, faults: list[str] | None) 
 
 def audited(root: Path, run_id: str) -> bool:
     """Whether any test of ``run_id`` has an audit label (an evaluation ran on it)."""
-    from adat.reporting.queries import ReportQueries
+    from adat.warehouse.queries import ReportQueries
 
     return any(r["validity"] != "unaudited" for r in ReportQueries(root).rows("audit_validity_counts", run_id=run_id))
 
@@ -70,7 +70,7 @@ def _headline_metrics(cfg: RunConfig, run_id: str, faults: list[str] | None) -> 
 
 def previous_night(root: Path, run_id: str) -> str | None:
     """The latest earlier run of the same flow and config (None on the first night)."""
-    from adat.reporting.queries import ReportQueries
+    from adat.warehouse.queries import ReportQueries
 
     rows = ReportQueries(root).rows("previous_same_config", run_id=run_id)
     return str(rows[0]["run_id"]) if rows else None

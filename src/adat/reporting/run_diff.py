@@ -17,7 +17,7 @@ import numpy as np
 
 from adat.config import STATEMENT_MATCH_MIN_COSINE, RunConfig, cache_dir
 from adat.errors import UserError
-from adat.reporting.queries import ReportQueries
+from adat.warehouse.queries import ReportQueries
 
 
 @dataclass

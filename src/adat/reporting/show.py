@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.text import Text
 
 from adat.errors import UserError
-from adat.reporting.queries import ReportQueries
+from adat.warehouse.queries import ReportQueries
 
 VERDICT_STYLE = {"pass": "bold green", "fail": "bold red", "inconclusive": "bold yellow"}
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.console import Console
 
-from adat.config import RunConfig, adat_home
+from adat.config import RunConfig
 
 #: metric file -> what the summary calls it
 SPEC_METRICS = ("tdad_test_counts", "tdad_vpr_by_iteration", "tdad_hidden_pass_rate", "mutation_score",
@@ -21,19 +21,12 @@ SPEC_METRICS = ("tdad_test_counts", "tdad_vpr_by_iteration", "tdad_hidden_pass_r
 
 def spec_metrics(cfg: RunConfig, run_id: str, sql_dir: Path | None = None) -> dict[str, list[dict[str, Any]]]:
     """Metric name -> its rows for ``run_id``."""
-    from adat.warehouse import build_catalog, catalog_is_stale, catalog_path, declared_params, run_query
+    from adat.warehouse.queries import ReportQueries
 
-    sql_dir = sql_dir or adat_home() / "sql"
-    root = cfg.data_path()
-    if catalog_is_stale(root, sql_dir):
-        build_catalog(root, sql_dir)
-    out = {}
-    for name in SPEC_METRICS:
-        path = sql_dir / "metrics" / f"{name}.sql"
-        rows = run_query(catalog_path(root), path, {**dict.fromkeys(declared_params(path)), "run_id": run_id})
-        # mutation_score scores every kind of variant; a spec suite's are its prompt mutants
-        out[name] = [r for r in rows.to_pylist() if r.get("kind", "prompt") == "prompt"]
-    return out
+    queries = ReportQueries(cfg.data_path(), sql_dir)
+    # mutation_score scores every kind of variant; a spec suite's are its prompt mutants
+    return {name: [r for r in queries.rows(name, run_id=run_id) if r.get("kind", "prompt") == "prompt"]
+            for name in SPEC_METRICS}
 
 
 def _pct(value: Any) -> str:

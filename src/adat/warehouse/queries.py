@@ -1,7 +1,10 @@
-"""Named queries from ``sql/report`` and ``sql/metrics`` as rows, for the report, JUnit, diff and show.
+"""Named queries from ``sql/report`` and ``sql/metrics`` as rows: the one way adat's outputs (run
+summary, spec-suite summary, report, JUnit, diff, show, UI artifacts) read a figure.
 
 Every figure those outputs show is a row of one of these queries (metrics live in SQL only); this
 module only finds the file, binds its declared parameters (missing ones as NULL) and returns rows.
+It lives in the warehouse package, which imports no plotting or templating library, so a command's
+summary costs no more than the query.
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ from typing import Any
 
 from adat.config import adat_home
 from adat.errors import UserError
-from adat.warehouse import build_catalog, catalog_is_stale, catalog_path, declared_params, run_query
+from adat.warehouse.catalog import build_catalog, catalog_is_stale, catalog_path
+from adat.warehouse.sql_runner import declared_params, run_query
 
 #: folders searched for a query name, in order
 REPORT_QUERY_FOLDERS = ("report", "metrics")
