@@ -66,10 +66,10 @@ def test_an_email_address_is_an_identity_detail_not_a_shipping_address() -> None
 
 
 def test_a_requirement_stated_as_the_answer_fails_when_the_agent_goes_ahead_instead() -> None:
-    reply = "Order #W1000001 is already paid with paypal_1; the new payment method must be a different one."
+    reply = "Order #W1000001 is charged to paypal_1 today; a replacement card has to differ from that one."
     success, failure = generation.criteria_for(
-        "the agent states that the order is already paid with a payment method; the new payment method must be a "
-        "different one", "denied", reply)
+        "the agent states that the order is charged to a payment method today; a replacement card has to differ "
+        "from that one", "denied", reply)
     assert generation.GOES_AHEAD in failure
 
     def verdict(final: str) -> str:

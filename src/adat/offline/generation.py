@@ -113,9 +113,9 @@ def criteria_for(behavior: str, side: str | None, reply: str = "") -> tuple[list
         success.append(wanted)
         failure.append(unwanted)
     elif side == "denied" and reply and not lang.is_question(reply) and not lang.goes_ahead(reply):
-        # A requirement stated as the answer to the request ("the new value must be a different
-        # one"), with no question or offer after it, turns the request down in other words:
-        # going ahead instead contradicts it.
+        # A requirement stated as the answer to the request ("a replacement has to differ from
+        # what you have"), with no question or offer after it, turns the request down in other
+        # words: going ahead instead contradicts it.
         failure.append(GOES_AHEAD)
     failure.append(f"{OPPOSITE} {core}")
     return success, failure
