@@ -38,11 +38,3 @@ def evaluation_artifacts(cfg: RunConfig, run_id: str, faults: list[str] | None) 
     from adat.reporting.night import evaluation_artifacts as gather
 
     return gather(cfg, run_id, faults)
-
-
-@task(name="run-artifacts")
-def run_artifacts(cfg: RunConfig, run_id: str) -> UIArtifacts:
-    """A run's summary markdown and verdict table."""
-    from adat.reporting.night import run_artifacts as gather
-
-    return gather(cfg.data_path(), run_id)
