@@ -177,8 +177,11 @@ def _choose_port(port: int | None) -> int:
             raise UserError(f"port {port} is in use on {PREFECT_SERVER_HOST}", field="--port",
                             fix="pick another port, or leave out --port to let adat choose a free one")
         return port
-    if _port_free(PREFECT_SERVER_DEFAULT_PORT):
-        return PREFECT_SERVER_DEFAULT_PORT
+    return PREFECT_SERVER_DEFAULT_PORT if _port_free(PREFECT_SERVER_DEFAULT_PORT) else free_port()
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free now (the OS picks it)."""
     with socket.socket() as sock:
         sock.bind((PREFECT_SERVER_HOST, 0))
         return int(sock.getsockname()[1])

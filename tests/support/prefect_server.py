@@ -11,18 +11,13 @@ The server, its children and its state file are gone when the block exits, even 
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from adat.prefect_server import ServerState, start_server, stop_server
+from adat.prefect_server import ServerState, free_port, start_server, stop_server
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+__all__ = ["free_port", "running_prefect_server"]
 
 
 @contextmanager

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import socket
 import time
 
 import pytest
 
 from adat.config import HttpTarget as HttpTargetConfig
 from adat.errors import TargetError, UserError
+from adat.prefect_server import free_port
 from adat.targets.http import HttpTarget, lookup_json_path
 
 from .conftest import ScriptedServer
@@ -16,12 +16,6 @@ from .conftest import ScriptedServer
 
 def _target(url: str, **overrides: object) -> HttpTarget:
     return HttpTarget(HttpTargetConfig.model_validate({"base_url": url, "timeout_s": 5.0, **overrides}))
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_default_contract_round_trip(scripted_server: ScriptedServer) -> None:
@@ -101,7 +95,7 @@ def test_missing_header_variable_is_a_user_error(monkeypatch: pytest.MonkeyPatch
 
 def test_check_passes_on_a_live_server_and_names_base_url_when_unreachable(scripted_server: ScriptedServer) -> None:
     _target(scripted_server.url).check()  # the server answers GET / with an error status: reachable
-    dead = _target(f"http://127.0.0.1:{_free_port()}", timeout_s=1.0)
+    dead = _target(f"http://127.0.0.1:{free_port()}", timeout_s=1.0)
     with pytest.raises(UserError, match=r"target\.base_url: cannot reach .*fix: start the agent server"):
         dead.check()
     with pytest.raises(UserError, match=r"target\.base_url: not an http"):
@@ -109,7 +103,7 @@ def test_check_passes_on_a_live_server_and_names_base_url_when_unreachable(scrip
 
 
 def test_refused_connection_during_a_run_is_a_target_error() -> None:
-    target = _target(f"http://127.0.0.1:{_free_port()}")
+    target = _target(f"http://127.0.0.1:{free_port()}")
     with pytest.raises(TargetError, match="connection failed"):
         target.reset()
 
