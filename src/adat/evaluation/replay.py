@@ -93,7 +93,7 @@ class Replayer:
         result = Replay(variant=variant, messages=tuple(messages), replies=tuple(replies),
                         events=tuple((r, s, t) for r, s, t in agent.side_log(session)),
                         activations=tuple(agent.fault_activations(session)), writes=writes,
-                        db_hash=agent.session_db(session).canonical_hash(), error=error)
+                        db_hash=agent.session_db_hash(session), error=error)
         self._memo[key] = result
         return result
 

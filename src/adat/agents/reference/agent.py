@@ -59,15 +59,20 @@ class ReferenceAgent:
         self.agent_id = "reference-retail" + (f"+{self.fault.id}" if self.fault else "") + (
             f"+{force[0]}={force[1]}" if force else "")
         self._sessions: dict[str, Session] = {}
+        self._initial_hash: str | None = None
         self._lock = threading.Lock()
 
     # -- the target protocol ----------------------------------------------------------------------
 
     def reset(self) -> str:
-        """Start a session on a fresh copy of the database; ids are 's0001', 's0002', ..."""
+        """Start a session on the database as it was given; ids are 's0001', 's0002', ...
+
+        The session reads the agent's initial database and gets its own copy before its first
+        write call (:meth:`Session.call`): no session sees another's changes.
+        """
         with self._lock:
             session_id = f"s{len(self._sessions) + 1:04d}"
-            self._sessions[session_id] = Session(session_id, self._initial.copy_fresh(), self._engine)
+            self._sessions[session_id] = Session(session_id, self._initial, self._engine, shared_db=True)
         return session_id
 
     def invoke(self, session_id: str, user_message: str) -> str:
@@ -96,8 +101,18 @@ class ReferenceAgent:
         return list(self._session(session_id).log.activations)
 
     def session_db(self, session_id: str) -> RetailDB:
-        """The session's database as it is now (for end-state comparisons)."""
+        """The session's database as it is now (for end-state comparisons; read it, do not change it:
+        a session that has not written yet shares the agent's initial database)."""
         return self._session(session_id).db
+
+    def session_db_hash(self, session_id: str) -> str:
+        """``session_db(session_id).canonical_hash()``, computed once for every session that wrote nothing."""
+        session = self._session(session_id)
+        if not session.shared_db:
+            return session.db.canonical_hash()
+        if self._initial_hash is None:
+            self._initial_hash = self._initial.canonical_hash()
+        return self._initial_hash
 
     def tool_calls(self, session_id: str) -> list[ToolCall]:
         """Every tool call of the session, with its result or error."""

@@ -7,6 +7,7 @@ conversation whose replies differ between the original and the faulty agent.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,20 @@ class Fault(BaseModel):
     source: str = Field("", exclude=True, description="the file the fault was read from")
 
 
+#: faults read, by (resolved path, sha256 of the file); a copy is handed out
+_READ: dict[tuple[str, str], Fault] = {}
+
+
 def _read(path: Path) -> Fault:
+    key = (str(path.resolve()), hashlib.sha256(path.read_bytes()).hexdigest())
+    if key not in _READ:
+        if len(_READ) >= 64:
+            _READ.clear()
+        _READ[key] = _parse(path)
+    return _READ[key].model_copy(deep=True)
+
+
+def _parse(path: Path) -> Fault:
     doc: Any = read_yaml(path)
     try:
         fault = Fault.model_validate(doc)

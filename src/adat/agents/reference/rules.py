@@ -8,6 +8,7 @@ returns the *effective* decision, which differs only when a seeded fault overrid
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -60,10 +61,23 @@ class RuleBook:
 
     @classmethod
     def load(cls, path: Path | str | None = None) -> RuleBook:
-        """Read a rule table; any problem is a one-line :class:`UserError` naming the file."""
+        """Read a rule table; any problem is a one-line :class:`UserError` naming the file.
+
+        A table read before is reused while its file's bytes are unchanged: every reference agent
+        loads it, and nothing changes a loaded book (:meth:`overridden` copies).
+        """
         p = Path(path) if path is not None else default_rules_path()
         if not p.is_file():
             raise UserError("rule table not found", file=str(p), fix="pass an existing rules.yaml")
+        key = (str(p.resolve()), hashlib.sha256(p.read_bytes()).hexdigest())
+        if key not in _LOADED:
+            if len(_LOADED) >= 8:
+                _LOADED.clear()
+            _LOADED[key] = cls._read(p)
+        return _LOADED[key]
+
+    @classmethod
+    def _read(cls, p: Path) -> RuleBook:
         doc = read_yaml(p)
         if not isinstance(doc, dict) or not isinstance(doc.get("rules"), list):
             raise UserError("expected a mapping with a 'rules' list", file=str(p), field="rules",
@@ -105,6 +119,10 @@ class RuleBook:
             "sentences": {**rule.sentences, **override.sentences},
         })
         return RuleBook({**self.rules, rule_id: changed}, self.source)
+
+
+#: rule tables read, by (resolved path, sha256 of the file)
+_LOADED: dict[tuple[str, str], RuleBook] = {}
 
 
 class RuleEngine:

@@ -9,7 +9,7 @@ from adat.agents.reference.entities import PaymentRef
 from adat.agents.reference.rules import Predicate, RuleEngine
 from adat.agents.reference.sidelog import SideLog
 from adat.domains.retail.database import Order, RetailDB, User
-from adat.domains.retail.tools import RetailTools
+from adat.domains.retail.tools import WRITE_TOOLS, RetailTools
 from adat.errors import ToolError
 
 
@@ -77,6 +77,7 @@ class Session:
     zip_hint: str | None = None
     denied_this_turn: set[str] = field(default_factory=set)
     auth_pass: bool = False  # a fault let a request through auth_required unauthenticated
+    shared_db: bool = False  # ``db`` is the agent's initial database, copied before the first write
 
     def __post_init__(self) -> None:
         self.tools = RetailTools(self.db)
@@ -110,7 +111,14 @@ class Session:
         return self.tasks[0] if self.tasks else None
 
     def call(self, name: str, **arguments: Any) -> str:
-        """Call a tool, recording the call; ToolError propagates after it is recorded."""
+        """Call a tool, recording the call; ToolError propagates after it is recorded.
+
+        A session on the shared initial database gets its own copy before its first write call
+        (read tools never change the database), so sessions that only read copy nothing.
+        """
+        if self.shared_db and name in WRITE_TOOLS:
+            self.db, self.shared_db = self.db.copy_fresh(), False
+            self.tools = RetailTools(self.db)
         record = ToolCall(name, arguments, turn=self.turn)
         self.calls.append(record)
         try:
