@@ -141,8 +141,8 @@ def previous_run_diff(data_root: Path, run_id: str, query: str = "previous_run")
 
 
 def diff_markdown(d: RunDiff, limit: int = 20) -> str:
-    """The diff as markdown (the nightly flow's ``adat-diff`` artifact): counts, then at most
-    ``limit`` rows per list, pass -> fail first."""
+    """The diff as markdown (the "What changed" part of the nightly flow's ``adat-nightly``
+    artifact): counts, then at most ``limit`` rows per list, pass -> fail first."""
     s = d.statements
     lines = [f"# adat diff `{d.run_a}` → `{d.run_b}`", "",
              "| change | count |", "|---|---|",
