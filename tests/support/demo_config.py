@@ -1,9 +1,12 @@
-"""The demo run config shrunk for a test: its own data directory and a small budget."""
+"""The demo run config shrunk for a test (its own data directory and a small budget), and a run
+config written as the YAML file a user would pass to ``adat --config``."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from adat.config import RunConfig, demo_config_path, load_run_config
 
@@ -19,3 +22,9 @@ def small_demo_config(data_dir: Path, *, sessions: int, n: int, **update: Any) -
         "generation": cfg.generation.model_copy(update={"n": n}),
         **update,
     })
+
+
+def write_config(cfg: RunConfig, path: Path) -> Path:
+    """``cfg`` as a run-config YAML file at ``path`` (for the CLI and the nightly deployment); ``path``."""
+    path.write_text(yaml.safe_dump(cfg.model_dump(mode="json"), sort_keys=False), encoding="utf-8")
+    return path

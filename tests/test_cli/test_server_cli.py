@@ -10,10 +10,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-import yaml
 
-from adat.config import demo_config_path
 from adat.prefect_server import read_state, stop_server
+from tests.support.demo_config import small_demo_config, write_config
 from tests.support.prefect_server import free_port
 
 ADAT = [sys.executable, "-c", "from adat.cli.main import app; app()"]
@@ -30,13 +29,9 @@ def adat(*args: str, env: dict[str, str] | None = None, timeout: float = 300) ->
 
 
 def _small_config(path: Path, data: Path) -> Path:
-    raw = yaml.safe_load(demo_config_path().read_text(encoding="utf-8"))
-    raw.update(run_id="srv-small", data_dir=str(data))
-    raw["discovery"]["sessions"] = 2
-    raw["generation"]["n"] = 2
-    raw["selector"]["max_attempts_cap"] = 4
-    path.write_text(yaml.safe_dump(raw), encoding="utf-8")
-    return path
+    cfg = small_demo_config(data, sessions=2, n=2, run_id="srv-small")
+    return write_config(cfg.model_copy(update={"selector": cfg.selector.model_copy(update={"max_attempts_cap": 4})}),
+                        path)
 
 
 def _flow_runs(api_url: str) -> list[dict]:

@@ -10,13 +10,12 @@ import io
 from typing import Any, get_args
 
 import pytest
-import yaml
 from typer.testing import CliRunner
 
 from adat.cli.flow_loader import load_flow
 from adat.config import SelectorConfig
 from adat.warehouse import read_records
-from tests.support.demo_config import small_demo_config
+from tests.support.demo_config import small_demo_config, write_config
 
 pytestmark = pytest.mark.slow
 
@@ -29,8 +28,7 @@ def runs(prefect_harness: Any, tmp_path_factory: pytest.TempPathFactory) -> dict
     cfg = small_demo_config(tmp_path_factory.mktemp("compare") / "data", sessions=6, n=5, run_id="e2e-source")
     source = load_flow("pipeline")(config=cfg)
     # The baselines and the ablation run through the CLI commands, which load the same flows.
-    config_file = cfg.data_path().parent / "run.yaml"
-    config_file.write_text(yaml.safe_dump(cfg.model_dump(mode="json")))
+    config_file = write_config(cfg, cfg.data_path().parent / "run.yaml")
     out = cli(["baselines", "--config", str(config_file), "--from", source])
     baselines = {p[0]: p[2] for p in map(str.split, out.splitlines()) if p[:1] in (["agenteval"], ["direct"])}
     out = cli(["ablation", "--config", str(config_file), "--from", source, "--selectors", "all"])

@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from adat.warehouse import read_records
-from tests.support.demo_config import small_demo_config
+from tests.support.demo_config import small_demo_config, write_config
 from tests.support.prefect_server import running_prefect_server
 
 pytestmark = pytest.mark.slow
@@ -66,8 +65,7 @@ def client(prefect_server: str, workdir: Path) -> Iterator[Any]:
 
     cfg = small_demo_config(workdir / "data", sessions=2, n=2)
     cfg = cfg.model_copy(update={"evaluation": cfg.evaluation.model_copy(update={"faults": FAULTS})})
-    config = workdir / "nightly.yaml"
-    config.write_text(yaml.safe_dump(cfg.model_dump(mode="json")))
+    config = write_config(cfg, workdir / "nightly.yaml")
     env = _env(workdir / "runner-home", PREFECT_API_URL=prefect_server, PREFECT_RUNNER_POLL_FREQUENCY="2",
                PREFECT_SERVER_EPHEMERAL_ENABLED="false")
     log = (workdir / "serve.log").open("wb")

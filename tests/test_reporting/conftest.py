@@ -14,13 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import yaml
 from typer.testing import CliRunner
 
 from adat.cli.flow_loader import load_flow
 from adat.cli.main import app
 from adat.config import RunConfig
-from tests.support.demo_config import small_demo_config
+from tests.support.demo_config import small_demo_config, write_config
 
 FAULTS = ["no_write_confirmation", "cancel_any_reason"]
 SUITE_FAULT = "no_write_confirmation"
@@ -36,11 +35,6 @@ class Nightly:
     fault_output: str
 
 
-def _config_file(cfg: RunConfig, path: Path) -> Path:
-    path.write_text(yaml.safe_dump(cfg.model_dump(mode="json"), sort_keys=False), encoding="utf-8")
-    return path
-
-
 @pytest.fixture(scope="session")
 def nightly(prefect_harness, tmp_path_factory: pytest.TempPathFactory) -> Nightly:
     base = tmp_path_factory.mktemp("nightly")
@@ -54,7 +48,7 @@ def nightly(prefect_harness, tmp_path_factory: pytest.TempPathFactory) -> Nightl
     results = {}
     for run_id, fault in (("rep-same", None), ("rep-fault", SUITE_FAULT)):
         suite_cfg = cfg.model_copy(update={"run_id": run_id, "target": cfg.target.model_copy(update={"fault": fault})})
-        config = _config_file(suite_cfg, base / f"{run_id}.yaml")
+        config = write_config(suite_cfg, base / f"{run_id}.yaml")
         results[run_id] = runner.invoke(app, ["run-suite", "--config", str(config), "--suite", "rep-cur",
                                               "--fail-on", "regression"])
     return Nightly(cfg=cfg, root=cfg.data_path(), same_exit=results["rep-same"].exit_code,
