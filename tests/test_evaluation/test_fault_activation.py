@@ -1,8 +1,9 @@
 """Seeded faults are activated and scored by mutation testing's one module (adat.mutation) and
 one metric file (sql/metrics/mutation_score.sql), like TDAD's prompt mutants.
 
-A fault is activated when the side log of the suite run on it shows its rule deciding unlike the
-shipped rule; a fault whose rule the suite never reaches is not activated: listed, not scored.
+A fault is activated when the side log of the suite run on it shows it taking effect at its rule
+(a decision unlike the shipped rule's, or, for a fault that rewords its rule, any evaluation of
+it); a fault whose rule the suite never reaches is not activated: listed, not scored.
 """
 
 from __future__ import annotations
