@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -10,8 +11,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from adat.config import OFFLINE_MODEL, RunConfig
-from adat.warehouse.catalog import catalog_path
+from adat.config import OFFLINE_MODEL, RunConfig, adat_home
+from adat.warehouse.catalog import build_catalog, catalog_is_stale, catalog_path
 from adat.warehouse.parquet import table_dir
 from adat.warehouse.queries import ReportQueries
 
@@ -20,10 +21,30 @@ from adat.warehouse.queries import ReportQueries
 EVALUATION_PHASES = frozenset({"audit", "groupings", "execution-labels", "regression"})
 
 
+#: (root, run id, sql dir, catalog mtime) -> summary: a flow command computes it for the flow's
+#: artifact and again for the terminal; the catalog is rebuilt whenever a table changed, so an
+#: unchanged catalog means unchanged figures
+_SUMMARIES: dict[tuple[str, str, str, int], dict[str, Any]] = {}
+
+
 def run_summary(root: Path, run_id: str, sql_dir: Path | None = None) -> dict[str, Any]:
     """Counts a user wants after a run, every one from ``sql/metrics`` over the staging views
     (distinct ids, never raw rows): statements, tests, attempts, verdicts (with ``unjudged``) per
-    kind and agent variant, target errors, failed LLM calls by role, instructions, calls."""
+    kind and agent variant, target errors, failed LLM calls by role, instructions, calls.
+
+    Computed once per catalog state: the flow's artifact and the CLI's table share it."""
+    sql = Path(sql_dir) if sql_dir else adat_home() / "sql"
+    db = catalog_path(root)
+    if not db.is_file() or catalog_is_stale(root, sql):
+        build_catalog(root, sql)
+        _SUMMARIES.clear()
+    key = (str(Path(root).resolve()), run_id, str(sql.resolve()), db.stat().st_mtime_ns)
+    if key not in _SUMMARIES:
+        _SUMMARIES[key] = _compute_summary(root, run_id, sql)
+    return copy.deepcopy(_SUMMARIES[key])
+
+
+def _compute_summary(root: Path, run_id: str, sql_dir: Path) -> dict[str, Any]:
     queries = ReportQueries(root, sql_dir)
 
     def metric(name: str) -> list[dict[str, Any]]:
