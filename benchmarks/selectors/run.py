@@ -265,6 +265,8 @@ def print_checks(per_seed: list[dict[str, dict[str, Any]]], names: list[str], n_
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=20, help="number of simulated worlds per family (default 20)")
+    ap.add_argument("--seed-start", type=int, default=0,
+                    help="first world seed (default 0); e.g. 100 for a fresh range nothing was tuned on")
     ap.add_argument("--quick", action="store_true", help="5 seeds: a smoke run")
     ap.add_argument("--family", default=",".join(FAMILIES), help=f"built-in world families ({', '.join(FAMILIES)})")
     ap.add_argument("--world", type=Path, help="score the selectors on this world file instead (see worlds.py)")
@@ -296,8 +298,9 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             print(f"error: --family {','.join(unknown)}: use {', '.join(FAMILIES)}", file=sys.stderr)
             return 2
-        groups = {f"family {f}": [Job(s, a.statements, a.n, a.boundaries, a.classes, a.prior_noise, a.class_effect,
-                                      tuple(names), family=f) for s in range(seeds)] for f in families}
+        span = f" (seeds {a.seed_start}-{a.seed_start + seeds - 1})" if a.seed_start else ""
+        groups = {f"family {f}{span}": [Job(s, a.statements, a.n, a.boundaries, a.classes, a.prior_noise, a.class_effect,
+                                      tuple(names), family=f) for s in range(a.seed_start, a.seed_start + seeds)] for f in families}
         if a.write_worlds is not None:
             a.write_worlds.mkdir(parents=True, exist_ok=True)
             for jobs in groups.values():
