@@ -102,13 +102,22 @@ def _errors_text(s: dict[str, Any]) -> str:
     return f"target {s['target_errors']}; failed LLM calls: {failed}"
 
 
+#: what every output of a run the offline stand-in played says (the run summary, the evaluation's)
+OFFLINE_NOTE = ("Produced by **offline/heuristic**, a deterministic rule-based stand-in for the tester roles "
+                "— not a language model's results.")
+
+
+def is_offline(root: Path, run_id: str) -> bool:
+    """Whether the run's own LLM calls (the evaluation's left out) went to the offline stand-in."""
+    return any(r["provider_model"] == OFFLINE_MODEL for r in ReportQueries(root).rows("run_llm_calls", run_id=run_id))
+
+
 def summary_markdown(s: dict[str, Any]) -> str:
     """The summary as markdown (a Prefect artifact)."""
     na_share = _na_share(s)
     lines = [f"# adat run `{s['run_id']}`", ""]
     if s["offline"]:
-        lines += ["> Produced by **offline/heuristic**, a deterministic rule-based stand-in for the "
-                  "tester roles — not a language model's results.", ""]
+        lines += [f"> {OFFLINE_NOTE}", ""]
     if s.get("status") == "budget_exhausted":
         lines += [f"> **Budget exhausted** in {s['stopped_in']}: the run stopped there; what it wrote is kept.", ""]
     if s.get("status") == "failed":
@@ -157,10 +166,15 @@ def print_run_summary(console: Console, cfg: RunConfig, run_id: str) -> dict[str
     if s.get("status") == "failed":
         console.print(f"[red]Failed: {escape(s['error'])}. What the finished stages wrote is kept.[/red]")
     if s["offline"]:
-        console.print("[yellow]These results come from offline/heuristic, a deterministic rule-based "
-                      "stand-in for the tester roles, not from a language model.[/yellow]")
+        print_offline_note(console)
     console.print(f"Query it: adat sql <name> --run {run_id}   |   duckdb -readonly {s['catalog']}")
     return s
+
+
+def print_offline_note(console: Console) -> None:
+    """The terminal form of :data:`OFFLINE_NOTE`."""
+    console.print("[yellow]These results come from offline/heuristic, a deterministic rule-based "
+                  "stand-in for the tester roles, not from a language model.[/yellow]")
 
 
 def has_table(root: Path, table: str) -> bool:

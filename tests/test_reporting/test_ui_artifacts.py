@@ -95,3 +95,13 @@ def test_previous_same_config_skips_runs_with_another_config(tmp_path: Path) -> 
     assert [r["run_id"] for r in queries.rows("previous_same_config", run_id="d")] == ["a"]  # not b (n), not c (flow)
     assert queries.rows("previous_same_config", run_id="a") == []
     assert [r["run_id"] for r in queries.rows("previous_run", run_id="d")] == ["b"]
+
+
+def test_an_offline_suites_evaluation_says_so(tmp_path: Path) -> None:
+    from adat.report import is_offline
+    from tests.test_sql import warehouse_fixture as fx
+
+    assert "offline/heuristic" in a.evaluation_markdown(METRICS, "n2", offline=True)
+    assert "offline/heuristic" not in a.evaluation_markdown(METRICS, "n2")
+    root = fx.write_metrics_fixture(tmp_path / "data")
+    assert is_offline(root, "r1") and not is_offline(root, "r2")  # r1's planner call is offline/heuristic

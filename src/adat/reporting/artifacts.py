@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from adat.report import summary_markdown
+from adat.report import OFFLINE_NOTE, summary_markdown
 
 VERDICTS = ("pass", "fail", "inconclusive", "unjudged")
 #: (measure, metric file, column, filter column, filter value) of the evaluation's headline figures
@@ -73,9 +73,11 @@ def fault_rows(metrics: Metrics) -> list[dict[str, Any]]:
                          for r in metrics.get("fault_detection") or []])
 
 
-def evaluation_markdown(metrics: Metrics, run_id: str) -> str:
-    """The evaluate flow's metrics as markdown."""
-    lines = [f"# adat evaluation of run `{run_id}`", "", "| metric | value | detail |", "|---|---|---|"]
+def evaluation_markdown(metrics: Metrics, run_id: str, offline: bool = False) -> str:
+    """The evaluate flow's metrics as markdown (``offline``: the suite came from offline/heuristic)."""
+    lines = [f"# adat evaluation of run `{run_id}`", ""]
+    lines += [f"> {OFFLINE_NOTE}", ""] if offline else []
+    lines += ["| metric | value | detail |", "|---|---|---|"]
     lines += [f"| {r['metric']} | {_cell(r['value'])} | {r['detail']} |" for r in evaluation_rows(metrics, run_id)]
     faults = fault_rows(metrics)
     if faults:

@@ -48,8 +48,11 @@ def _metrics(cfg: RunConfig, run_id: str, faults: list[str] | None) -> dict[str,
 def evaluation_artifacts(cfg: RunConfig, run_id: str, faults: list[str] | None) -> UIArtifacts:
     """V/C, V_E/C, FAR, accuracy and the mutation score (``adat-evaluation``), detection per fault
     (``adat-fault-detection``) and both as markdown (``adat-evaluation-summary``)."""
+    from adat.report import is_offline
+
     metrics = _metrics(cfg, run_id, faults)
-    out = UIArtifacts(markdown={"adat-evaluation-summary": (a.evaluation_markdown(metrics, run_id),
+    offline = is_offline(cfg.data_path(), run_id)
+    out = UIArtifacts(markdown={"adat-evaluation-summary": (a.evaluation_markdown(metrics, run_id, offline),
                                                             f"evaluation of run {run_id}")})
     out.table("adat-evaluation", a.evaluation_rows(metrics, run_id), f"evaluation metrics of run {run_id}")
     out.table("adat-fault-detection", a.fault_rows(metrics), f"detection per seeded fault, run {run_id}")
