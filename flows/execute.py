@@ -42,7 +42,7 @@ def execute_mapped(config: RunConfig, run_id: str, kind: str = "plain", suite_ru
     """Execute and judge the tests of ``kind`` (of ``suite_run_id`` or this run), one task per test."""
     cfg = config
     tests = x.execution_tests(cfg, run_id, kind, suite_run_id)
-    variant = fault or "original"
+    variant = cfg.agent_variant(fault)
     one = bind(x.execute_and_judge, cfg, refresh=refresh).with_options(
         task_run_name=f"execution-{variant}-{{test.test_id}}")
     futures = one.map(unmapped(cfg), unmapped(run_id), unmapped(code_fingerprint()), tests, kind=unmapped(kind), fault=unmapped(fault))

@@ -52,7 +52,7 @@ def generate_plain(cfg: RunConfig, run_id: str, code: str, after: StepResult) ->
 def execute(cfg: RunConfig, run_id: str, code: str, after: StepResult, kind: str = "plain",
             suite_run_id: str | None = None, fault: str | None = None) -> StepResult:
     return steps.execution_step(cfg, run_id, kind=kind, suite_run_id=suite_run_id, fault=fault,
-                                progress=progress(f"executions ({kind}, {fault or getattr(cfg.target, 'fault', None) or 'original'})"))
+                                progress=progress(f"executions ({kind}, {cfg.agent_variant(fault)})"))
 
 
 @stage_task("selection-priors")

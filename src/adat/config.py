@@ -277,6 +277,10 @@ class RunConfig(_Section):
         p = Path(self.data_dir)
         return p if p.is_absolute() else (Path.cwd() / p).resolve()
 
+    def agent_variant(self, fault: str | None = None) -> str:
+        """The agent variant a step talks to: ``fault``, else ``target.fault``, else 'original'."""
+        return fault or getattr(self.target, "fault", None) or "original"
+
 
 def check_run_id(value: str, *, field: str) -> str:
     """``value`` if it is a safe run id, else a one-line :class:`UserError` naming ``field``."""

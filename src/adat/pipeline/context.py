@@ -89,7 +89,7 @@ class RunContext:
 
     def variant(self, fault: str | None = None) -> str:
         """The agent variant a step talks to: ``fault``, else the config's ``target.fault``, else 'original'."""
-        return fault or getattr(self.cfg.target, "fault", None) or "original"
+        return self.cfg.agent_variant(fault)
 
     # --- stage state ---------------------------------------------------------------------
     def resumable(self, stage: str, key: str) -> bool:
