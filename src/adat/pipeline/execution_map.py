@@ -16,7 +16,6 @@ from typing import cast
 from pydantic import BaseModel, ConfigDict
 
 from adat.config import RunConfig
-from adat.errors import UserError
 from adat.pipeline.context import RunContext, StepResult
 from adat.records import Execution, RuleEvent, TestCase, Verdict
 
@@ -38,8 +37,9 @@ def phase_tests(ctx: RunContext, kind: str = "plain", suite_run_id: str | None =
     tests = [t for t in cast(list[TestCase], ctx.read("tests", suite_run_id or ctx.run_id))
              if kind == "all" or t.kind == kind]
     if suite_run_id and suite_run_id != ctx.run_id and not tests:
-        raise UserError(f"run {suite_run_id!r} has no tests in {ctx.root}", field="--suite",
-                        fix="pass the run id of a run that built a suite (adat sql stg_runs)")
+        from adat.pipeline.suite import no_suite
+
+        raise no_suite(suite_run_id, ctx.root)
     if test_ids is not None:
         wanted = set(test_ids)
         tests = [t for t in tests if t.test_id in wanted]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import cast
 
 from adat.config import RunConfig
@@ -18,8 +19,7 @@ def check_run_suite(cfg: RunConfig, suite_run_id: str) -> None:
     """
     root = cfg.data_path()
     if not read_records(root, "tests", run_id=suite_run_id):
-        raise UserError(f"run {suite_run_id!r} has no tests in {root}", field="--suite",
-                        fix="pass the run id of a run that built a suite (adat sql stg_runs), or the --data-dir it is in")
+        raise no_suite(suite_run_id, root)
     if cfg.run_id is None:
         return
     if cfg.run_id == suite_run_id:
@@ -29,3 +29,9 @@ def check_run_suite(cfg: RunConfig, suite_run_id: str) -> None:
     if earlier and earlier[-1].flow != "run_suite":
         raise UserError(f"run {cfg.run_id!r} already exists (built by {earlier[-1].flow}); run-suite would replace "
                         "its tables", field="run_id", fix="remove run_id from the config (a new one is made) or choose another")
+
+
+def no_suite(suite_run_id: str, root: Path) -> UserError:
+    """The one-line error for a ``--suite`` run without tests."""
+    return UserError(f"run {suite_run_id!r} has no tests in {root}", field="--suite",
+                     fix="pass the run id of a run that built a suite (adat sql stg_runs), or the --data-dir it is in")
