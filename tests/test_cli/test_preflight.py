@@ -177,3 +177,16 @@ def test_evaluate_with_a_missing_data_dir(tmp_path: Path) -> None:
     one_line_error(adat("evaluate", "--config", str(config), "--run", "r1", "--data-dir", str(missing)),
                    "--data-dir")
     assert not missing.exists()
+
+
+def test_a_dask_task_runner_without_prefect_dask_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from adat.config import ExecutionConfig
+
+    cfg = RunConfig(execution=ExecutionConfig(task_runner="dask"))
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "prefect_dask" else real(name, *a))
+    with pytest.raises(UserError, match="prefect-dask is not installed") as err:
+        preflight(cfg)
+    assert err.value.field == "execution.task_runner"

@@ -22,7 +22,7 @@ def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list
     Checks: the run id is safe, every role's provider can be built (known provider, API key
     present), every prompt file loads and renders with its declared variables, the instruction
     catalog loads, the ``openai`` endpoint answers (when any role or the llm-agent target uses it),
-    the target can be built and, for an http target, answers.
+    the target can be built and, for an http target, answers; a Dask task runner is installed.
     """
     from adat.instruction_catalog import load_instructions
     from adat.llm.providers.openai_chat import OpenAIProvider
@@ -48,11 +48,24 @@ def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list
         provider, model = endpoint
         provider.check(model, timeout_s)
         checked.append(f"llm endpoint: {cfg.llm.base_url or 'api.openai.com'}")
+    if cfg.execution.task_runner == "dask":
+        checked.append(check_dask(cfg))
     target = build_target(cfg.target, cfg)
     if isinstance(target, HttpTarget):
         target.check(timeout_s=timeout_s)
     checked.append(f"target: {cfg.target.type} ({getattr(target, 'agent_id', '?')})")
     return checked
+
+
+def check_dask(cfg: RunConfig) -> str:
+    """``execution.task_runner: dask`` needs the optional prefect-dask (the flow imports it only at
+    the execution stage, after discovery and the suite were built)."""
+    import importlib.util
+
+    if importlib.util.find_spec("prefect_dask") is None:
+        raise UserError("execution.task_runner is dask but prefect-dask is not installed", field="execution.task_runner",
+                        fix="pip install -e '.[dask]' (or 'adat[dask]'), or use task_runner: threads")
+    return f"task runner: dask ({cfg.execution.dask_address or f'local cluster of {cfg.execution.dask_workers}'})"
 
 
 def prompts_dir() -> Path:
