@@ -157,7 +157,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from adat.warehouse import read_records
-    from benchmarks.synthetic_warehouse import build, time_metrics
+    from benchmarks.metrics_scale import report
     from tests.support.chat_server import ChatServer
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="adat-throughput-"))
@@ -191,11 +191,7 @@ def main() -> int:
             before = len(chat.requests)
             driver_s = minimal_driver(chat.base_url, tests, args.concurrency)
             driver_calls = len(chat.requests) - before
-        syn = work / "synthetic"
-        start = time.perf_counter()
-        rows = build(data, "tp-suite", syn, runs=args.runs, executions=args.executions)
-        build_s = time.perf_counter() - start
-        catalog_s, timings = time_metrics(syn, REPO / "sql", "syn-000", FAULTS)
+        metric_lines, metric_check = report(data, work / "synthetic", runs=args.runs, executions=args.executions)
     finally:
         adat("server", "stop", "--data-dir", str(data), env=env)
 
@@ -220,14 +216,8 @@ def main() -> int:
     check("unchanged re-run: provider calls (0)", f"{re_calls}", re_calls == 0)
     share = re_wall / par_wall
     check(f"unchanged re-run time / first {c}-way run (≤ 15 %)", f"{re_wall:.2f} s = {share:.0%}", share <= 0.15)
-    slowest = max(timings, key=lambda t: t[1])
-    print(f"synthetic warehouse: {rows.get('executions', 0):,} execution rows in {args.runs} runs "
-          f"({rows.get('verdicts', 0):,} verdicts, {rows.get('llm_calls', 0):,} LLM calls; built in {build_s:.1f} s, "
-          f"catalog {catalog_s:.2f} s); every sql/metrics query for run syn-000:")
-    for name, seconds, n in timings:
-        print(f"  {name:<28} {seconds:6.3f} s  {n} rows")
-    check(f"slowest of {len(timings)} sql/metrics queries over ≥ 1 M executions (≤ 2 s)",
-          f"{slowest[0]} {slowest[1]:.2f} s", slowest[1] <= 2.0 and rows.get("executions", 0) >= 1_000_000)
+    print("\n".join(metric_lines))  # benchmarks/metrics_scale.py, also on its own
+    check(*metric_check)
     for label, value, ok in results:
         print(f"  {'ok  ' if ok else 'MISS'} {label:<62} {value}")
     print(f"  machine: {os.cpu_count()} cores, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
