@@ -53,6 +53,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cron", default="0 2 * * *", help="cron schedule (default: 02:00 every day)")
     parser.add_argument("--evaluate", action="store_true", help="also audit each night and run the seeded faults")
     args = parser.parse_args(argv)
+    from adat.errors import UserError
+
+    try:  # a bad config fails now, in one line, not every night at 02:00
+        load_run_config(args.config)
+    except UserError as exc:
+        parser.exit(2, f"{exc}\n")
     from prefect import serve
     from prefect.types.entrypoint import EntrypointType
 

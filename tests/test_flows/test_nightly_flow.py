@@ -206,3 +206,10 @@ def test_the_next_night_stands_next_to_the_previous_one_with_the_diff(client, fi
     assert headline["V/C"]["this night"] is None  # not evaluated tonight: no figure, not 0
     assert headline["V/C"]["previous night"] == before["V/C"]["this night"] is not None
     assert "adat-evaluation" not in own
+
+
+def test_serving_the_nightly_with_a_bad_config_is_one_line_before_serving(tmp_path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "flows.nightly", "--config", str(tmp_path / "missing.yaml")],
+                          cwd=REPO, env=_env(tmp_path / "home"), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "missing.yaml" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
