@@ -19,7 +19,8 @@ from adat.mutation import activate_fault, activation, seeded_faults, took_effect
 from adat.pipeline.context import RunContext
 from adat.pipeline.steps import execution_step
 from adat.records import RuleEvent
-from adat.warehouse import declared_params, read_records, run_query
+from adat.warehouse import read_records
+from adat.warehouse.queries import ReportQueries
 from tests.test_evaluation.conftest import ACTS, ASKS_CONFIRMATION, BAD_REASON, CHLOE, REFUSES, RUN, make_test
 
 #: cancel_any_reason's rule (cancel_reason_accepted) is reached and flips on BAD_REASON;
@@ -79,23 +80,22 @@ def regressed(tmp_path_factory) -> tuple[RunConfig, Path]:
     return cfg, Path(steps.catalog_step(cfg, RUN).data["catalog"])
 
 
-def _metric(db: Path, name: str) -> list[dict]:  # type: ignore[type-arg]
-    path = Path(__file__).resolve().parents[2] / "sql" / "metrics" / f"{name}.sql"
-    return run_query(db, path, {**dict.fromkeys(declared_params(path)), "run_id": RUN}).to_pylist()
+def _metric(cfg: RunConfig, name: str) -> list[dict]:  # type: ignore[type-arg]
+    return ReportQueries(cfg.data_path()).rows(name, run_id=RUN)
 
 
 def test_a_fault_whose_rule_is_never_reached_is_listed_and_not_scored(regressed) -> None:
-    cfg, db = regressed
+    cfg, _ = regressed
     mutants = {m.mutant_id: m for m in read_records(cfg.data_path(), "mutants", run_id=RUN)}
     assert {m.kind for m in mutants.values()} == {"fault"}
     assert mutants[REACHED].activated and not mutants[NEVER_REACHED].activated
     assert mutants[NEVER_REACHED].intent == "transfer_scope" and not mutants[NEVER_REACHED].probe_holds_on_base
     # the same metric file that scores TDAD's prompt mutants (tests/test_tdad/test_mutation.py)
-    (score,) = _metric(db, "mutation_score")
+    (score,) = _metric(cfg, "mutation_score")
     assert (score["kind"], score["variants"], score["activated"], score["killed"]) == ("fault", 2, 1, 1)
     assert score["mutation_score"] == 1.0  # the paper's detected / faults would be 1 / 2
     assert score["not_activated"] == [NEVER_REACHED] and score["survivors"] == []
-    detection = {r["fault"]: (r["activated"], r["detected"]) for r in _metric(db, "fault_detection")}
+    detection = {r["fault"]: (r["activated"], r["detected"]) for r in _metric(cfg, "fault_detection")}
     assert detection == {REACHED: (True, True), NEVER_REACHED: (False, False)}
     # the evidence is the side log the regression wrote: decisions on the fault's executions
     events = read_records(cfg.data_path(), "rule_events", run_id=RUN)

@@ -16,7 +16,8 @@ import pytest
 import yaml
 
 from adat.config import ROLES
-from adat.warehouse import build_catalog, declared_params, read_records, run_query
+from adat.warehouse import read_records
+from adat.warehouse.queries import ReportQueries
 from tests.support.chat_server import ChatServer, Reply
 from tests.test_sql.conftest import SQL_DIR
 from tests.test_tdad.loop_fakes import LIBRARY_SPEC, SEED
@@ -103,11 +104,10 @@ def test_spec_run_with_every_role_on_the_openai_provider(tmp_path: Path) -> None
     assert {(c.provider, c.model) for c in calls} == {("openai", "scripted-model")} and all(c.error is None for c in calls)
     assert any(r.body.get("tools") for r in requests) and all(
         r.headers.get("authorization") == "Bearer sk-local-test" for r in requests)
-    db = build_catalog(root, SQL_DIR)
+    queries = ReportQueries(root, SQL_DIR)
 
     def metric(name: str) -> list[dict[str, Any]]:
-        path = SQL_DIR / "metrics" / f"{name}.sql"
-        return run_query(db, path, {**dict.fromkeys(declared_params(path)), "run_id": "spec-openai"}).to_pylist()
+        return queries.rows(name, run_id="spec-openai")
 
     vpr = metric("tdad_vpr_by_iteration")
     assert [r["vpr"] for r in vpr] == [0.0, 1.0]  # the seed never looks the member up; one edit fixes it
