@@ -206,6 +206,7 @@ class SelectorConfig(_Section):
     pooled_reason_prior_weight: float = Field(2.0, gt=0.0, description="pooled: weight of pooled_reason_share as the prior of the learned share")
     pooled_cold_explore: float = Field(0.0, ge=0.0, description="pooled-cold-start: bonus explore / (1 + attempts of the factor) for little-tried factors")
     pooled_spread_floor: float = Field(0.5, ge=0.0, lt=1.0, description="pooled: cosine below which tests are not neighbours for the spread penalty")
+    pooled_defer_novelty: float = Field(0.3, ge=0.0, le=1.0, description="pooled: before the last pass, a statement whose novelty is below this (a near-duplicate of a tested one) waits for the next pass (0: off)")
 
 
 class ExecutionConfig(_Section):

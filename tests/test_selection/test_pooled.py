@@ -165,3 +165,20 @@ def test_adat2_ignores_reasons() -> None:
             sel.update(pair, applicable=False, verdict=None, reason=reason)
         runs.append(pairs)
     assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize(("defer", "second", "third_pass"), [(0.3, "s2", 2), (0.0, "the twin", 1)])
+def test_a_near_duplicate_of_a_tested_statement_waits_for_the_last_pass(defer: float, second: str,
+                                                                         third_pass: int) -> None:
+    # blocks [s0, s1] and [s2]; s0 and s1 are near-duplicates (cos 0.95: novelty 0.05 once one has a test)
+    sel = _pooled(_emb(), [0.9, 0.85, 0.8], ["wording", "wording", "value"], block_size=2,
+                  pooled_defer_novelty=defer)
+    seen = []
+    for _ in range(3):
+        pair = sel.next_pair()
+        assert pair is not None
+        seen.append((pair.statement_id, pair.pass_no))
+        sel.update(pair, applicable=True, verdict="pass")
+    twin = {"s0": "s1", "s1": "s0"}[seen[0][0]]
+    assert seen[1] == ((twin if second == "the twin" else second), 1)
+    assert seen[2][1] == third_pass and {seen[0][0], seen[1][0], seen[2][0]} == {"s0", "s1", "s2"}

@@ -25,6 +25,9 @@ penalty and a per-block factor penalty (both off by default: N_n rewards using a
 that keeps working), and the spread penalty: ``n_f(h)`` sums ``w_s(h, h')`` (the same ramp with
 a higher floor) over the tests of factor f already made on statements h' near h, since the same
 kind of change on a near-duplicate statement makes a near-duplicate test.
+One rule is added to the walk: before the last pass, a statement whose novelty is below
+``pooled_defer_novelty`` (a near-duplicate of a statement with a test) waits for the next pass,
+so the tests spread over statements at no cost in attempts.
 It uses only what a black-box tester has — attempts, verdicts, statement embeddings, catalog —
 and errors teach it nothing (the shared walk drops them).
 """
@@ -192,6 +195,18 @@ class PooledSelector(NoveltyOrderSelector):
         a, b = strength * p + succ, strength * (1 - p) + fail
         total = a + b
         return a / total, np.sqrt(a * b / (total * total * (total + 1.0)))
+
+    def _eligible_or_stop(self) -> np.ndarray | None:
+        """The walk's open statements, less near-duplicates of tested ones before the last pass."""
+        floor = self.cfg.pooled_defer_novelty
+        while True:
+            open_ = super()._eligible_or_stop()
+            if open_ is None or floor <= 0.0 or self.pass_no >= self.cfg.max_passes:
+                return open_
+            near = open_[self.novelty.novelty(open_) < floor]
+            if len(near) < len(open_):
+                return open_[~np.isin(open_, near)]
+            self.set_aside[near] = True  # the whole rest of the block waits for the next pass
 
     # -- choice and learning -------------------------------------------------------------------
     def _choose_instruction(self, h: int, arms: np.ndarray, t: int) -> tuple[int, dict[str, Any]]:
