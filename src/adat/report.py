@@ -112,27 +112,39 @@ def is_offline(root: Path, run_id: str) -> bool:
     return any(r["provider_model"] == OFFLINE_MODEL for r in ReportQueries(root).rows("run_llm_calls", run_id=run_id))
 
 
+def summary_rows(s: dict[str, Any], sep: str = ", ") -> list[tuple[str, str]]:
+    """The summary's measures as (label, value), for both renderers below (``sep`` joins a list)."""
+    rows = [("agent variant", s["agent_variant"]),
+            ("statements (grounded)", f"{s['statements']} ({s['grounded_statements']})"),
+            ("plain tests", str(s["tests"].get("plain", 0))),
+            ("transformed tests", str(s["tests"].get("transformed", 0))),
+            ("attempts (not applicable)", f"{s['attempts']} ({_na_share(s):.0%})")]
+    rows += [(f"verdicts, {kind} tests", ", ".join(f"{k} {v}" for k, v in sorted(c.items())))
+             for kind, c in sorted(s["verdicts"].items())]
+    rows += [("errors", _errors_text(s)),
+             ("LLM calls", sep.join(f"{m}: {n}" for m, n in s["llm_calls"].items()) or "none")]
+    return rows
+
+
+def status_notes(s: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(headline, the rest, terminal colour) of each thing the run's status says."""
+    notes = []
+    if s.get("status") == "budget_exhausted":
+        notes.append(("Budget exhausted", f" in {s['stopped_in']}: the run stopped there; what it wrote is kept.",
+                      "yellow"))
+    if s.get("status") == "failed":
+        notes.append(("Failed", f": {s['error']}. What the finished stages wrote is kept.", "red"))
+    return notes
+
+
 def summary_markdown(s: dict[str, Any]) -> str:
     """The summary as markdown (a Prefect artifact)."""
-    na_share = _na_share(s)
     lines = [f"# adat run `{s['run_id']}`", ""]
     if s["offline"]:
         lines += [f"> {OFFLINE_NOTE}", ""]
-    if s.get("status") == "budget_exhausted":
-        lines += [f"> **Budget exhausted** in {s['stopped_in']}: the run stopped there; what it wrote is kept.", ""]
-    if s.get("status") == "failed":
-        lines += [f"> **Failed**: {s['error']}. What the finished stages wrote is kept.", ""]
-    lines += ["| measure | value |", "|---|---|",
-              f"| agent variant | {s['agent_variant']} |",
-              f"| statements (grounded) | {s['statements']} ({s['grounded_statements']}) |",
-              f"| plain tests | {s['tests'].get('plain', 0)} |",
-              f"| transformed tests | {s['tests'].get('transformed', 0)} |",
-              f"| attempts (not applicable) | {s['attempts']} ({na_share:.0%}) |"]
-    for kind, counts in sorted(s["verdicts"].items()):
-        text = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-        lines.append(f"| verdicts, {kind} tests | {text} |")
-    lines.append(f"| errors | {_errors_text(s)} |")
-    lines.append(f"| LLM calls | {', '.join(f'{m}: {n}' for m, n in s['llm_calls'].items()) or 'none'} |")
+    for head, rest, _ in status_notes(s):
+        lines += [f"> **{head}**{rest}", ""]
+    lines += ["| measure | value |", "|---|---|", *(f"| {label} | {value} |" for label, value in summary_rows(s))]
     if s["top_instructions"]:
         lines += ["", "Most used instructions: " + ", ".join(
             f"`{k}` ({n} attempts, {w} tests)" for k, n, w in s["top_instructions"])]
@@ -144,27 +156,15 @@ def print_run_summary(console: Console, cfg: RunConfig, run_id: str) -> dict[str
     """Print the summary of ``run_id`` as a table."""
     s = run_summary(cfg.data_path(), run_id)
     table = Table(title=f"adat run {run_id}", show_header=False)
-    na_share = _na_share(s)
-    rows = [("agent variant", s["agent_variant"]),
-            ("statements (grounded)", f"{s['statements']} ({s['grounded_statements']})"),
-            ("plain tests", str(s["tests"].get("plain", 0))),
-            ("transformed tests", str(s["tests"].get("transformed", 0))),
-            ("attempts (not applicable)", f"{s['attempts']} ({na_share:.0%})")]
-    rows += [(f"verdicts, {kind}", ", ".join(f"{k} {v}" for k, v in sorted(c.items())))
-             for kind, c in sorted(s["verdicts"].items())]
-    rows += [("errors", _errors_text(s)),
-             ("most used instructions",
-              "\n".join(f"{k}: {n} attempts, {w} tests" for k, n, w in s["top_instructions"]) or "-"),
-             ("LLM calls", "\n".join(f"{m}: {n}" for m, n in s["llm_calls"].items()) or "-"),
-             ("Parquet tables", s["tables"]), ("DuckDB catalog", s["catalog"])]
+    rows = summary_rows(s, sep="\n")
+    rows.insert(len(rows) - 1, ("most used instructions",
+                                "\n".join(f"{k}: {n} attempts, {w} tests" for k, n, w in s["top_instructions"]) or "-"))
+    rows += [("Parquet tables", s["tables"]), ("DuckDB catalog", s["catalog"])]
     for key, value in rows:
         table.add_row(key, value)
     console.print(table)
-    if s.get("status") == "budget_exhausted":
-        console.print(f"[yellow]Budget exhausted in {s['stopped_in']}: the run stopped there; "
-                      "what it wrote is kept.[/yellow]")
-    if s.get("status") == "failed":
-        console.print(f"[red]Failed: {escape(s['error'])}. What the finished stages wrote is kept.[/red]")
+    for head, rest, colour in status_notes(s):
+        console.print(f"[{colour}]{head}{escape(rest)}[/{colour}]")
     if s["offline"]:
         print_offline_note(console)
     console.print(f"Query it: adat sql <name> --run {run_id}   |   duckdb -readonly {s['catalog']}")
