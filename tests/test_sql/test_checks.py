@@ -82,6 +82,10 @@ INJECTIONS: dict[str, Injection] = {
         _write("compile_results", fx.spec_result("r1", "c-h1", "h1", True, split="hidden", iteration=1,
                                                  scope="failing")),
         {"result_id": "c-h1", "problem": "hidden test in compilation"}),
+    "duplicate_llm_calls": (
+        # the same call appended again in a later flush: stg_llm_calls keeps both rows
+        _write("llm_calls", fx.call("r1", "c2", "generator", "openai/gpt-x", 1000, 200, 0.01)),
+        {"call_id": "c2", "rows": 2}),
     "statements_not_on_agent_reply": (
         _write("statements", fx.statement("r1", "h9", "d1", 2, None)),  # turn 2 is a user message
         {"statement_id": "h9", "problem": "supporting turn is a user message"}),

@@ -119,7 +119,8 @@ def _base_view_sql(con: duckdb.DuckDBPyConnection, root: Path, table: str, model
         typed_nulls = [f"cast(null as {typ}) as {_ident(name)}" for name, typ in expected.items()]
         typed_nulls += [f"cast(null as varchar) as {ORDER_COLUMNS[0]}", f"cast(null as bigint) as {ORDER_COLUMNS[1]}"]
         return f"create or replace view {_ident(table)} as select {', '.join(typed_nulls)} where false"
-    scan = (f"read_parquet({_literal(pattern)}, hive_partitioning = true, union_by_name = true, "
+    by_name = "true" if _schemas_differ(con, pattern) else "false"
+    scan = (f"read_parquet({_literal(pattern)}, hive_partitioning = true, union_by_name = {by_name}, "
             f"hive_types = {{'{PARTITION_COLUMN}': 'VARCHAR'}}, filename = true, file_row_number = true)")
     present = {row[0]: row[1] for row in con.execute(f"describe select * from {scan}").fetchall()}
     columns = []
@@ -131,6 +132,21 @@ def _base_view_sql(con: duckdb.DuckDBPyConnection, root: Path, table: str, model
         else:
             columns.append(_ident(name))
     return f"create or replace view {_ident(table)} as select {', '.join(columns + order_cols)} from {scan}"
+
+
+def _schemas_differ(con: duckdb.DuckDBPyConnection, pattern: str) -> bool:
+    """True when some part file lacks a column (or nested field) that another part has.
+
+    ``union_by_name`` reads every file's schema each time a query binds the view (about 1 s per
+    reference for 2,000 parts); with one schema DuckDB reads the first file's and matches the
+    others' columns by name. A part written later without one of them makes DuckDB fail loudly
+    (not misread), and a new part makes the catalog stale, so ``adat sql`` rebuilds it first.
+    """
+    row = con.execute(f"select count(distinct file_name), count(distinct name), count(distinct (file_name, name)) "
+                      f"from parquet_schema({_literal(pattern)})").fetchone()
+    assert row is not None
+    files, names, pairs = row
+    return bool(pairs != files * names)
 
 
 def _duckdb_types(con: duckdb.DuckDBPyConnection, model: type[Record]) -> dict[str, str]:
