@@ -14,6 +14,7 @@ from adat.config import RunConfig
 from adat.pipeline import steps
 from adat.pipeline.context import StepResult
 from adat.pipeline.fingerprint import stage_key
+from adat.pipeline.transformation_step import transformation_step
 from tasks._common import progress, stage_task
 
 
@@ -63,5 +64,5 @@ def selection_priors(cfg: RunConfig, run_id: str, code: str, after: StepResult) 
 @stage_task("transformation")
 def transform(cfg: RunConfig, run_id: str, code: str, after: StepResult, priors: StepResult) -> StepResult:
     key = stage_key("transformation", {"cfg": cfg, "run_id": run_id, "after": after, "priors": priors})
-    return steps.transformation_step(cfg, run_id, priors=priors.data.get("priors"),
+    return transformation_step(cfg, run_id, priors=priors.data.get("priors"),
                                      progress=progress("transformation attempts"), resume_key=key)

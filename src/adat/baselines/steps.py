@@ -5,7 +5,7 @@ that run's traces (and, for the ablation, its statements, plain tests and instru
 into the new run, so every method works on exactly the same inputs and each run's tables stand
 on their own. Generated tests are then executed and judged by
 :func:`adat.pipeline.steps.execution_step` with ``kind='agenteval'`` / ``kind='direct'``; the
-ablation runs :func:`adat.pipeline.steps.transformation_step` with the run config's selector.
+ablation runs :func:`adat.pipeline.transformation_step.transformation_step` with the run config's selector.
 """
 
 from __future__ import annotations

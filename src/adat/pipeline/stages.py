@@ -50,7 +50,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
           ("executions[phase]", "verdicts[phase]", "rule_events[phase]"), ("plain-generation",)),
     Stage("selection-priors", f"{_P}:selection_priors_step", (), ("attempts[earlier runs]", "runs"), (),
           ("grounding",)),
-    Stage("transformation", f"{_P}:transformation_step", ("generate_transformed", "judge", "selector"),
+    Stage("transformation", "adat.pipeline.transformation_step:transformation_step", ("generate_transformed", "judge", "selector"),
           ("statements", "groundings", "tests[kind=plain]", "traces", "instructions"),
           ("attempts", "tests[kind=transformed]", "executions[transformed]", "verdicts[transformed]",
            "rule_events[transformed]"),

@@ -2,20 +2,20 @@
 writes its outputs back, returning a :class:`StepResult` (counts, never rows).
 
 Prefect tasks in ``tasks/`` wrap exactly one of these functions each; they are also plain
-functions, so the whole pipeline can run (and be tested) without Prefect.
+functions, so the whole pipeline can run (and be tested) without Prefect. The transformation
+step, with its resume bookkeeping, is :mod:`adat.pipeline.transformation_step`.
 """
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import Counter
 from collections.abc import Callable
-from typing import Any, cast
+from typing import cast
 
-from adat.config import RunConfig, cache_dir
+from adat.config import RunConfig
 from adat.pipeline.context import RunContext, StepResult
-from adat.records import Attempt, Execution, Instruction, Run, Statement, TestCase, Trace, Verdict
+from adat.records import Attempt, Execution, Run, Statement, TestCase, Trace, Verdict
 from adat.warehouse.parquet import read_records
 
 Progress = Callable[[int, int], None]
@@ -172,110 +172,6 @@ def selection_priors_step(cfg: RunConfig, run_id: str) -> StepResult:
                       data={"priors": {k: list(v) for k, v in priors.items()}})
 
 
-#: the transformation phase's own parts (one owner name across its tables)
-TRANSFORMATION = "transformation"
-_XF_TABLES = ("attempts", "tests", "executions", "verdicts", "rule_events")
-
-
-def transformation_step(cfg: RunConfig, run_id: str, priors: dict[str, Any] | None = None,
-                        progress: Progress | None = None, resume_key: str | None = None) -> StepResult:
-    """Adaptive pair selection + generation of transformed tests, each executed and judged at once.
-
-    Every attempt is persisted as soon as it ends: its test, execution, verdict and side log
-    first, the attempt row last (the commit). Re-running the step with the same ``resume_key``
-    (the stage's cache key) resumes after the last committed attempt; rows of an attempt that
-    never committed are dropped first, so a kill at any point leaves no duplicate or orphan. A
-    different key (changed inputs), or a stage that had completed, starts over.
-    """
-    from adat.embeddings import Embedder
-    from adat.selection import make_selector
-    from adat.stages.execution import execute_test
-    from adat.stages.plain import top_statements
-    from adat.stages.transformation import AttemptOutcome, transform
-
-    ctx = RunContext(cfg, run_id)
-    if resume_key is not None and not ctx.resumable(TRANSFORMATION, resume_key):
-        for table in _XF_TABLES:
-            ctx.write(table, [], owner=TRANSFORMATION)
-    ctx.mark_stage(TRANSFORMATION, resume_key or "", "running")
-    _drop_uncommitted(ctx)
-    statements = top_statements(ranked_statements(ctx), cfg.generation.n)
-    plain = [t for t in _tests(ctx) if t.kind == "plain"]
-    traces = cast(list[Trace], ctx.read("traces"))
-    instructions = cast(list[Instruction], ctx.read("instructions"))
-    done_attempts = sorted(cast(list[Attempt], ctx.read("attempts", owner=TRANSFORMATION)), key=lambda a: a.attempt_no)
-    done_tests = cast(list[TestCase], ctx.read("tests", owner=TRANSFORMATION))
-    embeddings = Embedder(cache_dir(cfg)).embed([s.text for s in statements])
-    selector = make_selector(cfg.selector, statements, instructions, embeddings, cfg.generation.n, cfg.seed,
-                             priors={k: (float(v[0]), float(v[1])) for k, v in (priors or {}).items()},
-                             llm_choose=_llm_choose(ctx) if cfg.selector.name == "llm" else None)
-    target = ctx.target(scope="xf")
-    variant = ctx.variant()
-
-    def persist(outcome: AttemptOutcome) -> None:
-        # One small part per attempt keeps a crash from losing finished work; compacted below.
-        def part(table: str, rows: list[Any]) -> None:
-            ctx.write(table, rows, replace=False, owner=TRANSFORMATION)
-
-        if outcome.test is not None:
-            part("tests", [outcome.test])
-        if outcome.execution is not None:
-            part("executions", [outcome.execution])
-            part("rule_events", ctx.rule_events(target, [outcome.execution], variant))
-        if outcome.verdict is not None:
-            part("verdicts", [outcome.verdict])
-        ctx.flush_calls()
-        part("attempts", [outcome.attempt])  # the commit: written last
-
-    counts: Counter[str] = Counter()
-    transform(cfg, ctx.client, selector, target, statements, plain, traces, instructions, run_id,
-              execute_fn=lambda test: execute_test(target, test, run_id, agent_variant=variant), progress=progress, done_attempts=done_attempts, done_tests=done_tests, on_attempt=persist,
-              counts=counts)
-    attempts_made = int(getattr(selector, "attempts", 0))
-    if progress is not None and attempts_made:
-        progress(attempts_made, attempts_made)  # the loop stopped before the budget: close the bar
-    for table in _XF_TABLES:  # compact the phase's parts into one file per table
-        ctx.write(table, ctx.read(table, owner=TRANSFORMATION), owner=TRANSFORMATION)
-    ctx.mark_stage(TRANSFORMATION, resume_key or "", "completed")
-    attempts = cast(list[Attempt], ctx.read("attempts", owner=TRANSFORMATION))
-    n_tests = sum(1 for a in attempts if a.test_id)
-    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="transformation",
-                      tables={"attempts": len(attempts), "transformed_tests": n_tests},
-                      counts={**{k: float(v) for k, v in counts.items()},
-                              "not_applicable": sum(1 for a in attempts if a.outcome == "not_applicable")},
-                      data={"stop_reason": selector.stop_reason() or ""})
-
-
-def _drop_uncommitted(ctx: RunContext) -> None:
-    """Keep only the transformation rows of committed attempts, each once (a kill may leave a test,
-    execution or verdict without its attempt row, or a compaction half done)."""
-    attempts = _unique(ctx.read("attempts", owner=TRANSFORMATION), lambda a: a.attempt_no)
-    committed = {a.test_id for a in attempts if a.test_id}
-    tests = _unique([t for t in ctx.read("tests", owner=TRANSFORMATION) if t.test_id in committed], lambda t: t.test_id)
-    executions = _unique([e for e in ctx.read("executions", owner=TRANSFORMATION) if e.test_id in committed],
-                         lambda e: e.execution_id)
-    done = {e.execution_id for e in executions}
-    sessions = {e.session_id for e in executions}
-    verdicts = _unique([v for v in ctx.read("verdicts", owner=TRANSFORMATION) if v.execution_id in done],
-                       lambda v: v.execution_id)
-    events = _unique([e for e in ctx.read("rule_events", owner=TRANSFORMATION) if e.session_id in sessions],
-                     lambda e: e.model_dump_json())
-    for table, rows in zip(_XF_TABLES, (attempts, tests, executions, verdicts, events), strict=True):
-        if len(rows) != len(ctx.read(table, owner=TRANSFORMATION)):
-            ctx.write(table, rows, owner=TRANSFORMATION)
-
-
-def _unique(rows: list[Any], key: Callable[[Any], Any]) -> list[Any]:
-    seen: set[Any] = set()
-    out = []
-    for row in rows:
-        k = key(row)
-        if k not in seen:
-            seen.add(k)
-            out.append(row)
-    return out
-
-
 # --- helpers ---------------------------------------------------------------------------------
 def _tests(ctx: RunContext, run_id: str | None = None) -> list[TestCase]:
     return cast(list[TestCase], ctx.read("tests", run_id))
@@ -283,25 +179,3 @@ def _tests(ctx: RunContext, run_id: str | None = None) -> list[TestCase]:
 
 def _all_attempts(ctx: RunContext) -> list[Attempt]:
     return cast(list[Attempt], read_records(ctx.root, "attempts"))
-
-
-def _llm_choose(ctx: RunContext) -> Callable[[list[Any]], tuple[str, str] | None]:
-    """The LLM selector's chooser: asks the selector role for one untried pair."""
-    from adat.llm.types import LLMError
-    from adat.roles import PROMPT_SELECTOR, SelectorCandidate, SelectorInput, SelectorOutput
-
-    history: list[str] = []
-
-    def choose(candidates: list[Any]) -> tuple[str, str] | None:
-        views = [SelectorCandidate(statement_id=c.statement_id, statement=c.statement_text,
-                                   instruction_id=c.instruction_id, instruction=c.instruction_title)
-                 for c in candidates]
-        request = SelectorInput(attempt_no=len(history) + 1, history=history[-30:], candidates=views)
-        try:
-            out = ctx.client.structured("selector", PROMPT_SELECTOR, request.model_dump(), SelectorOutput)
-        except LLMError:
-            return None
-        history.append(json.dumps([out.statement_id, out.instruction_id]))
-        return out.statement_id, out.instruction_id
-
-    return choose
