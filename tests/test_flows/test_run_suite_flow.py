@@ -102,3 +102,46 @@ def test_run_suite_leaves_the_suite_untouched_and_records_the_variant(suite):
     summary = print_run_summary(Console(file=out, width=200), faulty, run_id)
     assert summary["agent_variant"] == FAULT and FAULT in out.getvalue()
     assert all(label.endswith(f"on {FAULT}") for label in summary["verdicts"])
+
+
+@pytest.mark.slow
+def test_an_unchanged_rerun_starts_no_flow_and_a_changed_one_runs(suite, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    import adat.cli.main as cli
+
+    root = suite.data_path()
+    runner = CliRunner()
+    config = _config(tmp_path, suite, run_id="again")
+    first = runner.invoke(cli.app, ["run-suite", "--config", str(config), "--suite", SUITE])
+    assert first.exit_code == 0, first.output
+    assert "unchanged" not in first.output
+    files = _files(root / "runs")
+    started: list[object] = []
+    monkeypatch.setattr(cli, "_run_flow", lambda *args, **kwargs: started.append(args))
+    second = runner.invoke(cli.app, ["run-suite", "--config", str(config), "--suite", SUITE])
+    assert second.exit_code == 0, second.output
+    assert "run again: unchanged" in second.output and started == []
+    assert _files(root / "runs") == files  # nothing written
+    table = first.output[first.output.index("adat run again"):]
+    assert second.output.endswith(table)  # the stored run's summary, as the first run printed it
+    monkeypatch.undo()
+    faulty = _config(tmp_path, suite, run_id="again", target={**suite.target.model_dump(mode="json"), "fault": FAULT})
+    third = runner.invoke(cli.app, ["run-suite", "--config", str(faulty), "--suite", SUITE])
+    assert third.exit_code == 0, third.output
+    assert "unchanged" not in third.output  # another target: the flow runs
+    assert FAULT in {e.agent_variant for e in read_records(root, "executions", run_id="again")}
+
+
+def test_the_rerun_key_names_what_changes_a_result_and_not_a_performance_knob(tmp_path):
+    from adat.pipeline.unchanged import run_suite_key
+
+    cfg = small_demo_config(tmp_path / "data", sessions=1, n=1, run_id="k-run")
+    key = run_suite_key(cfg, SUITE)
+    assert key is not None and key == run_suite_key(cfg, SUITE)
+    faster = cfg.model_copy(update={"execution": cfg.execution.model_copy(update={"workers": 7})})
+    assert run_suite_key(faster, SUITE) == key
+    other = cfg.model_copy(update={"target": cfg.target.model_copy(update={"fault": FAULT})})
+    assert run_suite_key(other, SUITE) != key
+    assert run_suite_key(cfg, "another-suite") != key
+    assert run_suite_key(cfg.model_copy(update={"run_id": None}), SUITE) is None

@@ -199,10 +199,20 @@ def run_suite(
     cfg = _with_data_dir(load_run_config(config), data_dir)
     check_run_id(suite, field="--suite")
     check_run_suite(cfg, suite)
-    preflight(cfg)
+    from adat.pipeline.unchanged import is_unchanged, remember, run_suite_key
     from adat.report import print_run_summary
-    result = _run_flow("run_suite", config=cfg, suite_run_id=suite)
-    print_run_summary(console, cfg, str(result))
+
+    key = run_suite_key(cfg, suite)
+    if is_unchanged(cfg, "run_suite", key):  # every task would be a cache hit: no flow to start
+        console.print(f"run {cfg.run_id}: unchanged (same suite, config, code and target as its completed run); "
+                      "nothing re-executed, no flow run started", markup=False)
+        result: object = cfg.run_id
+        print_run_summary(console, cfg, str(result))
+    else:
+        preflight(cfg)
+        result = _run_flow("run_suite", config=cfg, suite_run_id=suite)
+        if print_run_summary(console, cfg, str(result)).get("status") == "completed":
+            remember(cfg, "run_suite", str(result), key)
     if fail_on:
         failures = gate_failures(cfg.data_path(), str(result), suite, fail_on)
         for r in failures:

@@ -33,15 +33,17 @@ import uuid
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from adat.errors import UserError
 from adat.records import TABLES, Record
 from adat.warehouse.schema import PARTITION_COLUMN, arrow_schema, file_schema
+
+if TYPE_CHECKING:  # pandas loads with the first frame (pyarrow's to_pandas): record reads do not need it
+    import pandas as pd
 
 RUNS_DIR = "runs"
 PART_GLOB = "part-*.parquet"
