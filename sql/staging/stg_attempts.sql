@@ -7,4 +7,4 @@ select
     * exclude (_part, _row, outcome) replace (coalesce(generator, '') as generator, coalesce(target_id, '') as target_id),
     coalesce(outcome, case when applicable then 'applicable' else 'not_applicable' end) as outcome
 from attempts
-qualify row_number() over (partition by run_id, attempt_no order by _part desc, _row desc) = 1
+qualify row_number() over (partition by run_id, attempt_no order by (_part, _row) desc) = 1

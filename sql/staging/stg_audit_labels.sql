@@ -8,4 +8,4 @@ select
     validity = 'explicit' as is_explicit,
     len(mappings) as n_mappings
 from audit_labels
-qualify row_number() over (partition by run_id, test_id order by _part desc, _row desc) = 1
+qualify row_number() over (partition by run_id, test_id order by (_part, _row) desc) = 1

@@ -3,4 +3,4 @@
 -- source: compile_iterations
 select * exclude (_part, _row)
 from compile_iterations
-qualify row_number() over (partition by run_id, spec_id, spec_version, iteration order by _part desc, _row desc) = 1
+qualify row_number() over (partition by run_id, spec_id, spec_version, iteration order by (_part, _row) desc) = 1

@@ -4,4 +4,4 @@
 -- source: execution_labels
 select * exclude (_part, _row)
 from execution_labels
-qualify row_number() over (partition by run_id, execution_id order by _part desc, _row desc) = 1
+qualify row_number() over (partition by run_id, execution_id order by (_part, _row) desc) = 1

@@ -6,4 +6,4 @@ select
     len(turns) as n_turns,
     error is not null as has_error
 from executions
-qualify row_number() over (partition by run_id, execution_id order by _part desc, _row desc) = 1
+qualify row_number() over (partition by run_id, execution_id order by (_part, _row) desc) = 1

@@ -5,4 +5,4 @@
 select * exclude (_part, _row)
 from groupings
 qualify row_number() over (
-    partition by run_id, grouping_no, test_id, boundary, side order by _part desc, _row desc) = 1
+    partition by run_id, grouping_no, test_id, boundary, side order by (_part, _row) desc) = 1

@@ -3,4 +3,4 @@
 -- source: instructions
 select * exclude (_part, _row)
 from instructions
-qualify row_number() over (partition by run_id, instruction_id order by _part desc, _row desc) = 1
+qualify row_number() over (partition by run_id, instruction_id order by (_part, _row) desc) = 1

@@ -3,4 +3,4 @@
 -- source: mutants
 select * exclude (_part, _row)
 from mutants
-qualify row_number() over (partition by run_id, mutant_id order by _part desc, _row desc) = 1
+qualify row_number() over (partition by run_id, mutant_id order by (_part, _row) desc) = 1

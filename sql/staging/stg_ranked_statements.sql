@@ -4,4 +4,4 @@
 -- source: ranked_statements
 select * exclude (_part, _row)
 from ranked_statements
-qualify row_number() over (partition by run_id, statement_id order by _part desc, _row desc) = 1
+qualify row_number() over (partition by run_id, statement_id order by (_part, _row) desc) = 1

@@ -6,4 +6,4 @@ select
     * exclude (_part, _row),
     date_diff('millisecond', started_at, finished_at) / 1000.0 as duration_s
 from runs
-qualify row_number() over (partition by run_id order by _part desc, _row desc) = 1
+qualify row_number() over (partition by run_id order by (_part, _row) desc) = 1

@@ -5,4 +5,4 @@ select
     * exclude (_part, _row),
     len(assertion_results) as n_assertions
 from spec_reruns
-qualify row_number() over (partition by run_id, result_id order by _part desc, _row desc) = 1
+qualify row_number() over (partition by run_id, result_id order by (_part, _row) desc) = 1

@@ -6,4 +6,4 @@ select
     len(user_turns) as n_turns,
     len(assertions) as n_assertions
 from spec_tests
-qualify row_number() over (partition by run_id, test_id order by _part desc, _row desc) = 1
+qualify row_number() over (partition by run_id, test_id order by (_part, _row) desc) = 1

@@ -11,6 +11,6 @@ from statements as s
 left join (
     select run_id, statement_id, grounded, confidence, rank
     from ranked_statements
-    qualify row_number() over (partition by run_id, statement_id order by _part desc, _row desc) = 1
+    qualify row_number() over (partition by run_id, statement_id order by (_part, _row) desc) = 1
 ) as r using (run_id, statement_id)
-qualify row_number() over (partition by s.run_id, s.statement_id order by s._part desc, s._row desc) = 1
+qualify row_number() over (partition by s.run_id, s.statement_id order by (s._part, s._row) desc) = 1

@@ -5,4 +5,4 @@ select
     * exclude (_part, _row),
     len(step_hints) as n_steps
 from tests
-qualify row_number() over (partition by run_id, test_id order by _part desc, _row desc) = 1
+qualify row_number() over (partition by run_id, test_id order by (_part, _row) desc) = 1

@@ -6,4 +6,4 @@ select
     * exclude (_part, _row),
     len(turns) as n_turns
 from traces
-qualify row_number() over (partition by run_id, trace_id order by _part desc, _row desc) = 1
+qualify row_number() over (partition by run_id, trace_id order by (_part, _row) desc) = 1

@@ -9,4 +9,4 @@ select
     coalesce(judged, true) as judged,
     len(criteria) as n_criteria
 from verdicts
-qualify row_number() over (partition by run_id, execution_id order by _part desc, _row desc) = 1
+qualify row_number() over (partition by run_id, execution_id order by (_part, _row) desc) = 1
