@@ -19,6 +19,10 @@ kinds as (  -- every kind of the tests of a run with groupings, and 'all'
     union
     select distinct run_id, 'all' from groupings
 ),
+mappings as (  -- only distinct values are counted: one row per grouping, kind, boundary and side
+    select distinct run_id, grouping_no, kind, group_boundary, group_side
+    from int_explicit_mappings_by_grouping
+),
 per_grouping as (
     select
         g.run_id,
@@ -33,7 +37,7 @@ per_grouping as (
             - count(distinct e.group_side) filter (where k.kind <> 'all' and e.kind <> k.kind) as sides_extra
     from groupings as g
     join kinds as k on k.run_id = g.run_id
-    left join int_explicit_mappings_by_grouping as e on e.run_id = g.run_id and e.grouping_no = g.grouping_no
+    left join mappings as e on e.run_id = g.run_id and e.grouping_no = g.grouping_no
     group by g.run_id, k.kind, g.grouping_no
 )
 select

@@ -25,24 +25,29 @@ spec_variant as (
     where scope = 'suite'
     group by run_id, agent_variant, test_id
 ),
+fault_executions as (  -- every execution: its verdict when judged (j) and the auditor's label; read once
+    select e.run_id, e.agent_variant, e.test_id, j.execution_id is not null as judged, j.verdict, l.label,
+        l.attributed_fault
+    from stg_executions as e
+    left join int_judged_executions as j on j.run_id = e.run_id and j.execution_id = e.execution_id
+    left join stg_execution_labels as l on l.run_id = e.run_id and l.execution_id = e.execution_id
+),
 fault_base as (
     select run_id, test_id, count(*) as base_runs, bool_and(verdict = 'pass') as base_pass_all
-    from int_judged_executions
-    where agent_variant = 'original'
+    from fault_executions
+    where agent_variant = 'original' and judged
     group by run_id, test_id
 ),
 fault_variant as (
     select
-        e.run_id,
-        e.agent_variant as variant,
-        e.test_id,
-        coalesce(bool_or(j.verdict = 'fail' and l.label = 'TP' and l.attributed_fault = e.agent_variant), false)
+        run_id,
+        agent_variant as variant,
+        test_id,
+        coalesce(bool_or(verdict = 'fail' and label = 'TP' and attributed_fault = agent_variant), false)
             as variant_failed
-    from stg_executions as e
-    left join int_judged_executions as j on j.run_id = e.run_id and j.execution_id = e.execution_id
-    left join stg_execution_labels as l on l.run_id = e.run_id and l.execution_id = e.execution_id
-    where e.agent_variant <> 'original'
-    group by e.run_id, e.agent_variant, e.test_id
+    from fault_executions
+    where agent_variant <> 'original'
+    group by run_id, agent_variant, test_id
 ),
 pairs as (
     select v.run_id, v.variant, m.kind, m.activated, v.test_id, b.base_runs, b.base_pass_all, v.variant_failed
