@@ -1,6 +1,6 @@
 """Benchmark: a suite at 16-way vs sequential, adat vs a minimal driver, fixed overhead, cached re-run, 1 M-row SQL.
 
-    python benchmarks/throughput.py [--latency 0.2] [--concurrency 16] [--sessions 16] [--n 80]
+    python benchmarks/throughput.py [--latency 0.2] [--concurrency 16] [--sessions 64] [--n 60]
                                     [--runs 20] [--executions 1000000]
 
 Set-up, all on 127.0.0.1 and side by side in one run:
@@ -145,12 +145,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--latency", type=float, default=0.2, help="simulated seconds per agent / LLM call")
     parser.add_argument("--concurrency", type=int, default=16, help="execution.workers = llm.concurrency")
-    parser.add_argument("--sessions", type=int, default=16, help="discovery sessions of the offline suite run")
-    parser.add_argument("--n", type=int, default=80, help=(
-        "plain tests of the offline suite run (about 100 tests with the transformed ones). A test "
-        "takes 1-4 agent turns and a judge call, so at W workers the last, partly filled round keeps "
-        "the ideal speed-up below W: at 30-50 tests even the minimal driver stays near 8-10x at "
-        "16-way; about 100 tests put the ideal near 14x, clearly above the 10x target"))
+    parser.add_argument("--sessions", type=int, default=64, help="discovery sessions of the offline suite run (the demo's)")
+    parser.add_argument("--n", type=int, default=60, help=(
+        "plain tests of the offline suite run (the demo's: with 64 sessions about 120 tests with the "
+        "transformed ones). A test takes 1-4 agent turns and a judge call, so at W workers the last, "
+        "partly filled round keeps the ideal speed-up below W: at 30-50 tests even the minimal driver "
+        "stays near 8-10x at 16-way; about 120 tests put the ideal near 14x, clearly above the 10x target"))
     parser.add_argument("--runs", type=int, default=20, help="runs of the synthetic warehouse")
     parser.add_argument("--executions", type=int, default=1_000_000, help="execution rows of the synthetic warehouse")
     parser.add_argument("--keep", type=Path, help="work here and keep it (default: a temporary directory)")

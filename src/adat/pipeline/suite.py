@@ -8,7 +8,15 @@ from typing import cast
 from adat.config import RunConfig
 from adat.errors import UserError
 from adat.records import Run
-from adat.warehouse.parquet import read_records
+from adat.warehouse.parquet import PART_GLOB, partition_dir, read_records
+
+
+def has_rows(root: Path, table: str, run_id: str) -> bool:
+    """Whether run ``run_id``'s partition of ``table`` holds a row (Parquet footers only, no rows read)."""
+    import pyarrow.parquet as pq
+
+    directory = partition_dir(root, table, run_id)
+    return directory.is_dir() and any(pq.read_metadata(path).num_rows for path in directory.glob(PART_GLOB))
 
 
 def check_run_suite(cfg: RunConfig, suite_run_id: str) -> None:
@@ -18,7 +26,7 @@ def check_run_suite(cfg: RunConfig, suite_run_id: str) -> None:
     (its tables would be replaced); an earlier run-suite run of the same id is resumed.
     """
     root = cfg.data_path()
-    if not read_records(root, "tests", run_id=suite_run_id):
+    if not has_rows(root, "tests", suite_run_id):
         raise no_suite(suite_run_id, root)
     if cfg.run_id is None:
         return
