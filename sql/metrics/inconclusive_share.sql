@@ -4,11 +4,12 @@
 -- params: run_id
 -- Only executions on the original agent (agent_variant = 'original') count: there every test is
 -- meant to reach its behaviour, so an inconclusive verdict says the conversation never got
--- there (the paper's second item of future work). An execution without a verdict counts as
--- not inconclusive (see checks/executions_without_verdict.sql); kind is '?' for an execution
--- whose test is not in the run's tests.
+-- there (the paper's second item of future work). An execution without a verdict, or whose
+-- 'inconclusive' no judge gave (judged = false: a target error or a failed judge call), counts
+-- as not inconclusive, as in verdict_counts.sql (see checks/executions_without_verdict.sql);
+-- kind is '?' for an execution whose test is not in the run's tests.
 with judged as (
-    select e.run_id, coalesce(t.kind, '?') as kind, v.verdict
+    select e.run_id, coalesce(t.kind, '?') as kind, case when v.judged then v.verdict end as verdict
     from stg_executions as e
     left join stg_tests as t on t.run_id = e.run_id and t.test_id = e.test_id
     left join stg_verdicts as v on v.run_id = e.run_id and v.execution_id = e.execution_id

@@ -80,3 +80,22 @@ def test_execution_label_counts_gives_kinds_without_labels_zero_and_keeps_orphan
                    ("F9", "all"): (1, 1, 0)}
     assert [(r["agent_variant"], r["kind"]) for r in table.to_pylist()][:4] == [
         ("original", "plain"), ("original", "transformed"), ("original", None), ("original", "all")]
+
+
+def test_an_inconclusive_no_judge_gave_is_not_the_judges(tmp_path: Path) -> None:
+    """A target error or a failed judge call leaves an 'inconclusive' with judged = false: it counts
+    among the executions but, as in verdict_counts, not as the judge's inconclusive."""
+    from adat.warehouse import build_catalog, write_records
+    from tests.test_sql import warehouse_fixture as fx
+
+    root = fx.write_metrics_fixture(tmp_path / "data")
+    write_records(root, "executions", [fx.execution("r1", "e-x", "p1")], run_id="r1")
+    unjudged = fx.verdict("r1", "e-x", "p1", "inconclusive").model_copy(update={"judged": False})
+    write_records(root, "verdicts", [unjudged], run_id="r1")
+    db = build_catalog(root, SQL_DIR)
+    share = {r["kind"]: r for r in run_query(db, metric_file("inconclusive_share"), {"run_id": "r1"}).to_pylist()}
+    assert (share["plain"]["executions"], share["plain"]["inconclusive"]) == (4, 0)
+    assert (share["all"]["executions"], share["all"]["inconclusive"]) == (10, 1)
+    counts = run_query(db, metric_file("verdict_counts"), {"run_id": "r1"}).to_pylist()
+    plain = next(r for r in counts if r["kind"] == "plain")
+    assert (plain["inconclusive"], plain["unjudged"]) == (0, 1)
