@@ -7,7 +7,6 @@ conversation whose replies differ between the original and the faulty agent.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from adat.agents.reference.rules import Outcome, RuleBook, RuleOverride
 from adat.config import adat_home
 from adat.errors import UserError
-from adat.yaml_io import read_yaml
+from adat.yaml_io import parsed_once, read_yaml
 
 
 def default_fault_dir() -> Path:
@@ -52,17 +51,9 @@ class Fault(BaseModel):
     source: str = Field("", exclude=True, description="the file the fault was read from")
 
 
-#: faults read, by (resolved path, sha256 of the file); a copy is handed out
-_READ: dict[tuple[str, str], Fault] = {}
-
-
 def _read(path: Path) -> Fault:
-    key = (str(path.resolve()), hashlib.sha256(path.read_bytes()).hexdigest())
-    if key not in _READ:
-        if len(_READ) >= 64:
-            _READ.clear()
-        _READ[key] = _parse(path)
-    return _READ[key].model_copy(deep=True)
+    """The fault in ``path`` (parsed once per content; a copy is handed out)."""
+    return parsed_once(path, _parse).model_copy(deep=True)
 
 
 def _parse(path: Path) -> Fault:

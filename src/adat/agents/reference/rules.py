@@ -8,7 +8,6 @@ returns the *effective* decision, which differs only when a seeded fault overrid
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -18,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from adat.agents.reference.sidelog import SideLog
 from adat.config import adat_home
 from adat.errors import UserError
-from adat.yaml_io import read_yaml
+from adat.yaml_io import parsed_once, read_yaml
 
 Predicate = Callable[[Mapping[str, Any]], bool]
 Outcome = Literal["allowed", "denied"]
@@ -69,12 +68,7 @@ class RuleBook:
         p = Path(path) if path is not None else default_rules_path()
         if not p.is_file():
             raise UserError("rule table not found", file=str(p), fix="pass an existing rules.yaml")
-        key = (str(p.resolve()), hashlib.sha256(p.read_bytes()).hexdigest())
-        if key not in _LOADED:
-            if len(_LOADED) >= 8:
-                _LOADED.clear()
-            _LOADED[key] = cls._read(p)
-        return _LOADED[key]
+        return parsed_once(p, cls._read)
 
     @classmethod
     def _read(cls, p: Path) -> RuleBook:
@@ -119,10 +113,6 @@ class RuleBook:
             "sentences": {**rule.sentences, **override.sentences},
         })
         return RuleBook({**self.rules, rule_id: changed}, self.source)
-
-
-#: rule tables read, by (resolved path, sha256 of the file)
-_LOADED: dict[tuple[str, str], RuleBook] = {}
 
 
 class RuleEngine:
