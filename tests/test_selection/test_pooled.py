@@ -113,6 +113,30 @@ def test_the_structured_newton_fit_is_the_dense_laplace_fit() -> None:
     assert sel.logit_var == pytest.approx(np.einsum("ij,ji->i", x, np.linalg.solve(hess, x.T)), abs=1e-8)
 
 
+@pytest.mark.parametrize("weight", [0.5, 0.25])
+def test_a_cold_start_outcome_counts_at_the_observation_weight(weight: float) -> None:
+    """From a cold start, n outcomes fit like n·w Bernoulli observations (less sure than n); with a
+    catalog every outcome counts in full."""
+    factors = ["a", "a", "b"]
+
+    def fitted(counts: list[float], successes: list[float], **kw: object) -> PooledSelector:
+        sel = _pooled(_emb(), [0.5, 0.5, 0.5], factors, **kw)
+        sel.obs_count[:], sel.obs_success[:] = counts, successes
+        for _ in range(30):
+            sel._refit()
+        return sel
+
+    n, y = [4.0, 2.0, 0.0], [1.0, 2.0, 0.0]
+    cold = fitted(n, y, cold_start=True, pooled_cold_obs_weight=weight)
+    scaled = fitted([weight * v for v in n], [weight * v for v in y], cold_start=True, pooled_cold_obs_weight=1.0)
+    unweighted = fitted(n, y, cold_start=True, pooled_cold_obs_weight=1.0)
+    assert cold.coef == pytest.approx(scaled.coef, abs=1e-8)
+    assert cold.logit_var == pytest.approx(scaled.logit_var, abs=1e-8)
+    assert (cold.logit_var[:2] > unweighted.logit_var[:2]).all()
+    warm = fitted(n, y, pooled_cold_obs_weight=weight)
+    assert warm.coef == pytest.approx(fitted(n, y, pooled_cold_obs_weight=1.0).coef, abs=1e-12)
+
+
 @pytest.mark.parametrize(("spread_gamma", "second"), [(0.5, "k2"), (1.0, "k0")])
 def test_a_factor_that_made_a_test_on_a_near_duplicate_weighs_less(spread_gamma: float, second: str) -> None:
     emb = _emb()[:2]  # two near-duplicate statements

@@ -98,6 +98,7 @@ class PooledSelector(NoveltyOrderSelector):
         self.reason_missed = 0.0    # Σ e·(p₀ − y): successes the reason evidence correctly took away
         self.factor_tries = np.zeros(n_f)
         self.explore = cfg.pooled_cold_explore if cold_start else 0.0
+        self.obs_weight = cfg.pooled_cold_obs_weight if cold_start else 1.0
         self.mu = BetaPosteriors.uniform(n_k)
         self.block_factor_tests = np.zeros((len(self.blocks), n_f), dtype=int)
         self.spread_w = neighbour_weights(cos, cfg.pooled_spread_floor)
@@ -129,7 +130,9 @@ class PooledSelector(NoveltyOrderSelector):
         complement: O(K) vector work and a ~13 × 13 solve, no large matrix products (which a
         multi-threaded BLAS would slow down on a busy machine).
         """
-        n, y = self.obs_count, self.obs_success
+        # From a cold start an outcome counts at weight pooled_cold_obs_weight (overdispersion:
+        # statements differ, so it says less about the instruction's average than a Bernoulli draw).
+        n, y = self.obs_weight * self.obs_count, self.obs_weight * self.obs_success
         f1 = 1 + self.factor_of                   # the column of b_f(k) in the shared block u
         g = self._k0
         pu, pa = self.prior_precision[:g], self.prior_precision[g:]
