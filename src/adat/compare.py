@@ -51,13 +51,12 @@ _RQ2_DIFF = ("N_n", "n/a %", "U", "P", "V/C %", "V_E/C %", "F_V")
 def compare_tables(data_root: Path, run_ids: Sequence[str], *, sql_dir: Path | None = None) -> dict[str, pd.DataFrame]:
     """The comparison tables of ``run_ids`` (in the order given) from the warehouse at ``data_root``."""
     from adat.config import adat_home
-    from adat.warehouse import build_catalog, catalog_is_stale, catalog_path, resolve_query, run_query
+    from adat.warehouse import catalog_path, refresh_catalog, resolve_query, run_query
 
     if not run_ids:
         raise UserError("no run id given", field="RUN_ID", fix="pass one or more run ids (adat sql stg_runs)")
     root, sql = Path(data_root).resolve(), Path(sql_dir or adat_home() / "sql")
-    if catalog_is_stale(root, sql):
-        build_catalog(root, sql)
+    refresh_catalog(root, sql)
     db = catalog_path(root)
     wanted = list(dict.fromkeys(run_ids))
 

@@ -432,3 +432,25 @@ def apply_env_defaults(defaults: dict[str, str]) -> None:
 def demo_config_path() -> Path:
     """The demo's run config: reference agent, offline provider, budgets that fit 10 minutes."""
     return adat_home() / "data" / "reference" / "demo.yaml"
+
+
+# Shipped files of the retail domain and its reference agent (their modules re-export these; a
+# cache key names them without importing the agent).
+def retail_db_path() -> Path:
+    """adat's shipped, generated retail database."""
+    return adat_home() / "data" / "reference" / "retail" / "db.json"
+
+
+def retail_policy_path() -> Path:
+    """adat's own retail policy document (the reference agent enforces exactly these rules)."""
+    return adat_home() / "data" / "reference" / "retail" / "policy.md"
+
+
+def reference_rules_path() -> Path:
+    """The shipped rule table of the retail reference agent."""
+    return adat_home() / "data" / "reference" / "retail" / "rules.yaml"
+
+
+def fault_dir() -> Path:
+    """Where the retail fault files live."""
+    return adat_home() / "catalogs" / "faults" / "retail"

@@ -12,9 +12,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from adat.config import OFFLINE_MODEL, RunConfig, adat_home
-from adat.warehouse.catalog import build_catalog, catalog_is_stale, catalog_path
-from adat.warehouse.parquet import table_dir
-from adat.warehouse.queries import ReportQueries
+from adat.warehouse.layout import RUNS_DIR, catalog_path
+
+# adat.warehouse.catalog and .queries load DuckDB and pyarrow: imported where a query runs, so
+# printing a stored summary (an unchanged re-run) loads neither
 
 #: stages of `adat evaluate` / `adat regress` (their rows sit in the evaluated run's partition;
 #: sql/metrics/run_llm_calls.sql and run_summary.sql leave their calls out)
@@ -33,11 +34,10 @@ def run_summary(root: Path, run_id: str, sql_dir: Path | None = None) -> dict[st
     kind and agent variant, target errors, failed LLM calls by role, instructions, calls.
 
     Computed once per catalog state: the flow's artifact and the CLI's table share it."""
+    from adat.warehouse.catalog import refresh_catalog
+
     sql = Path(sql_dir) if sql_dir else adat_home() / "sql"
-    db = catalog_path(root)
-    if not db.is_file() or catalog_is_stale(root, sql):
-        build_catalog(root, sql)
-        _SUMMARIES.clear()
+    db = refresh_catalog(root, sql)
     key = (str(Path(root).resolve()), run_id, str(sql.resolve()), db.stat().st_mtime_ns)
     if key not in _SUMMARIES:
         _SUMMARIES[key] = _compute_summary(root, run_id, sql)
@@ -45,10 +45,14 @@ def run_summary(root: Path, run_id: str, sql_dir: Path | None = None) -> dict[st
 
 
 def _compute_summary(root: Path, run_id: str, sql_dir: Path) -> dict[str, Any]:
-    queries = ReportQueries(root, sql_dir)
+    from adat.warehouse.queries import ReportQueries
+
+    with ReportQueries(root, sql_dir).session() as queries:  # one connection for the four queries
+        rows = {name: queries.rows(name, run_id=run_id)
+                for name in ("run_summary", "verdict_counts", "run_llm_calls", "instruction_stats")}
 
     def metric(name: str) -> list[dict[str, Any]]:
-        return queries.rows(name, run_id=run_id)
+        return rows[name]
 
     head = next(iter(metric("run_summary")), {})
     verdicts: dict[str, dict[str, int]] = {}
@@ -86,7 +90,7 @@ def _compute_summary(root: Path, run_id: str, sql_dir: Path) -> dict[str, Any]:
         "llm_calls": dict(models),
         "offline": any(m == OFFLINE_MODEL for m in models),
         "cache_hits": int(head.get("cache_hits", 0)),
-        "tables": str(root / "runs"),
+        "tables": str(root / RUNS_DIR),
         "catalog": str(catalog_path(root)),
     }
 
@@ -109,6 +113,8 @@ OFFLINE_NOTE = ("Produced by **offline/heuristic**, a deterministic rule-based s
 
 def is_offline(root: Path, run_id: str) -> bool:
     """Whether the run's own LLM calls (the evaluation's left out) went to the offline stand-in."""
+    from adat.warehouse.queries import ReportQueries
+
     return any(r["provider_model"] == OFFLINE_MODEL for r in ReportQueries(root).rows("run_llm_calls", run_id=run_id))
 
 
@@ -152,9 +158,10 @@ def summary_markdown(s: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def print_run_summary(console: Console, cfg: RunConfig, run_id: str) -> dict[str, Any]:
-    """Print the summary of ``run_id`` as a table."""
-    s = run_summary(cfg.data_path(), run_id)
+def print_run_summary(console: Console, cfg: RunConfig, run_id: str,
+                      summary: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Print the summary of ``run_id`` as a table (``summary``: one :func:`run_summary` gave before)."""
+    s = summary if summary is not None else run_summary(cfg.data_path(), run_id)
     table = Table(title=f"adat run {run_id}", show_header=False)
     rows = summary_rows(s, sep="\n")
     rows.insert(len(rows) - 1, ("most used instructions",
@@ -178,4 +185,6 @@ def print_offline_note(console: Console) -> None:
 
 
 def has_table(root: Path, table: str) -> bool:
+    from adat.warehouse.parquet import table_dir
+
     return table_dir(root, table).is_dir()

@@ -34,7 +34,12 @@ def run_flow(flow_name: str, **params: object) -> object:
     skip_teardown_at_exit()
     config = params.get("config")
     prepare_flow_environment(config.data_path() if isinstance(config, RunConfig) else RunConfig().data_path())
-    return load_flow(flow_name)(**params)
+    return call_flow(load_flow(flow_name), **params)
+
+
+def call_flow(flow: Any, **params: object) -> object:
+    """Run the flow object ``flow`` in this process as a command does (``flows/_cli.py``: no heartbeats)."""
+    return load_flow("_cli", "run_in_foreground")(flow, **params)
 
 
 def prepare_flow_environment(data_dir: Path) -> str | None:

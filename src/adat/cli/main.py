@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 import yaml
 
-from adat.cli.app import AdatTyper, fail, terminal_console, warehouse_root
+from adat.cli.app import AdatTyper, fail, skip_teardown_at_exit, terminal_console, warehouse_root
 from adat.cli.compare_cmd import ablation, baselines, compare
 from adat.cli.report_cmd import diff, export_app, report, show
 from adat.cli.server_cmd import server_app
@@ -190,30 +190,38 @@ def run_suite(
     data_dir: DataDir = None,
 ) -> None:
     """Execute and judge an existing suite against the config's target (e.g. a new agent version)."""
-    from adat.pipeline.preflight import preflight
-    from adat.pipeline.suite import check_run_suite
-    from adat.reporting.run_diff import FAIL_ON_MODES, gate_failures
-
-    if fail_on is not None and fail_on not in FAIL_ON_MODES:
-        fail(f"unknown mode {fail_on!r}", field="--fail-on", fix=f"use {' or '.join(FAIL_ON_MODES)}")
-    cfg = _with_data_dir(load_run_config(config), data_dir)
-    check_run_id(suite, field="--suite")
-    check_run_suite(cfg, suite)
-    from adat.pipeline.unchanged import is_unchanged, remember, run_suite_key
+    from adat.pipeline.unchanged import is_unchanged, remember, run_suite_key, stored_summary
     from adat.report import print_run_summary
 
+    if fail_on is not None:
+        from adat.reporting.run_diff import FAIL_ON_MODES  # loads numpy and DuckDB: only when asked
+
+        if fail_on not in FAIL_ON_MODES:
+            fail(f"unknown mode {fail_on!r}", field="--fail-on", fix=f"use {' or '.join(FAIL_ON_MODES)}")
+    cfg = _with_data_dir(load_run_config(config), data_dir)
+    check_run_id(suite, field="--suite")
     key = run_suite_key(cfg, suite)
+    # A completed run under this key had the suite's tests and is a run-suite run (check_run_suite
+    # holds): the answer needs no Parquet, no DuckDB, no provider and no flow.
     if is_unchanged(cfg, "run_suite", key):  # every task would be a cache hit: no flow to start
+        skip_teardown_at_exit()
         console.print(f"run {cfg.run_id}: unchanged (same suite, config, code and target as its completed run); "
                       "nothing re-executed, no flow run started", markup=False)
         result: object = cfg.run_id
-        print_run_summary(console, cfg, str(result))
+        print_run_summary(console, cfg, str(result), summary=stored_summary(cfg, "run_suite", key))
     else:
+        from adat.pipeline.preflight import preflight
+        from adat.pipeline.suite import check_run_suite
+
+        check_run_suite(cfg, suite)
         preflight(cfg)
         result = _run_flow("run_suite", config=cfg, suite_run_id=suite)
-        if print_run_summary(console, cfg, str(result)).get("status") == "completed":
-            remember(cfg, "run_suite", str(result), key)
+        summary = print_run_summary(console, cfg, str(result))
+        if summary.get("status") == "completed":
+            remember(cfg, "run_suite", str(result), key, summary)
     if fail_on:
+        from adat.reporting.run_diff import gate_failures
+
         failures = gate_failures(cfg.data_path(), str(result), suite, fail_on)
         for r in failures:
             console.print(f"{r['change']:<14} {r['test_id']} ({r['kind']})", markup=False)

@@ -16,7 +16,6 @@ from rich.console import Console
 
 from adat.cli.app import fail
 from adat.config import RunConfig, load_run_config
-from adat.pipeline.context import new_run_id
 
 console = Console(highlight=False)
 SpecArg = Annotated[Path, typer.Argument(help="TDAD spec YAML (specs/<agent>/<version>/spec.yaml).")]
@@ -59,17 +58,16 @@ def _suite(cfg: RunConfig, spec: Path, start: str, *, pack: Path | None = None, 
            base_spec: Path | None = None, stop_after: str = "mutate", run_id: str | None = None) -> str:
     _check_file(spec, "spec file", "SPEC")
     _check_file(pack, "mutation pack", "--pack")
-    from adat.cli.flow_loader import load_flow, prepare_flow_environment
+    from adat.cli.flow_loader import call_flow, load_flow, prepare_flow_environment
     from adat.tdad.spec import load_spec
 
     load_spec(spec)  # a bad spec is one line before any flow starts
     if run_id:
         cfg = cfg.model_copy(update={"run_id": run_id})
     prepare_flow_environment(cfg.data_path())
-    flow = load_flow("spec_suite")
-    return str(flow(config=cfg, spec_path=str(spec.resolve()), start=start,
-                    pack_path=str(pack.resolve()) if pack else None, base_run=base_run,
-                    base_spec_path=str(base_spec.resolve()) if base_spec else None, stop_after=stop_after))
+    return str(call_flow(load_flow("spec_suite"), config=cfg, spec_path=str(spec.resolve()), start=start,
+                         pack_path=str(pack.resolve()) if pack else None, base_run=base_run,
+                         base_spec_path=str(base_spec.resolve()) if base_spec else None, stop_after=stop_after))
 
 
 def _seed_start(spec: Path, seed: Path | None) -> str:
@@ -133,7 +131,9 @@ def register(spec_app: typer.Typer) -> None:
     def demo_cmd(tdad: Annotated[Path | None, typer.Option("--tdad", help="benchmarks/tdad folder.")] = None,
                  reruns: RerunsOpt = None, data_dir: DataDir = None) -> None:
         """SupportOps and ExpenseGuard, v1 → v2, every role offline/heuristic (not a language model)."""
+        # new_run_id's module loads the warehouse (pyarrow, DuckDB): imported here, not with the CLI
         from adat.config import adat_home
+        from adat.pipeline.context import new_run_id
 
         root = tdad or adat_home().parent / "shared" / "benchmarks" / "tdad"
         _check_file(root / "specs", "TDAD benchmark folder", "--tdad")

@@ -56,12 +56,11 @@ def evaluation_metrics(cfg: RunConfig, run_id: str, sql_dir: Path | None = None,
     ``faults`` restricts the per-fault figures (detection table, mutation score) to those faults,
     and the per-variant rows (labels, FAR, accuracy) to the original agent and those faults.
     """
-    from adat.warehouse import build_catalog, catalog_is_stale, catalog_path, declared_params, run_query
+    from adat.warehouse import catalog_path, declared_params, refresh_catalog, run_query
 
     sql_dir = sql_dir or adat_home() / "sql"
     root = cfg.data_path()
-    if catalog_is_stale(root, sql_dir):
-        build_catalog(root, sql_dir)
+    refresh_catalog(root, sql_dir)
     out: dict[str, list[dict[str, Any]] | None] = {}
     for name, _heading in EVALUATION_METRICS:
         path = sql_dir / "metrics" / f"{name}.sql"

@@ -211,11 +211,11 @@ def evaluation_faults(cfg: RunConfig, requested: list[str] | None = None) -> lis
 
 
 def catalog_step(cfg: RunConfig, run_id: str) -> StepResult:
-    """Rebuild the DuckDB catalog so the new tables show up as views."""
+    """Bring the DuckDB catalog up to date so the new tables show up as views."""
     from adat.config import adat_home
-    from adat.warehouse.catalog import build_catalog
+    from adat.warehouse.catalog import refresh_catalog
 
-    path = build_catalog(cfg.data_path(), adat_home() / "sql")
+    path = refresh_catalog(cfg.data_path(), adat_home() / "sql")
     return StepResult(run_id=run_id, step="catalog", data={"catalog": str(path)})
 
 

@@ -30,7 +30,18 @@ from pathlib import Path
 from typing import Any
 
 import adat
-from adat.config import LLMAgentTarget, PythonTarget, ReferenceTarget, RunConfig, adat_home, code_digest_store
+from adat.config import (
+    LLMAgentTarget,
+    PythonTarget,
+    ReferenceTarget,
+    RunConfig,
+    adat_home,
+    code_digest_store,
+    fault_dir,
+    reference_rules_path,
+    retail_db_path,
+    retail_policy_path,
+)
 from adat.pipeline.stages import stage
 
 #: config fields that change how fast a result comes, never what it is (dotted paths)
@@ -224,15 +235,12 @@ def target_digest(cfg: RunConfig, fault: str | None = None) -> str:
     target = cfg.target
     parts: list[bytes] = [target.model_dump_json(exclude={"timeout_s"}).encode()]
     if isinstance(target, (ReferenceTarget, LLMAgentTarget)):
-        from adat.agents.reference import faults, rules
-        from adat.domains.retail import database
-
-        parts.append(_file_part(target.database or database.default_db_path()))
-        parts.append(_file_part(rules.default_rules_path()))
+        parts.append(_file_part(target.database or retail_db_path()))
+        parts.append(_file_part(reference_rules_path()))
         for fid in sorted({f for f in (target.fault, fault) if f}):
-            parts.append(_file_part(faults.default_fault_dir() / f"{fid}.yaml"))
+            parts.append(_file_part(fault_dir() / f"{fid}.yaml"))
         if isinstance(target, LLMAgentTarget):
-            parts.append(_file_part(target.policy or database.default_policy_path()))
+            parts.append(_file_part(target.policy or retail_policy_path()))
     elif isinstance(target, PythonTarget):
         spec = importlib.util.find_spec(target.factory.partition(":")[0])
         parts.append(_file_part(spec.origin if spec and spec.origin else None))
@@ -242,11 +250,11 @@ def target_digest(cfg: RunConfig, fault: str | None = None) -> str:
 
 def partition_digest(root: Path, run_id: str, tables: Iterable[str]) -> str:
     """Cheap digest of run ``run_id``'s partitions of ``tables`` (part names and sizes: parts are immutable)."""
-    from adat.warehouse.parquet import PART_GLOB, partition_dir
+    from adat.warehouse.layout import PART_GLOB, partition_path  # names only: a key reads no Parquet
 
     parts: list[bytes] = []
     for table in sorted(tables):
-        directory = partition_dir(root, table, run_id)
+        directory = partition_path(root, table, run_id)
         for path in sorted(directory.glob(PART_GLOB)) if directory.is_dir() else []:
             parts.append(f"{table}/{path.name}:{path.stat().st_size}".encode())
     return _sha(parts)

@@ -35,13 +35,13 @@ def start_run(cfg: RunConfig, run_id: str, flow: str) -> StepResult:
 def finish_run(cfg: RunConfig, run_id: str, flow: str, status: str = "completed", stopped_in: str = "",
                error: str = "") -> StepResult:
     """Mark the run finished (``budget_exhausted``: ``stopped_in`` says where; ``failed``: ``error``
-    is the error's one line) and rebuild the DuckDB catalog."""
+    is the error's one line) and bring the DuckDB catalog up to date."""
     from adat.config import adat_home
-    from adat.warehouse.catalog import build_catalog
+    from adat.warehouse.catalog import refresh_catalog
 
     ctx = RunContext(cfg, run_id)
     ctx.record_run(flow, status, stopped_in=stopped_in, error=error)
-    path = build_catalog(ctx.root, adat_home() / "sql")
+    path = refresh_catalog(ctx.root, adat_home() / "sql")
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="finish", data={"catalog": str(path), "status": status})
 
 

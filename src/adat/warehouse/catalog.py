@@ -14,7 +14,8 @@ record's fields in order, ``run_id``, and two load-order columns for dedupe: ``_
 name, which sorts by write time) and ``_row`` (row number inside the part). A table with no files
 yet gets a typed view with zero rows. The glob is re-read at query time, so new parts and runs
 show up without a rebuild; rebuild when a table gets its first file or a record gains a field
-(:func:`catalog_is_stale` tells).
+(:func:`catalog_is_stale` tells). After a run, :func:`refresh_catalog` re-creates only the base
+views of the tables the run wrote, in a copy of the catalog (a full build re-creates every view).
 
 Staging views: each ``sql/staging/stg_<name>.sql`` is one bare ``select`` (CTEs allowed), wrapped
 here as ``create or replace view stg_<name> as …``; staging views may use each other in any
@@ -27,19 +28,26 @@ intermediate view covers every run and the metric reading it applies the run fil
 from __future__ import annotations
 
 import glob
+import hashlib
 import os
 import re
+import shutil
 import uuid
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 
 import duckdb
+import pyarrow.parquet as pq
 
 from adat.errors import UserError
 from adat.records import TABLES, Record
-from adat.warehouse.parquet import PART_GLOB, RUNS_DIR, table_dir
-from adat.warehouse.schema import PARTITION_COLUMN, arrow_schema
+from adat.warehouse.layout import CATALOG_FILE, PART_GLOB, PARTITION_COLUMN, RUNS_DIR, catalog_path
+from adat.warehouse.parquet import table_dir
+from adat.warehouse.schema import arrow_schema
 
-CATALOG_FILE = "adat.duckdb"
+__all__ = ["CATALOG_FILE", "build_catalog", "catalog_is_stale", "catalog_path", "refresh_catalog", "staging_files",
+           "view_files"]
 STAGING_DIR = "staging"
 INTERMEDIATE_DIR = "intermediate"
 ORDER_COLUMNS = ("_part", "_row")
@@ -47,24 +55,111 @@ ORDER_COLUMNS = ("_part", "_row")
 VIEW_LAYERS = {STAGING_DIR: "stg_", INTERMEDIATE_DIR: "int_"}
 
 
-def catalog_path(root: Path) -> Path:
-    """Where the catalog of warehouse ``root`` lives by default."""
-    return Path(root) / CATALOG_FILE
-
-
 def build_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -> Path:
     """(Re)build the catalog of warehouse ``root`` atomically and return its path."""
     root = Path(root).resolve()
     db = Path(db_path) if db_path is not None else catalog_path(root)
+
+    def build(con: duckdb.DuckDBPyConnection) -> None:
+        for table, model in TABLES.items():
+            con.execute(_base_view_sql(con, root, table, model))
+        for folder in VIEW_LAYERS:  # staging first: intermediate views are built on it
+            _create_views(con, view_files(sql_dir, folder))
+
+    return _write_atomically(db, build)
+
+
+def refresh_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -> Path:
+    """Bring the catalog of ``root`` up to date with the data as cheaply as that can be done; its path.
+
+    The usual change since the catalog was built is a run's new parts in tables that have parts
+    already. Base views glob their parts at query time, so a new part changes a view only when it
+    is a table's first, or its schema differs from the table's (:func:`_schemas_differ`): such
+    tables' base views are re-created in a copy of the catalog that replaces it; when there is
+    none, the catalog is only marked current (its mtime). The ``sql/`` views on top are bound at
+    query time and stay. Anything else — no catalog, a changed view file, a table directory
+    added or removed, parts removed, another record schema or version of this module
+    (:func:`_catalog_version`) — is a full :func:`build_catalog`.
+    """
+    root = Path(root).resolve()
+    db = Path(db_path) if db_path is not None else catalog_path(root)
+    runs = root / RUNS_DIR
+    if not db.is_file():
+        return build_catalog(root, sql_dir, db_path=db)
+    built = db.stat().st_mtime_ns
+    if any(path.stat().st_mtime_ns >= built for path in _watched_view_files(sql_dir)) \
+            or (runs.is_dir() and runs.stat().st_mtime_ns >= built):
+        return build_catalog(root, sql_dir, db_path=db)
+    changes = {table: _view_change(runs / table, built) for table in TABLES}
+    if "rebuild" in changes.values() or _version_of(db) != _catalog_version():
+        return build_catalog(root, sql_dir, db_path=db)
+    stale = [table for table, change in changes.items() if change == "view"]
+    if not stale:
+        if any(changes.values()):
+            os.utime(db)  # new parts only, each read by its table's view as it is
+        return db
+
+    def update(con: duckdb.DuckDBPyConnection) -> None:
+        for table in stale:
+            con.execute(_base_view_sql(con, root, table, TABLES[table]))
+
+    try:
+        return _write_atomically(db, update, start_from=db)
+    except duckdb.Error:  # a file this DuckDB cannot open as it is
+        return build_catalog(root, sql_dir, db_path=db)
+
+
+def _view_change(table_dir_: Path, built: int) -> str:
+    """What changed in a table's parts since ``built``: '' nothing; 'parts' new parts its view reads as
+    it is; 'view' new parts its view must be re-created for; 'rebuild' parts or partitions removed."""
+    if not table_dir_.is_dir():
+        return ""
+    partitions = list(table_dir_.glob(f"{PARTITION_COLUMN}=*"))
+    if table_dir_.stat().st_mtime_ns < built and all(p.stat().st_mtime_ns < built for p in partitions):
+        return ""
+    old: Path | None = None
+    new: list[Path] = []
+    for partition in partitions:
+        parts = list(partition.glob(PART_GLOB))
+        fresh = [p for p in parts if p.stat().st_mtime_ns >= built]
+        if partition.stat().st_mtime_ns >= built and not fresh:
+            return "rebuild"  # a part removed, and nothing written: the view may have lost its files
+        new += fresh
+        old = old or next((p for p in parts if p.stat().st_mtime_ns < built), None)
+    if not new:
+        return "rebuild"  # a partition removed
+    if old is None:
+        return "view"  # the table's first parts
+    schema = pq.read_schema(old)
+    return "parts" if all(pq.read_schema(p).equals(schema) for p in new) else "view"
+
+
+def _version_of(db: Path) -> str | None:
+    """The :func:`_catalog_version` the catalog at ``db`` was built with (None: unreadable, or none)."""
+    try:
+        con = duckdb.connect(str(db), read_only=True)
+    except duckdb.Error:
+        return None
+    try:
+        row = con.execute("select comment from duckdb_views() where view_name = $name and not internal",
+                          {"name": _VERSION_VIEW}).fetchone()
+    finally:
+        con.close()
+    return str(row[0]) if row and row[0] else None
+
+
+def _write_atomically(db: Path, fill: Callable[[duckdb.DuckDBPyConnection], None], *,
+                      start_from: Path | None = None) -> Path:
+    """Fill a temp catalog next to ``db`` (empty, or a copy of ``start_from``), stamp it, replace ``db``."""
     db.parent.mkdir(parents=True, exist_ok=True)
     tmp = db.with_name(f".{db.name}.{uuid.uuid4().hex[:12]}.tmp")
     try:
+        if start_from is not None:
+            shutil.copyfile(start_from, tmp)
         con = duckdb.connect(str(tmp))
         try:
-            for table, model in TABLES.items():
-                con.execute(_base_view_sql(con, root, table, model))
-            for folder in VIEW_LAYERS:  # staging first: intermediate views are built on it
-                _create_views(con, view_files(sql_dir, folder))
+            fill(con)
+            con.execute(f"comment on view {_ident(_VERSION_VIEW)} is {_literal(_catalog_version())}")
             con.execute("checkpoint")
         finally:
             con.close()
@@ -75,6 +170,19 @@ def build_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -> 
         tmp.unlink(missing_ok=True)
         Path(f"{tmp}.wal").unlink(missing_ok=True)
     return db
+
+
+#: the base view whose comment records :func:`_catalog_version` (re-set after every build or refresh)
+_VERSION_VIEW = next(iter(TABLES))
+
+
+@cache
+def _catalog_version() -> str:
+    """What the base views are made from besides the data: every record's schema and this module."""
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    for table, model in TABLES.items():
+        digest.update(f"{table}:{arrow_schema(model)}".encode())
+    return f"adat-catalog {digest.hexdigest()[:16]}"
 
 
 def view_files(sql_dir: Path, folder: str) -> list[Path]:
@@ -105,10 +213,16 @@ def catalog_is_stale(root: Path, sql_dir: Path, *, db_path: Path | None = None) 
     built = db.stat().st_mtime_ns
     runs = Path(root) / RUNS_DIR
     watched = [runs, *runs.glob("*"), *runs.glob(f"*/{PARTITION_COLUMN}=*")] if runs.is_dir() else []
-    for folder in VIEW_LAYERS:  # the folder's mtime catches a removed file
+    return any(path.stat().st_mtime_ns >= built for path in [*watched, *_watched_view_files(sql_dir)])
+
+
+def _watched_view_files(sql_dir: Path) -> list[Path]:
+    """The view layers' folders (an mtime catches a removed file) and files."""
+    watched: list[Path] = []
+    for folder in VIEW_LAYERS:
         layer = Path(sql_dir) / folder
         watched += [layer, *layer.glob("*.sql")] if layer.is_dir() else []
-    return any(path.stat().st_mtime_ns >= built for path in watched)
+    return watched
 
 
 def _base_view_sql(con: duckdb.DuckDBPyConnection, root: Path, table: str, model: type[Record]) -> str:

@@ -38,28 +38,20 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from adat.errors import UserError
 from adat.records import TABLES, Record
-from adat.warehouse.schema import PARTITION_COLUMN, arrow_schema, file_schema
+from adat.warehouse.layout import PART_GLOB, PARTITION_COLUMN, RUNS_DIR, check_run_id, partition_path
+from adat.warehouse.schema import arrow_schema, file_schema
 
 if TYPE_CHECKING:  # pandas loads with the first frame (pyarrow's to_pandas): record reads do not need it
     import pandas as pd
 
-RUNS_DIR = "runs"
-PART_GLOB = "part-*.parquet"
+__all__ = ["PART_GLOB", "PARTITION_COLUMN", "RUNS_DIR", "check_run_id", "clean_temp_files", "model_for", "part_owner",
+           "partition_dir", "read_frame", "read_records", "run_ids", "table_dir", "write_records"]
+
 TEMP_SUFFIX = ".tmp"
 #: rows per Parquet row group; large enough for fast scans, small enough to stream.
 ROW_GROUP_ROWS = 64_000
-_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _OWNER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-
-
-def check_run_id(run_id: str) -> str:
-    """``run_id`` if it is safe as a directory name and a Hive partition value, else UserError."""
-    if not isinstance(run_id, str) or not _RUN_ID.fullmatch(run_id):
-        raise UserError(f"run id {run_id!r} is not usable as a partition name", field="run_id",
-                        fix="use letters, digits, '.', '_' or '-', starting with a letter or digit")
-    return run_id
 
 
 def model_for(table: str) -> type[Record]:
@@ -78,7 +70,8 @@ def table_dir(root: Path, table: str) -> Path:
 
 def partition_dir(root: Path, table: str, run_id: str) -> Path:
     """Directory of one run's partition of ``table``."""
-    return table_dir(root, table) / f"{PARTITION_COLUMN}={check_run_id(run_id)}"
+    model_for(table)
+    return partition_path(root, table, run_id)
 
 
 def part_owner(path: Path) -> str:

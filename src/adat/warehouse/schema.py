@@ -32,9 +32,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 import pyarrow as pa
 
 from adat.records import Record
-
-#: the Hive partition column of every table; not stored inside the Parquet files (see parquet.py).
-PARTITION_COLUMN = "run_id"
+from adat.warehouse.layout import PARTITION_COLUMN
 
 _SCALARS: dict[type, pa.DataType] = {
     str: pa.string(),

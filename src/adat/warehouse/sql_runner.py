@@ -33,7 +33,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from adat.errors import UserError
-from adat.warehouse.catalog import build_catalog, catalog_is_stale, catalog_path
+from adat.warehouse.catalog import catalog_is_stale, catalog_path, refresh_catalog
 from adat.warehouse.parquet import RUNS_DIR
 
 QUERY_FOLDERS = ("metrics", "checks", "intermediate", "staging", "report")
@@ -101,11 +101,13 @@ def declared_params(sql_file: Path) -> list[str]:
     return names
 
 
-def run_query(db_path: Path, sql_file: Path, params: Mapping[str, object]) -> pa.Table:
+def run_query(db_path: Path, sql_file: Path, params: Mapping[str, object], *,
+              con: duckdb.DuckDBPyConnection | None = None) -> pa.Table:
     """Run ``sql_file`` on the catalog at ``db_path`` (opened read-only) with bound parameters.
 
     Every declared parameter must be in ``params`` (its value may be None); a parameter given a
     value that the file does not declare is an error, so a typo'd ``--run`` never goes unnoticed.
+    ``con``: a :func:`locked_connection` to ``db_path`` to run on (left open), instead of a new one.
     """
     if not Path(db_path).is_file():
         raise UserError("catalog not found", file=str(db_path), fix="build it with build_catalog / `adat sql`")
@@ -121,9 +123,10 @@ def run_query(db_path: Path, sql_file: Path, params: Mapping[str, object]) -> pa
     sql = Path(sql_file).read_text(encoding="utf-8")
     _check_single_select(sql, sql_file)
     bound = {name: params[name] for name in declared}
-    con = _locked_connection(Path(db_path))
+    own = con is None
+    connection = locked_connection(Path(db_path)) if con is None else con
     try:
-        relation = con.sql(sql, params=bound or None)
+        relation = connection.sql(sql, params=bound or None)
         if relation is None:
             raise UserError("the query returns no result set", file=str(sql_file), fix="end the file with a select")
         return relation.to_arrow_table()
@@ -131,7 +134,8 @@ def run_query(db_path: Path, sql_file: Path, params: Mapping[str, object]) -> pa
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise UserError(first, file=str(sql_file), fix="correct the query (parameters go in '-- params:')") from None
     finally:
-        con.close()
+        if own:
+            connection.close()
 
 
 def _check_single_select(sql: str, sql_file: Path) -> None:
@@ -147,7 +151,7 @@ def _check_single_select(sql: str, sql_file: Path) -> None:
                         fix="write one select (or with ... select); queries never write files or settings")
 
 
-def _locked_connection(db_path: Path) -> duckdb.DuckDBPyConnection:
+def locked_connection(db_path: Path) -> duckdb.DuckDBPyConnection:
     """A private in-memory DuckDB with the catalog attached read-only and file access locked down.
 
     The only files the query can open are the warehouse's Parquet parts (``<root>/runs/``, which
@@ -204,7 +208,7 @@ def sql_command(data_root: Path, sql_dir: Path, name: str, run_id: str | None, f
     db = catalog_path(data_root)
     if catalog_is_stale(data_root, sql_dir):
         try:
-            build_catalog(data_root, sql_dir)
+            refresh_catalog(data_root, sql_dir)
         except OSError as exc:  # a read-only data root: fall back to the catalog that is there
             if not db.is_file():
                 raise UserError(f"cannot build the catalog: {exc.strerror}", file=str(db),

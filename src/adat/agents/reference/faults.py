@@ -13,14 +13,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from adat.agents.reference.rules import Outcome, RuleBook, RuleOverride
-from adat.config import adat_home
+from adat.config import fault_dir
 from adat.errors import UserError
 from adat.yaml_io import parsed_once, read_yaml
 
 
 def default_fault_dir() -> Path:
     """Where the retail fault files live."""
-    return adat_home() / "catalogs" / "faults" / "retail"
+    return fault_dir()
 
 
 class FaultProbe(BaseModel):

@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from adat.config import adat_home
+from adat.config import retail_db_path, retail_policy_path
 from adat.errors import UserError
 
 OrderStatus = Literal[
@@ -196,9 +196,9 @@ class RetailDB(_Record):
 
 def default_db_path() -> Path:
     """adat's shipped, generated retail database."""
-    return adat_home() / "data" / "reference" / "retail" / "db.json"
+    return retail_db_path()
 
 
 def default_policy_path() -> Path:
     """adat's own retail policy document (the reference agent enforces exactly these rules)."""
-    return adat_home() / "data" / "reference" / "retail" / "policy.md"
+    return retail_policy_path()

@@ -15,7 +15,6 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from adat.errors import UserError
 from adat.llm.types import LLMError, LLMRequest, LLMResponse, ToolCall, TransientProviderError
 
 _TRANSIENT_STATUS = frozenset({408, 409, 429})
@@ -68,17 +67,27 @@ def _is_official(base_url: str | None) -> bool:
 
 
 class OpenAIProvider:
-    """Chat completions against ``base_url`` (None = api.openai.com)."""
+    """Chat completions against ``base_url`` (None = api.openai.com).
+
+    The SDK is loaded, and its client built, with the first call (:meth:`complete`): building the
+    provider (preflight builds one per role) and :meth:`check` need neither.
+    """
 
     def __init__(self, base_url: str | None, api_key: str, timeout_s: float) -> None:
-        import openai  # deferred: importing the SDK costs ~0.5 s and is not needed offline
-
-        self._openai = openai
         self._secret = api_key
+        self._timeout_s = timeout_s
         self.base_url = base_url
         # api.openai.com's newer models reject max_tokens; many local servers only know it.
         self._tokens_param = "max_completion_tokens" if _is_official(base_url) else "max_tokens"
-        self._client = _shared_client(openai, base_url, api_key, timeout_s)
+        self._sdk_client: tuple[Any, Any] | None = None
+
+    def _sdk(self) -> tuple[Any, Any]:
+        """The ``openai`` module and the shared client (imported on first use: ~0.5 s, not needed offline)."""
+        if self._sdk_client is None:
+            import openai
+
+            self._sdk_client = (openai, _shared_client(openai, self.base_url, self._secret, self._timeout_s))
+        return self._sdk_client
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         kwargs: dict[str, Any] = {
@@ -95,9 +104,9 @@ class OpenAIProvider:
             }
         if request.tools:
             kwargs["tools"] = request.tools
-        oa = self._openai
+        oa, client = self._sdk()
         try:
-            completion = self._client.chat.completions.create(**kwargs)
+            completion = client.chat.completions.create(**kwargs)
         except oa.APITimeoutError:
             raise TransientProviderError(f"timeout calling {request.model}") from None
         except oa.APIConnectionError as exc:
@@ -117,39 +126,12 @@ class OpenAIProvider:
 
         Asks for the model list; a server without that route (404/405/501) gets one 1-token chat
         call for ``model`` instead. A refused key, an unknown model, a refused connection or a
-        timeout is a one-line error naming ``llm.base_url`` (or ``models``).
+        timeout is a one-line error naming ``llm.base_url`` (or ``models``). The requests go out
+        without the SDK (:mod:`adat.llm.providers.endpoint_check`).
         """
-        oa = self._openai
-        client = self._client.with_options(timeout=timeout_s, max_retries=0)
-        where = self.base_url or "api.openai.com"
-        try:
-            try:
-                client.models.list()
-            except oa.APIStatusError as exc:
-                if exc.status_code not in (404, 405, 501):
-                    raise
-                ping: dict[str, Any] = {"model": model, "messages": [{"role": "user", "content": "ping"}],
-                                        self._tokens_param: 1}
-                client.chat.completions.create(**ping)
-        except oa.APITimeoutError:
-            raise UserError(f"LLM endpoint {where} did not answer within {timeout_s:g} s", field="llm.base_url",
-                            fix="start the server or correct llm.base_url") from None
-        except oa.APIConnectionError:
-            raise UserError(f"cannot reach LLM endpoint {where}", field="llm.base_url",
-                            fix="start the server or correct llm.base_url") from None
-        except oa.APIStatusError as exc:
-            status = exc.status_code
-            if status in (401, 403):
-                raise UserError(f"LLM endpoint {where} refused the API key (HTTP {status})",
-                                field="llm.api_key_env", fix="export a valid key in that variable") from None
-            if status == 404:
-                raise UserError(f"LLM endpoint {where} does not serve model {model!r} (HTTP 404)", field="models",
-                                fix="use a model the endpoint serves") from None
-            raise UserError(self._scrub(f"LLM endpoint {where} answered HTTP {status}: {exc.message}"),
-                            field="llm.base_url", fix="check the server's log") from None
-        except oa.OpenAIError as exc:
-            raise UserError(self._scrub(f"LLM endpoint {where}: {type(exc).__name__}: {exc}"),
-                            field="llm.base_url", fix="check llm.base_url") from None
+        from adat.llm.providers.endpoint_check import check_endpoint
+
+        check_endpoint(self.base_url, self._secret, model, timeout_s, self._tokens_param)
 
     @staticmethod
     def _to_response(completion: Any) -> LLMResponse:
