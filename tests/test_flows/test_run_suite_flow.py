@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -125,11 +126,24 @@ def test_an_unchanged_rerun_starts_no_flow_and_a_changed_one_runs(suite, tmp_pat
     assert _files(root / "runs") == files  # nothing written
     table = first.output[first.output.index("adat run again"):]
     assert second.output.endswith(table)  # the stored run's summary, as the first run printed it
+    # The answer loads no Parquet reader, no DuckDB, no Prefect and no SDK (its whole cost is the key).
+    quiet = subprocess.run([sys.executable, "-X", "importtime", "-c", "from adat.cli.main import app; app()",
+                            "run-suite", "--config", str(config), "--suite", SUITE],
+                           capture_output=True, text=True, timeout=120)
+    assert quiet.returncode == 0 and "run again: unchanged" in quiet.stdout, quiet.stdout + quiet.stderr[-2000:]
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in quiet.stderr.splitlines() if line.startswith("import time")}
+    assert not loaded & {"pyarrow", "duckdb", "pandas", "prefect", "openai"}, loaded & {"pyarrow", "duckdb", "prefect"}
+    # A part added to the run since (the summary's inputs changed): still no flow, the summary from SQL.
+    verdicts = sorted((root / "runs" / "verdicts" / "run_id=again").glob("part-*.parquet"))
+    shutil.copyfile(verdicts[-1], verdicts[-1].with_name(verdicts[-1].name.replace("part-", "part-9", 1)))
+    third = runner.invoke(cli.app, ["run-suite", "--config", str(config), "--suite", SUITE])
+    assert third.exit_code == 0 and "run again: unchanged" in third.output and started == []
+    assert third.output.endswith(table)  # the copy's rows are the same verdicts: staging keeps one of each
     monkeypatch.undo()
     faulty = _config(tmp_path, suite, run_id="again", target={**suite.target.model_dump(mode="json"), "fault": FAULT})
-    third = runner.invoke(cli.app, ["run-suite", "--config", str(faulty), "--suite", SUITE])
-    assert third.exit_code == 0, third.output
-    assert "unchanged" not in third.output  # another target: the flow runs
+    fourth = runner.invoke(cli.app, ["run-suite", "--config", str(faulty), "--suite", SUITE])
+    assert fourth.exit_code == 0, fourth.output
+    assert "unchanged" not in fourth.output  # another target: the flow runs
     assert FAULT in {e.agent_variant for e in read_records(root, "executions", run_id="again")}
 
 
