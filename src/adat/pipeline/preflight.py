@@ -47,6 +47,9 @@ def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list
     if endpoint is not None:  # every openai/... spec talks to cfg.llm.base_url: one endpoint
         provider, model = endpoint
         provider.check(model, timeout_s)
+        # The run will call it: load the SDK (0.5-0.9 s) before the flow starts, so that a stage's
+        # time (its Prefect task run, its progress) is its own work and not a one-off import.
+        provider.warm()
         checked.append(f"llm endpoint: {cfg.llm.base_url or 'api.openai.com'}")
     if cfg.execution.task_runner == "dask":
         checked.append(check_dask(cfg))

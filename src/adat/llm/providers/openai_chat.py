@@ -69,8 +69,8 @@ def _is_official(base_url: str | None) -> bool:
 class OpenAIProvider:
     """Chat completions against ``base_url`` (None = api.openai.com).
 
-    The SDK is loaded, and its client built, with the first call (:meth:`complete`): building the
-    provider (preflight builds one per role) and :meth:`check` need neither.
+    The SDK is loaded, and its client built, with the first call (:meth:`complete`) or
+    :meth:`warm`: building the provider (preflight builds one per role) and :meth:`check` need neither.
     """
 
     def __init__(self, base_url: str | None, api_key: str, timeout_s: float) -> None:
@@ -80,6 +80,10 @@ class OpenAIProvider:
         # api.openai.com's newer models reject max_tokens; many local servers only know it.
         self._tokens_param = "max_completion_tokens" if _is_official(base_url) else "max_tokens"
         self._sdk_client: tuple[Any, Any] | None = None
+
+    def warm(self) -> None:
+        """Load the SDK and build the shared client now rather than in the first call."""
+        self._sdk()
 
     def _sdk(self) -> tuple[Any, Any]:
         """The ``openai`` module and the shared client (imported on first use: ~0.5 s, not needed offline)."""
