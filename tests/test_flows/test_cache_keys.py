@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from prefect.task_runners import ThreadPoolTaskRunner
 
+import adat.config
 from adat.agents.reference import faults as fault_mod
 from adat.agents.reference import rules as rules_mod
 from adat.cli.flow_loader import load_flow
@@ -63,8 +64,8 @@ def calls(prefect_harness, tmp_path_factory):
 
     mp = pytest.MonkeyPatch()
     mp.setattr(OfflineHeuristicProvider, "complete", counting)
-    mp.setattr(rules_mod, "default_rules_path", lambda: rules)
-    mp.setattr(fault_mod, "default_fault_dir", lambda: fault_dir)
+    mp.setattr(adat.config, "reference_rules_path", lambda: rules)  # the agent and the keys read these
+    mp.setattr(adat.config, "fault_dir", lambda: fault_dir)
     yield seen, rules, fault_dir
     mp.undo()
 

@@ -30,18 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import adat
-from adat.config import (
-    LLMAgentTarget,
-    PythonTarget,
-    ReferenceTarget,
-    RunConfig,
-    adat_home,
-    code_digest_store,
-    fault_dir,
-    reference_rules_path,
-    retail_db_path,
-    retail_policy_path,
-)
+from adat import config as shipped  # the shipped files' paths, looked up at call time (tests patch them)
+from adat.config import LLMAgentTarget, PythonTarget, ReferenceTarget, RunConfig, adat_home, code_digest_store
 from adat.pipeline.stages import stage
 
 #: config fields that change how fast a result comes, never what it is (dotted paths)
@@ -235,12 +225,12 @@ def target_digest(cfg: RunConfig, fault: str | None = None) -> str:
     target = cfg.target
     parts: list[bytes] = [target.model_dump_json(exclude={"timeout_s"}).encode()]
     if isinstance(target, (ReferenceTarget, LLMAgentTarget)):
-        parts.append(_file_part(target.database or retail_db_path()))
-        parts.append(_file_part(reference_rules_path()))
+        parts.append(_file_part(target.database or shipped.retail_db_path()))
+        parts.append(_file_part(shipped.reference_rules_path()))
         for fid in sorted({f for f in (target.fault, fault) if f}):
-            parts.append(_file_part(fault_dir() / f"{fid}.yaml"))
+            parts.append(_file_part(shipped.fault_dir() / f"{fid}.yaml"))
         if isinstance(target, LLMAgentTarget):
-            parts.append(_file_part(target.policy or retail_policy_path()))
+            parts.append(_file_part(target.policy or shipped.retail_policy_path()))
     elif isinstance(target, PythonTarget):
         spec = importlib.util.find_spec(target.factory.partition(":")[0])
         parts.append(_file_part(spec.origin if spec and spec.origin else None))

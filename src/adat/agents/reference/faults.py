@@ -12,15 +12,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from adat import config
 from adat.agents.reference.rules import Outcome, RuleBook, RuleOverride
-from adat.config import fault_dir
 from adat.errors import UserError
 from adat.yaml_io import parsed_once, read_yaml
 
 
 def default_fault_dir() -> Path:
     """Where the retail fault files live."""
-    return fault_dir()
+    return config.fault_dir()
 
 
 class FaultProbe(BaseModel):

@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from adat import config
 from adat.agents.reference.sidelog import SideLog
-from adat.config import reference_rules_path
 from adat.errors import UserError
 from adat.yaml_io import parsed_once, read_yaml
 
@@ -25,7 +25,7 @@ Outcome = Literal["allowed", "denied"]
 
 def default_rules_path() -> Path:
     """The shipped rule table of the retail reference agent."""
-    return reference_rules_path()
+    return config.reference_rules_path()
 
 
 class Rule(BaseModel):

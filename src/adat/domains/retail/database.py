@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from adat.config import retail_db_path, retail_policy_path
+from adat import config
 from adat.errors import UserError
 
 OrderStatus = Literal[
@@ -196,9 +196,9 @@ class RetailDB(_Record):
 
 def default_db_path() -> Path:
     """adat's shipped, generated retail database."""
-    return retail_db_path()
+    return config.retail_db_path()
 
 
 def default_policy_path() -> Path:
     """adat's own retail policy document (the reference agent enforces exactly these rules)."""
-    return retail_policy_path()
+    return config.retail_policy_path()
