@@ -91,12 +91,13 @@ def refresh_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -
             or (runs.is_dir() and runs.stat().st_mtime_ns >= built):
         return build_catalog(root, sql_dir, db_path=db)
     changes = {table: _view_change(runs / table, built) for table in TABLES}
+    if not any(changes.values()):
+        return db
     if "rebuild" in changes.values() or _version_of(db) != _catalog_version():
         return build_catalog(root, sql_dir, db_path=db)
     stale = [table for table, change in changes.items() if change == "view"]
     if not stale:
-        if any(changes.values()):
-            os.utime(db)  # new parts only, each read by its table's view as it is
+        os.utime(db)  # new parts only, each read by its table's view as it is
         return db
 
     def update(con: duckdb.DuckDBPyConnection) -> None:
