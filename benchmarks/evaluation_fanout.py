@@ -8,7 +8,8 @@ seeded fault twice, forcing the regression stages to recompute each time
 (``refresh=["original-replays"]``: the original agent's replays and every fault's regression):
 
 * **serial** — one fault after another in the flow's process (a one-thread task runner);
-* **concurrent** — the flow's own runner: one worker process per core, each fault's regression a
+* **concurrent** — the flow's own runner (``flows.regress.fault_runner``): one worker process
+  per core, started and warmed while the flow does its serial part, each fault's regression a
   mapped task ``regression-<fault id>`` writing only its own partition.
 
 Both rows are printed side by side with the ratio; exits non-zero unless concurrent ≤ 0.6 ×
@@ -45,12 +46,13 @@ def main() -> int:
     apply_env_defaults(HF_OFFLINE_ENV)
     data = args.keep or Path(tempfile.mkdtemp(prefix="adat-fanout-")) / "data"
     os.environ.setdefault("ADAT_CACHE_DIR", str(data / "cache"))
-    from prefect.task_runners import ProcessPoolTaskRunner, ThreadPoolTaskRunner
+    from prefect.task_runners import ThreadPoolTaskRunner
     from prefect.testing.utilities import prefect_test_harness
 
     from adat.cli.flow_loader import load_flow
     from adat.evaluation.steps import evaluation_faults
     from adat.warehouse import read_records
+    from flows.regress import fault_runner
 
     cfg = load_run_config(demo_config_path())
     cfg = cfg.model_copy(update={
@@ -67,7 +69,7 @@ def main() -> int:
         timings: dict[str, float] = {}
         labels: dict[str, list[tuple[str, str, str]]] = {}
         modes = {"serial": regress.with_options(task_runner=ThreadPoolTaskRunner(max_workers=1)),
-                 "concurrent": regress.with_options(task_runner=ProcessPoolTaskRunner(max_workers=args.workers))}
+                 "concurrent": regress.with_options(task_runner=fault_runner(args.workers))}
         for mode, flow in modes.items():
             start = time.perf_counter()
             flow(config=cfg, suite_run_id=run_id, faults=faults, refresh=["original-replays"])

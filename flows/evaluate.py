@@ -15,6 +15,7 @@ from adat.evaluation.steps import evaluation_faults, uses_reference_auditor
 from adat.pipeline.context import StepResult
 from adat.pipeline.fingerprint import code_fingerprint
 from flows._artifacts import publish
+from flows._fault_runner import prestart_workers
 from flows.regress import fault_runner, regress_faults
 from tasks import evaluation_tasks as e
 from tasks import report_tasks as r
@@ -30,6 +31,8 @@ def evaluate(config: RunConfig, suite_run_id: str, refresh: bool | list[str] = F
     cfg, code, log = config, code_fingerprint(), get_run_logger()
     uses_reference_auditor(cfg)  # fail fast: a non-reference target needs an LLM auditor
     faults = evaluation_faults(cfg)
+    if faults:
+        prestart_workers()
     suite = e.suite_fingerprint(cfg, suite_run_id)
     log.info("evaluating run %s: audit, groupings, labels, then %d seeded fault(s)", suite_run_id, len(faults))
     audited = bind(e.audit, cfg, refresh=refresh)(cfg, suite_run_id, code, suite)

@@ -12,12 +12,12 @@ import os
 
 from prefect import flow, get_run_logger
 from prefect.futures import as_completed
-from prefect.task_runners import ProcessPoolTaskRunner
 
 from adat.config import RunConfig
 from adat.evaluation.steps import evaluation_faults
 from adat.pipeline.context import StepResult
 from adat.pipeline.fingerprint import code_fingerprint
+from flows._fault_runner import FaultRunner, prestart_workers
 from tasks import evaluation_tasks as e
 from tasks._common import bind
 
@@ -47,9 +47,9 @@ def regress_faults(cfg: RunConfig, run_id: str, code: str, audited: StepResult, 
     return [future.result() for future in futures]
 
 
-def fault_runner(workers: int | None = None) -> ProcessPoolTaskRunner:
+def fault_runner(workers: int | None = None) -> FaultRunner:
     """The task runner fault regressions fan out on: one process per core (``workers`` overrides)."""
-    return ProcessPoolTaskRunner(max_workers=workers or max(1, min(os.cpu_count() or 1, 4)))
+    return FaultRunner(max_workers=workers or max(1, min(os.cpu_count() or 1, 4)))
 
 
 @flow(name="adat-regress", flow_run_name="{suite_run_id}-regress", log_prints=True, task_runner=fault_runner())
@@ -58,6 +58,8 @@ def regress(config: RunConfig, suite_run_id: str, faults: list[str] | None = Non
     """Audit the suite of ``suite_run_id`` (cached) and run it on each seeded fault."""
     cfg, code = config, code_fingerprint()
     chosen = evaluation_faults(cfg, faults)
+    if chosen:
+        prestart_workers()
     suite = e.suite_fingerprint(cfg, suite_run_id)
     audited = bind(e.audit, cfg, refresh=refresh)(cfg, suite_run_id, code, suite)
     results = regress_faults(cfg, suite_run_id, code, audited, chosen, refresh=refresh)

@@ -45,7 +45,7 @@ def original_replays(cfg: RunConfig, run_id: str, code: str, after: StepResult) 
 @stage_task("regression")
 def regress_fault(cfg: RunConfig, run_id: str, code: str, after: StepResult, fault: str,
                   replays: StepResult | None = None) -> StepResult:
-    return steps.regression_step(cfg, run_id, fault, replays.data.get("replays") if replays else None,
+    return steps.regression_step(cfg, run_id, fault, replays.paths.get("replays") if replays else None,
                                  progress=progress(f"executions on {fault}"))
 
 

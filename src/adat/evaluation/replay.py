@@ -9,7 +9,10 @@ database end state.
 
 from __future__ import annotations
 
+import functools
 import json
+import os
+import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,6 +116,27 @@ class Replayer:
                                          fault_dir=self.fault_dir), 0
         self._agents[variant] = (agent, used + 1)
         return agent
+
+
+def save_replays(path: Path, replays: Sequence[Replay]) -> Path:
+    """Write ``replays`` to ``path`` (atomically: a reader sees the whole file or none)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(pickle.dumps(tuple(replays), protocol=pickle.HIGHEST_PROTOCOL))
+    os.replace(tmp, path)
+    return path
+
+
+@functools.lru_cache(maxsize=4)
+def load_replays(path: str) -> tuple[Replay, ...]:
+    """The replays :func:`save_replays` wrote to ``path``, read once per process (the file name
+    carries their digest, so it never changes); () when the file is gone (the labeller then
+    replays the original agent itself, with the same result)."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        return ()
+    return tuple(pickle.loads(data))  # noqa: S301  (written by save_replays into the run's own cache)
 
 
 def user_messages(execution: Execution) -> list[str]:

@@ -107,12 +107,14 @@ def original_replays_step(cfg: RunConfig, run_id: str) -> StepResult:
     """The original reference agent replayed once per suite on the messages of every valid test.
 
     Labelling a faulty variant's execution compares it with the original agent on the same
-    messages; every fault's regression gets these instead of replaying the original again.
-    Empty for an LLM-audited target.
+    messages; every fault's regression reads these (``paths['replays']``, a file in the run's
+    cache named by their digest, read once per worker process) instead of replaying the
+    original again. None for an LLM-audited target.
     """
     if not uses_reference_auditor(cfg):
-        return StepResult(run_id=run_id, step="original-replays", data={"replays": []})
-    from adat.evaluation.replay import Replayer, hint_messages
+        return StepResult(run_id=run_id, step="original-replays")
+    from adat.config import cache_dir
+    from adat.evaluation.replay import Replayer, hint_messages, save_replays
 
     ctx = RunContext(cfg, run_id)
     valid = {a.test_id for a in cast(list[AuditLabel], ctx.read("audit_labels")) if a.validity != "invalid"}
@@ -120,8 +122,9 @@ def original_replays_step(cfg: RunConfig, run_id: str) -> StepResult:
     replayer = Replayer.for_database(_database(cfg))
     replays = [replayer.replay(list(m), "original") for m in sorted(messages)]
     digest = hashlib.sha256(repr(replays).encode()).hexdigest()[:16]
+    path = save_replays(cache_dir(cfg) / "replays" / f"{run_id}-{digest}.pickle", replays)
     return StepResult(run_id=run_id, step="original-replays", digest=digest, counts={"replays": float(len(replays))},
-                      data={"replays": replays})
+                      paths={"replays": str(path)})
 
 
 def labelling_step(cfg: RunConfig, run_id: str, variant: str = "original",
@@ -159,14 +162,16 @@ def labelling_step(cfg: RunConfig, run_id: str, variant: str = "original",
                               "attributed": float(sum(1 for e in labels if e.attributed_fault))})
 
 
-def regression_step(cfg: RunConfig, run_id: str, fault: str, original_replays: list[Any] | None = None,
+def regression_step(cfg: RunConfig, run_id: str, fault: str, original_replays: str | None = None,
                     progress: Callable[[int, int], None] | None = None) -> StepResult:
     """Run the tests mapped to ``fault`` on the faulty variant, judge and label them.
 
     Writes only the fault's own parts of the run (executions, verdicts, side log, labels), so
-    the regressions of different faults run concurrently.
+    the regressions of different faults run concurrently. ``original_replays``: the file of
+    :func:`original_replays_step`.
     """
     from adat.agents.reference.faults import load_fault
+    from adat.evaluation.replay import load_replays
     from adat.pipeline.steps import execution_step
 
     ctx = RunContext(cfg, run_id)
@@ -175,7 +180,8 @@ def regression_step(cfg: RunConfig, run_id: str, fault: str, original_replays: l
     # always run, even with nothing selected: it replaces the fault's own executions (a re-audit
     # may select fewer tests) and touches no other variant's
     execution_step(cfg, run_id, kind="all", fault=fault, test_ids=selected, progress=progress)
-    labelled = labelling_step(cfg, run_id, variant=fault, original_replays=original_replays)
+    replays = list(load_replays(original_replays)) if original_replays else None
+    labelled = labelling_step(cfg, run_id, variant=fault, original_replays=replays)
     activated = fault_activation_step(cfg, run_id, fault, selected)
     return StepResult(digest=labelled.digest + activated.digest, run_id=run_id, step=f"regression:{fault}",
                       tables={"executions": len(selected), "mutants": 1},
