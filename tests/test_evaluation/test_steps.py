@@ -109,3 +109,26 @@ def test_print_evaluation_reports_the_sql_metrics(evaluated):
     validity = {r["kind"]: r["validity_rate"] for r in metrics["validity_rate"] or []}
     assert validity["all"] == pytest.approx(2 / 3)
     assert {r["fault"]: r["detected"] for r in metrics["fault_detection"] or []} == dict.fromkeys(FAULTS, True)
+
+
+def test_regressions_read_the_original_replays_from_their_file(evaluated):
+    from adat.evaluation.replay import load_replays
+
+    cfg, _ = evaluated
+    replays = steps.original_replays_step(cfg, RUN)
+    path = Path(replays.paths["replays"])
+    assert path.is_file() and replays.digest in path.name
+    stored = load_replays(str(path))
+    assert len(stored) == replays.counts["replays"] == 2  # the two valid tests' messages
+    assert all(r.variant == "original" and r.replies for r in stored)
+
+    def labels() -> list[tuple[str, str, str | None]]:
+        return sorted((e.execution_id, e.label, e.attributed_fault) for e in _rows(cfg, "execution_labels")
+                      if e.agent_variant == FAULTS[0])
+
+    before = labels()
+    steps.regression_step(cfg, RUN, FAULTS[0], str(path))
+    assert labels() == before  # same labels as replaying the original agent on the spot
+    assert load_replays(str(path.with_name("gone.pickle"))) == ()  # a deleted file: replay on the spot
+    steps.regression_step(cfg, RUN, FAULTS[0], str(path.with_name("gone.pickle")))
+    assert labels() == before
