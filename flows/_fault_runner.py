@@ -15,6 +15,7 @@ end the flow waits while each worker tears its interpreter down module by module
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 from typing import Any
 
@@ -24,8 +25,6 @@ from prefect.task_runners import ProcessPoolTaskRunner
 
 def warm_worker() -> None:
     """Initializer of a fault worker: the imports and parses every regression would pay first."""
-    from prefect._internal.plugins.collections import load_prefect_collections
-
     import tasks.evaluation_tasks  # noqa: F401  (the task module a regression is unpickled into)
     from adat.agents.reference.rules import RuleBook
     from adat.evaluation import labels, replay  # noqa: F401
@@ -33,7 +32,10 @@ def warm_worker() -> None:
     from adat.stages import execution, judging  # noqa: F401
 
     RuleBook.load()
-    load_prefect_collections()  # a task's first result-storage block lookup imports every collection
+    with contextlib.suppress(ImportError):  # a private helper of Prefect's: warming is optional
+        from prefect._internal.plugins.collections import load_prefect_collections
+
+        load_prefect_collections()  # a task's first result-storage block lookup imports every collection
     atexit.register(_end_worker)  # registered first, so it runs after every later handler
 
 
