@@ -138,7 +138,7 @@ def labelling_step(cfg: RunConfig, run_id: str, variant: str = "original",
     ctx = RunContext(cfg, run_id)
     tests = {t.test_id: t for t in cast(list[TestCase], ctx.read("tests"))}
     audit = {a.test_id: a for a in cast(list[AuditLabel], ctx.read("audit_labels"))}
-    verdicts = {v.execution_id: v for v in cast(list[Verdict], ctx.read("verdicts"))}
+    verdicts = {v.execution_id: v for v in cast(list[Verdict], ctx.read_variants("verdicts", [variant]))}
     label_one = (_reference_labeller(cfg, run_id, variant, original_replays) if uses_reference_auditor(cfg)
                  else _llm_labeller(ctx, run_id, variant))
     labels: list[ExecutionLabel] = []
@@ -200,9 +200,11 @@ def fault_activation_step(cfg: RunConfig, run_id: str, fault: str, test_ids: lis
     seeded = load_fault(fault)
     rule = seeded.rule
     wanted = set(test_ids)
-    sessions = {(e.agent_variant, e.session_id) for e in cast(list[Execution], ctx.read("executions"))
-                if e.test_id in wanted and e.agent_variant in ("original", fault)}
-    events = [e for e in cast(list[RuleEvent], ctx.read("rule_events")) if (e.agent_variant, e.session_id) in sessions]
+    variants = ("original", fault)
+    sessions = {(e.agent_variant, e.session_id) for e in cast(list[Execution], ctx.read_variants("executions", variants))
+                if e.test_id in wanted}
+    events = [e for e in cast(list[RuleEvent], ctx.read_variants("rule_events", variants))
+              if (e.agent_variant, e.session_id) in sessions]
     activation = activate_fault(fault, rule, [e for e in events if e.agent_variant == fault],
                                 [e for e in events if e.agent_variant == "original"],
                                 rewords=rewords_rule(seeded, RuleBook.load()))
@@ -231,7 +233,7 @@ def _database(cfg: RunConfig) -> str | None:
 
 
 def _executions(ctx: RunContext, variant: str) -> list[Execution]:
-    return [e for e in cast(list[Execution], ctx.read("executions")) if e.agent_variant == variant]
+    return cast(list[Execution], ctx.read_variants("executions", [variant]))
 
 
 def _first_by_test(executions: list[Execution]) -> dict[str, Execution]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -86,6 +86,22 @@ class RunContext:
 
     def read(self, table: str, run_id: str | None = None, owner: str | None = None) -> list[Any]:
         return read_records(self.root, table, run_id=run_id or self.run_id, owner=owner)
+
+    def read_variants(self, table: str, variants: Collection[str]) -> list[Any]:
+        """The rows of an execution-phase table (executions, verdicts, rule_events) that belong to
+        the agent ``variants``. An execution phase's parts (``execution.<kind>.<variant>``) of any
+        other variant are not opened, so a fault's regression never reads, or races with, the
+        parts another fault's regression is replacing; other owners' parts (transformation,
+        discovery) are read and filtered by row."""
+        wanted = set(variants)
+
+        def accept(owner: str) -> bool:
+            pieces = owner.split(".", 2)
+            return pieces[2] in wanted if len(pieces) == 3 and pieces[0] == "execution" else True
+
+        rows = read_records(self.root, table, run_id=self.run_id, owner=accept)
+        # verdicts carry no variant: the execution they judge does (callers join on execution_id)
+        return [r for r in rows if getattr(r, "agent_variant", None) in wanted or not hasattr(r, "agent_variant")]
 
     def variant(self, fault: str | None = None) -> str:
         """The agent variant a step talks to: ``fault``, else the config's ``target.fault``, else 'original'."""

@@ -30,7 +30,7 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -105,14 +105,20 @@ def write_records(root: Path, table: str, records: Sequence[Record], *, run_id: 
     return written
 
 
-def read_records(root: Path, table: str, *, run_id: str | None = None, owner: str | None = None) -> list[Record]:
+def read_records(root: Path, table: str, *, run_id: str | None = None,
+                 owner: str | Callable[[str], bool] | None = None) -> list[Record]:
     """Every record of ``table`` (one run's when ``run_id`` is given; one owner's parts when
-    ``owner`` is given), in write order."""
+    ``owner`` is given, or the parts whose owner ``owner(name)`` accepts), in write order.
+
+    Parts another writer may be replacing concurrently are safe to skip by owner: a reader that
+    names only its own owners never opens a part someone else can unlink under it.
+    """
     model = model_for(table)
     has_run_id = PARTITION_COLUMN in model.model_fields
+    accept = owner if callable(owner) else None if owner is None else owner.__eq__
     out: list[Record] = []
     for rid, path in _parts(root, table, run_id):
-        if owner is not None and part_owner(path) != owner:
+        if accept is not None and not accept(part_owner(path)):
             continue
         data = pq.read_table(path)
         _check_columns(data.schema.names, model, path)
