@@ -46,6 +46,14 @@ def public_config_json(cfg: RunConfig) -> str:
     return json.dumps(cfg.model_dump(mode="json"), sort_keys=True)
 
 
+PHASE_OWNER = "execution"
+
+
+def phase_owner(kind: str, variant: str) -> str:
+    """The owner of an execution phase's parts (executions, verdicts, rule_events): one per kind and agent variant."""
+    return f"{PHASE_OWNER}.{kind}.{variant}"
+
+
 @dataclass
 class RunContext:
     """One run's handles. Built inside each step, so steps stay independent Prefect tasks."""
@@ -96,8 +104,8 @@ class RunContext:
         wanted = set(variants)
 
         def accept(owner: str) -> bool:
-            pieces = owner.split(".", 2)
-            return pieces[2] in wanted if len(pieces) == 3 and pieces[0] == "execution" else True
+            prefix, _, rest = owner.partition(".")
+            return rest.partition(".")[2] in wanted if prefix == PHASE_OWNER and "." in rest else True
 
         rows = read_records(self.root, table, run_id=self.run_id, owner=accept)
         # verdicts carry no variant: the execution they judge does (callers join on execution_id)

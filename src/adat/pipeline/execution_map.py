@@ -16,7 +16,7 @@ from typing import cast
 from pydantic import BaseModel, ConfigDict
 
 from adat.config import RunConfig
-from adat.pipeline.context import RunContext, StepResult
+from adat.pipeline.context import RunContext, StepResult, phase_owner
 from adat.records import Execution, RuleEvent, TestCase, Verdict
 
 
@@ -51,7 +51,7 @@ def write_phase(ctx: RunContext, tests: list[TestCase], executions: list[Executi
     """Write one execution phase's rows as its own parts of the run (owner ``execution.<kind>.<variant>``):
     re-executing replaces them and nothing else, so plain and transformed tests and every faulty
     variant accumulate in one run. A run-suite run also gets a copy of the suite it executed."""
-    owner = f"execution.{kind}.{variant}"
+    owner = phase_owner(kind, variant)
     if suite_run_id and suite_run_id != ctx.run_id:
         ctx.write("tests", [t.model_copy(update={"run_id": ctx.run_id}) for t in tests], owner="suite")
     ctx.write("executions", executions, owner=owner)
