@@ -1,0 +1,41 @@
+"""The cold-start probe script (the rejected variants quoted in docs/selection.md) still runs."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "selectors" / "cold_start_probes.py"
+
+
+@pytest.fixture(scope="module")
+def probes() -> ModuleType:
+    sys.path.insert(0, str(SCRIPT.parent))  # it imports its siblings run.py and worlds.py, as when run as a script
+    spec = importlib.util.spec_from_file_location("cold_start_probes", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_probe_runs_and_prints_its_paired_difference(probes: ModuleType,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    variants = "base,eb,ml,preq,bma,kg,gittins,base:pooled_cold_obs_weight=0.15"
+    assert probes.main([variants, "--seeds", "0", "--family", "classes", "--workers", "1", "--calibration"]) == 0
+    out = capsys.readouterr().out
+    assert "classes: base " in out and "| gittins " in out
+    assert "base calibration (predicted / true): untried" in out
+
+
+def test_base_probe_is_the_real_cold_start_selector(probes: ModuleType) -> None:
+    """The paired reference is pooled-cold-start itself: the same N_50 as run.py's row on that world."""
+    run = sys.modules.get("run") or importlib.import_module("run")
+    _, _, out = probes.run_world(("features", 1, ("base",), False))
+    job = run.Job(1, 130, 50, 40, 8, 0.7, 1.2, ("pooled-cold-start",), family="features")
+    assert out["base"][0] == run.run_seed(job)["pooled-cold-start"]["n_target"]
