@@ -223,9 +223,103 @@ class Gittins(_Index):
                                                  / np.maximum(mean * (1 - mean), 1e-6)))
 
 
+class StatementFactorEffect(PooledSelector):
+    """A random effect per (statement neighbourhood, factor), fitted jointly with the model (a GLMM):
+    ``logit θ(h, k) = β₀ + b_f + a_k + g_f(h)``, g_f ~ GP(0, σ_g² · cos(e_h, e_h')^p) over statements,
+    independent per factor. An n/a is shared between the factor's level b_f and its term at that
+    statement (and, through the kernel, its neighbours), by their variances. Joint MAP by dense
+    Newton steps over (β₀, b, a, g at the observed (h, f)), Laplace variance; the instruction's
+    neighbour pseudo-counts and the reason channel are kept on top (``reasons`` 0: off)."""
+
+    def __init__(self, *args: Any, sd_g: float = 1.0, power: float = 2.0, omega: float = 1.0,
+                 reasons: float = 1.0, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        emb = self.novelty.emb
+        self.kernel = np.asarray((emb @ emb.T) ** int(power))
+        self.var_g, self.omega, self.use_reasons = sd_g ** 2, omega, bool(reasons)
+        self.obs: list[tuple[int, int, float]] = []
+        self.g_index: dict[tuple[int, int], int] = {}
+        self.g_of_factor: list[list[int]] = [[] for _ in range(self._k0 - 1)]  # latent ids per factor
+        self.g_stmt: list[int] = []
+        self.theta = np.zeros(self._k0 + len(self.instructions))
+        self.sigma = np.diag(1.0 / self.prior_precision)
+        self.g_prior_inv: list[np.ndarray] = [np.zeros((0, 0)) for _ in range(self._k0 - 1)]
+
+    def _learn(self, h: int, k: int, applicable: bool, reward: float | None) -> None:
+        f = int(self.factor_of[k])
+        if (h, f) not in self.g_index:
+            self.g_index[(h, f)] = len(self.g_stmt)
+            self.g_of_factor[f].append(len(self.g_stmt))
+            self.g_stmt.append(h)
+            self.theta = np.append(self.theta, 0.0)
+            self.sigma = np.pad(self.sigma, ((0, 1), (0, 1)))
+            self.sigma[-1, -1] = self.var_g  # until the refit: its prior variance
+            idx = [self.g_stmt[j] for j in self.g_of_factor[f]]
+            cov = self.var_g * self.kernel[np.ix_(idx, idx)] + 1e-6 * np.eye(len(idx))
+            self.g_prior_inv[f] = np.linalg.inv(cov)
+        self.obs.append((h, k, float(applicable)))
+        super()._learn(h, k, applicable, reward)
+
+    def _refit(self) -> None:
+        n_fix = self._k0 + len(self.instructions)
+        dim = n_fix + len(self.g_stmt)
+        x = np.zeros((len(self.obs), dim))
+        y = np.array([o[2] for o in self.obs])
+        for i, (h, k, _) in enumerate(self.obs):
+            f = int(self.factor_of[k])
+            x[i, [0, 1 + f, self._k0 + k, n_fix + self.g_index[(h, f)]]] = 1.0
+        prior = np.zeros((dim, dim))
+        prior[np.arange(n_fix), np.arange(n_fix)] = self.prior_precision
+        for f, ids in enumerate(self.g_of_factor):
+            if ids:
+                j = n_fix + np.array(ids)
+                prior[np.ix_(j, j)] = self.g_prior_inv[f]
+        theta = self.theta
+        for _ in range(_NEWTON_STEPS):
+            p = _sigmoid(x @ theta)
+            w = self.omega * p * (1 - p)
+            hess = x.T @ (x * w[:, None]) + prior
+            theta = theta + np.linalg.solve(hess, x.T @ (self.omega * (y - p)) - prior @ theta)
+        p = _sigmoid(x @ theta)
+        self.theta = theta
+        self.sigma = np.linalg.inv(x.T @ (x * (self.omega * p * (1 - p))[:, None]) + prior)
+        # the parent's per-instruction view (used by nothing but its snapshot): the level without g
+        self.coef = theta[:n_fix]
+
+    def applicability(self, h: int, arms: np.ndarray, *, reasons: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        n_fix = self._k0 + len(self.instructions)
+        f_arms = self.factor_of[arms]
+        eta = np.empty(len(arms))
+        var = np.empty(len(arms))
+        for f in np.unique(f_arms):
+            sel = f_arms == f
+            ks = arms[sel]
+            xs = np.zeros((len(ks), len(self.theta)))
+            xs[:, 0] = 1.0
+            xs[:, 1 + f] = 1.0
+            xs[np.arange(len(ks)), self._k0 + ks] = 1.0
+            extra = self.var_g
+            ids = self.g_of_factor[f]
+            if ids:
+                c = self.var_g * self.kernel[h, [self.g_stmt[j] for j in ids]]
+                alpha = self.g_prior_inv[f] @ c
+                xs[:, n_fix + np.array(ids)] = alpha
+                extra = max(self.var_g - float(c @ alpha), 0.0)
+            eta[sel] = xs @ self.theta
+            var[sel] = np.einsum("ij,jk,ik->i", xs, self.sigma, xs) + extra
+        p = _sigmoid(eta)
+        strength = np.clip(1.0 / np.maximum(p * (1 - p) * var, 1e-9) - 1.0, 1.0, _MAX_STRENGTH)
+        succ, fail = self.near_success[h, arms], self.near_failure[h, arms]
+        if reasons and self.use_reasons:
+            fail = fail + self.reason_share() * (self.reason_failure[h, f_arms] - self.reason_near[h, arms])
+        a, b = strength * p + succ, strength * (1 - p) + fail
+        total = a + b
+        return a / total, np.sqrt(a * b / (total * total * (total + 1.0)))
+
+
 VARIANTS: dict[str, type[PooledSelector]] = {
     "base": PooledSelector, "eb": EMFactorSd, "ml": EvidenceFactorSd, "preq": Prequential, "bma": Prequential,
-    "kg": OnlineKG, "gittins": Gittins}
+    "kg": OnlineKG, "gittins": Gittins, "glmm": StatementFactorEffect}
 
 
 def make_variant(spec: str, statements: Sequence[SimStatement], instructions: Sequence[Instruction],
