@@ -113,6 +113,25 @@ class EvidenceFactorSd(_Fit):
         super()._refit()
 
 
+class HeavyTailFactors(_Fit):
+    """A Student-t prior (ν, scale τ) on the factor levels b_f — most kinds of change near the common
+    level, a few far from it — as a scale mixture of normals: the EM step sets each factor's prior
+    precision to (ν + 1) / ((ν + E[b_f²] / τ²) · τ²)."""
+
+    def __init__(self, *args: Any, nu: float = 1.0, tau: float = 0.5, em_iters: int = 1, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.nu, self.tau, self.em_iters = nu, tau, int(em_iters)
+        self.prior_precision[1:self._k0] = 1.0 / tau ** 2
+
+    def _refit(self) -> None:
+        g = self._k0
+        for _ in range(self.em_iters):
+            super()._refit()
+            second = self.coef[1:g] ** 2 + np.diag(self.s_inv)[1:]
+            self.prior_precision[1:g] = (self.nu + 1.0) / ((self.nu + second / self.tau ** 2) * self.tau ** 2)
+        super()._refit()
+
+
 class Prequential(_Fit):
     """Hyperparameters (ω × factor sd grid) by their prequential log score: the sequential predictive
     probability each model gave every outcome before seeing it (adaptive choice is ignorable for it).
@@ -319,7 +338,8 @@ class StatementFactorEffect(PooledSelector):
 
 VARIANTS: dict[str, type[PooledSelector]] = {
     "base": PooledSelector, "eb": EMFactorSd, "ml": EvidenceFactorSd, "preq": Prequential, "bma": Prequential,
-    "kg": OnlineKG, "gittins": Gittins, "glmm": StatementFactorEffect}
+    "kg": OnlineKG, "gittins": Gittins, "glmm": StatementFactorEffect,
+    "tprior": HeavyTailFactors}
 
 
 def make_variant(spec: str, statements: Sequence[SimStatement], instructions: Sequence[Instruction],
