@@ -3,14 +3,17 @@
     python benchmarks/evaluation_fanout.py [--sessions N] [--n N] [--workers 2] [--keep DIR]
 
 Builds the demo's suite once (the `pipeline` flow with the demo config, offline/heuristic
-provider, under an ephemeral Prefect API) and audits it, then runs the `regress` flow on every
-seeded fault twice, forcing the regression stages to recompute each time
-(``refresh=["original-replays"]``: the original agent's replays and every fault's regression):
+provider, under an ephemeral Prefect API) and audits it (the `evaluate` flow), then runs the
+`regress` flow on every seeded fault twice, forcing the regression stages to recompute each time
+(``refresh=["original-replays"]``: the original agent's replays and every fault's regression).
+Every flow is called as the CLI calls it (``call_flow``: no flow-run heartbeats):
 
 * **serial** — one fault after another in the flow's process (a one-thread task runner);
 * **concurrent** — the flow's own runner (``flows.regress.fault_runner``): one worker process
-  per core, started and warmed while the flow does its serial part, each fault's regression a
-  mapped task ``regression-<fault id>`` writing only its own partition.
+  per core, forked from the process's fork server (``flows/_fault_runner.py``), each fault's
+  regression a mapped task ``regression-<fault id>`` writing only its own partition. As in
+  ``adat demo --evaluate``, the evaluate flow started that server (its audit and labels run
+  before its regressions, so the server is warm by then); the regression phase forks from it.
 
 Both rows are printed side by side with the ratio; exits non-zero unless concurrent ≤ 0.6 ×
 serial and both give the same execution labels.
@@ -49,7 +52,7 @@ def main() -> int:
     from prefect.task_runners import ThreadPoolTaskRunner
     from prefect.testing.utilities import prefect_test_harness
 
-    from adat.cli.flow_loader import load_flow
+    from adat.cli.flow_loader import call_flow, load_flow
     from adat.evaluation.steps import evaluation_faults
     from adat.warehouse import read_records
     from flows.regress import fault_runner
@@ -62,8 +65,8 @@ def main() -> int:
     faults = evaluation_faults(cfg)
     with prefect_test_harness(server_startup_timeout=120):
         start = time.perf_counter()
-        run_id = load_flow("pipeline")(config=cfg)
-        load_flow("evaluate")(config=cfg, suite_run_id=run_id)  # audit, labels; warms every cache
+        run_id = call_flow(load_flow("pipeline"), config=cfg)
+        call_flow(load_flow("evaluate"), config=cfg, suite_run_id=run_id)  # audit, labels; warms every cache
         setup = time.perf_counter() - start
         regress = load_flow("regress")
         timings: dict[str, float] = {}
@@ -72,7 +75,7 @@ def main() -> int:
                  "concurrent": regress.with_options(task_runner=fault_runner(args.workers))}
         for mode, flow in modes.items():
             start = time.perf_counter()
-            flow(config=cfg, suite_run_id=run_id, faults=faults, refresh=["original-replays"])
+            call_flow(flow, config=cfg, suite_run_id=run_id, faults=faults, refresh=["original-replays"])
             timings[mode] = time.perf_counter() - start
             labels[mode] = sorted((e.execution_id, e.agent_variant, e.label)
                                   for e in read_records(data, "execution_labels", run_id=run_id)

@@ -1,47 +1,72 @@
-"""The process pool fault regressions fan out on, started early and ended fast.
+"""The process pool fault regressions fan out on: forked from a warm server, started early.
 
-Prefect's :class:`ProcessPoolTaskRunner` spawns its workers at the first submitted task, and a
-spawned worker then spends seconds importing Prefect and adat before it runs anything; at the
-end the flow waits while each worker tears its interpreter down module by module. Here:
+Prefect's :class:`ProcessPoolTaskRunner` *spawns* its workers at the first submitted task, and
+a spawned worker then spends seconds importing Prefect and adat before it runs anything — on
+2 cores, while the flow process does its own serial part. Here:
 
-* :meth:`FaultRunner.prestart` spawns the workers as soon as a flow knows it has faults to run,
-  so their start-up overlaps the flow's own serial part (suite fingerprint, audit lookup, the
-  original agent's replays);
-* :func:`warm_worker` (each worker's initializer) imports what a regression runs and parses the
-  rule table once per process, and lets the worker end right after its exit handlers (Prefect's
-  log and event drains included) instead of the interpreter's teardown.
+* the workers are forked from the standard library's **fork server**
+  (``multiprocessing`` ``forkserver``), started once per process with
+  :mod:`flows._fault_worker` preloaded: one interpreter imports what a regression runs, and every
+  pool of every later flow in the process (``adat demo --evaluate``: the evaluate flow, then
+  each ``regress``) forks warm workers from it in milliseconds. The server is single-threaded, so
+  forking it is safe where forking the flow process (Prefect's threads) is not. Each worker
+  takes the flow process's environment as it is when the pool opens, not the server's;
+* :meth:`FaultRunner.prestart` starts the server and forks the workers as soon as a flow knows
+  it has faults, so whatever start-up remains overlaps the flow's own serial part; the modules
+  of the LLM providers the run config uses are preloaded too;
+* where no fork server exists (Windows), the workers are spawned as Prefect does and
+  :func:`warm_worker` imports the same module in each, and lets a spawned worker end right after
+  its exit handlers instead of the interpreter's teardown.
 """
 
 from __future__ import annotations
 
 import atexit
-import contextlib
+import importlib
+import multiprocessing
 import os
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing.context import BaseContext
 from typing import Any
 
 from prefect.context import FlowRunContext
 from prefect.task_runners import ProcessPoolTaskRunner
 
+from adat.config import RunConfig
+from adat.llm.providers.registry import provider_modules
 
-def warm_worker() -> None:
-    """Initializer of a fault worker: the imports and parses every regression would pay first."""
-    import tasks.evaluation_tasks  # noqa: F401  (the task module a regression is unpickled into)
-    from adat.agents.reference.rules import RuleBook
-    from adat.evaluation import labels, replay  # noqa: F401
-    from adat.pipeline import steps  # noqa: F401
-    from adat.stages import execution, judging  # noqa: F401
+WARM_MODULE = "flows._fault_worker"
+_in_worker = False  # set in a fault worker: the runner its tasks' context re-enters stays unstarted
 
-    RuleBook.load()
-    with contextlib.suppress(ImportError):  # a private helper of Prefect's: warming is optional
-        from prefect._internal.plugins.collections import load_prefect_collections
 
-        load_prefect_collections()  # a task's first result-storage block lookup imports every collection
-    atexit.register(_end_worker)  # registered first, so it runs after every later handler
+def fork_server(modules: list[str]) -> BaseContext | None:
+    """The fork-server start context, to preload ``modules``; None where the platform has none.
+    The server itself starts with the first worker (then serves the whole process, so a later
+    pool's extra modules are imported by its workers instead)."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return None
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(modules)  # read only when the server starts
+    return context
+
+
+def warm_worker(modules: tuple[str, ...] = (WARM_MODULE,), environ: dict[str, str] | None = None) -> None:
+    """Initializer of a fault worker: the flow process's environment, and ``modules`` imported."""
+    global _in_worker
+    _in_worker = True
+    if environ is not None:  # a forked worker has the fork server's environment, from its start
+        os.environ.clear()
+        os.environ.update(environ)
+    for name in modules:  # nothing to do for what the fork server preloaded
+        importlib.import_module(name)
+    if environ is None:  # spawned
+        atexit.register(_end_worker)  # registered first, so it runs after every later handler
 
 
 def _end_worker() -> None:
-    # A worker's exit code is 0 whenever it gets here (the pool reaped it normally); its results
-    # went back over the pool's pipe and its log/event queue was flushed before exit handlers run.
+    # A spawned worker's exit code is 0 whenever it gets here (the pool reaped it normally); its
+    # results went back over the pool's pipe and its log/event queue was flushed before exit
+    # handlers run. (A forked worker never runs exit handlers: it leaves by os._exit already.)
     os._exit(0)
 
 
@@ -50,22 +75,47 @@ def _started() -> int:
 
 
 class FaultRunner(ProcessPoolTaskRunner):
-    """:class:`ProcessPoolTaskRunner` with warm workers (see the module docstring)."""
+    """:class:`ProcessPoolTaskRunner` with warm, forked workers (see the module docstring)."""
 
     def __init__(self, max_workers: int | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("initializer", warm_worker)
         super().__init__(max_workers=max_workers, **kwargs)
 
-    def prestart(self) -> None:
-        """Spawn every worker now (they warm up while the flow goes on); a no-op when not started."""
-        if self._executor is not None:
-            for _ in range(self._max_workers):
-                self._executor.submit(_started)
+    def __enter__(self) -> FaultRunner:
+        super().__enter__()  # Prefect's spawn pool: no process is started before the first submit
+        if self._initializer is warm_worker and not _in_worker:
+            self._warm([WARM_MODULE])
+        return self
+
+    def _warm(self, modules: list[str]) -> None:
+        """Rebuild the (still empty) pool so that its workers import ``modules`` first: forked from
+        the fork server with them preloaded, else spawned and importing them."""
+        pool = self._executor
+        if pool is None:
+            return
+        forked = fork_server(modules)
+        self._executor = ProcessPoolExecutor(
+            max_workers=self._max_workers, mp_context=forked or multiprocessing.get_context("spawn"),
+            initializer=pool._initializer,  # type: ignore[attr-defined]  # Prefect's, which calls ours
+            initargs=(*pool._initargs[:2],  # type: ignore[attr-defined]
+                      (tuple(modules), dict(os.environ) if forked is not None else None)))
+        pool.shutdown(wait=False)
+
+    def prestart(self, modules: list[str] | None = None) -> None:
+        """Start every worker now, importing ``modules`` too (they warm up while the flow goes on);
+        a no-op when the runner is not entered or its pool has started."""
+        if self._executor is None or self._executor._processes:  # type: ignore[attr-defined]
+            return
+        if self._initializer is warm_worker:
+            self._warm([WARM_MODULE, *(modules or [])])
+        for _ in range(self._max_workers):
+            self._executor.submit(_started)
 
 
-def prestart_workers() -> None:
-    """Start the current flow's fault workers, when its task runner is a :class:`FaultRunner`."""
+def prestart_workers(cfg: RunConfig) -> None:
+    """Start the current flow's fault workers, when its task runner is a :class:`FaultRunner`,
+    with the providers ``cfg`` uses imported."""
     context = FlowRunContext.get()
     runner = context.task_runner if context else None
     if isinstance(runner, FaultRunner):
-        runner.prestart()
+        runner.prestart(provider_modules(cfg))

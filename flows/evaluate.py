@@ -32,7 +32,7 @@ def evaluate(config: RunConfig, suite_run_id: str, refresh: bool | list[str] = F
     uses_reference_auditor(cfg)  # fail fast: a non-reference target needs an LLM auditor
     faults = evaluation_faults(cfg)
     if faults:
-        prestart_workers()
+        prestart_workers(cfg)
     suite = e.suite_fingerprint(cfg, suite_run_id)
     log.info("evaluating run %s: audit, groupings, labels, then %d seeded fault(s)", suite_run_id, len(faults))
     audited = bind(e.audit, cfg, refresh=refresh)(cfg, suite_run_id, code, suite)

@@ -59,7 +59,7 @@ def regress(config: RunConfig, suite_run_id: str, faults: list[str] | None = Non
     cfg, code = config, code_fingerprint()
     chosen = evaluation_faults(cfg, faults)
     if chosen:
-        prestart_workers()
+        prestart_workers(cfg)
     suite = e.suite_fingerprint(cfg, suite_run_id)
     audited = bind(e.audit, cfg, refresh=refresh)(cfg, suite_run_id, code, suite)
     results = regress_faults(cfg, suite_run_id, code, audited, chosen, refresh=refresh)

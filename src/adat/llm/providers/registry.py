@@ -20,6 +20,8 @@ from adat.llm.types import Provider
 ProviderFactory = Callable[[str, RunConfig], Provider]
 
 OFFLINE_PROVIDER = "adat.offline.provider:OfflineHeuristicProvider"
+#: the module each built-in provider imports when it is first used
+PROVIDER_MODULES = {"openai": "adat.llm.providers.openai_chat", "offline": OFFLINE_PROVIDER.partition(":")[0]}
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,13 @@ def split_model(spec: str) -> tuple[str, str]:
         raise UserError(f"model {spec!r} is not 'provider/model'", field="models",
                         fix="write e.g. openai/gpt-4o-mini or offline/heuristic")
     return provider, model
+
+
+def provider_modules(cfg: RunConfig) -> list[str]:
+    """The modules the built-in providers of ``cfg``'s roles and LLM target import on first use (a
+    process about to run them can import them ahead, e.g. while it waits)."""
+    specs = [*cfg.models.model_dump().values(), getattr(cfg.target, "model", "")]
+    return sorted({PROVIDER_MODULES[p] for p in (str(s).partition("/")[0] for s in specs) if p in PROVIDER_MODULES})
 
 
 def openai_factory(model: str, cfg: RunConfig) -> Provider:

@@ -1,0 +1,74 @@
+"""The fault regressions' process pool (flows/_fault_runner.py): forked warm, with the flow's environment.
+
+Real Prefect flows under the session's ephemeral API; the tasks report from inside their worker.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+
+import pytest
+from prefect import flow, task
+
+from flows._fault_runner import WARM_MODULE, FaultRunner, prestart_workers
+from tests.support.demo_config import small_demo_config
+
+pytestmark = pytest.mark.skipif("forkserver" not in multiprocessing.get_all_start_methods(),
+                                reason="this platform has no fork server (Windows): workers are spawned")
+
+
+@task
+def where(_: int) -> dict[str, object]:
+    return {"process": multiprocessing.current_process().name, "pid": os.getpid(),
+            "probe": os.environ.get("ADAT_TEST_FAULT_RUNNER_PROBE"),
+            "warm": WARM_MODULE in sys.modules, "offline": "adat.offline.provider" in sys.modules}
+
+
+def env_of(name: str) -> str | None:
+    return os.environ.get(name)
+
+
+def run_in_pool(cfg, tasks: int) -> list[dict[str, object]]:
+    @flow(task_runner=FaultRunner(max_workers=2))
+    def probe() -> list[dict[str, object]]:
+        prestart_workers(cfg)
+        return [f.result() for f in [where.submit(i) for i in range(tasks)]]
+
+    return probe()
+
+
+@pytest.mark.slow
+def test_workers_are_forked_warm_and_see_the_flow_environment(prefect_harness, tmp_path, monkeypatch):
+    cfg = small_demo_config(tmp_path / "data", sessions=2, n=2)  # offline/heuristic roles
+    monkeypatch.setenv("ADAT_TEST_FAULT_RUNNER_PROBE", "first")
+    first = run_in_pool(cfg, 4)
+    # a later flow's pool forks from the same, already running server; the variable changed
+    # since that server started, and each worker must see the value the flow process has now
+    monkeypatch.setenv("ADAT_TEST_FAULT_RUNNER_PROBE", "second")
+    second = run_in_pool(cfg, 4)
+    for rows, probe in ((first, "first"), (second, "second")):
+        assert {r["process"].split("-")[0] for r in rows} == {"ForkServerProcess"}, rows
+        assert {r["probe"] for r in rows} == {probe}
+        assert all(r["warm"] and r["offline"] for r in rows), rows  # imported before the first task
+        assert os.getpid() not in {r["pid"] for r in rows}
+    assert not {r["pid"] for r in first} & {r["pid"] for r in second}  # each flow run its own workers
+
+
+def test_a_forked_worker_has_the_environment_of_the_pool_not_of_the_fork_server(monkeypatch):
+    from multiprocessing import forkserver
+
+    from flows._fault_runner import fork_server
+
+    fork_server([WARM_MODULE])
+    forkserver.ensure_running()  # the server's environment is fixed from here on
+    monkeypatch.setenv("ADAT_TEST_FAULT_RUNNER_LATE", "set after the server started")
+    monkeypatch.delenv("HOME", raising=False)  # the server has it, the flow process no longer does
+    with FaultRunner(max_workers=1) as runner:
+        pool = runner._executor
+        assert pool is not None
+        late = pool.submit(env_of, "ADAT_TEST_FAULT_RUNNER_LATE").result(timeout=120)
+        home = pool.submit(env_of, "HOME").result(timeout=120)
+    assert late == "set after the server started"
+    assert home is None
