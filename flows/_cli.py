@@ -1,4 +1,4 @@
-"""How the adat CLI runs a flow: in the command's own process, in the foreground.
+"""How the adat CLI runs a flow: in the command's own process, in the foreground, on one API.
 
 Prefect's flow engine keeps a heartbeat thread per flow run (``PREFECT_FLOWS_HEARTBEAT_FREQUENCY``,
 180 s by default) whose events let an automation mark a run whose process vanished as crashed.
@@ -7,16 +7,44 @@ of a command (each subflow too) ends 0–1 s late: half a second, on average, of
 every command. A command runs in its user's terminal, which shows when it dies; so the CLI's
 flows run without heartbeats unless the user set a frequency (environment or Prefect profile:
 that value wins). Flows a deployment runs (the nightly flow on a worker) keep Prefect's default.
+
+Without an API URL (no ``adat server``, nothing exported) Prefect starts a temporary API server
+for the process at its first client. A worker process of the flow (a fault regression's, a Dask
+worker) has no URL either, so each would start a server of its own — seconds each, another
+writer on the same database, and, for a worker that ends without exit handlers (a forked one),
+left running after the command. :func:`one_api` starts the process's temporary server up front
+and hands its URL to everything the flow starts.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
-from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+from prefect.settings import (
+    PREFECT_API_URL,
+    PREFECT_FLOWS_HEARTBEAT_FREQUENCY,
+    get_current_settings,
+    temporary_settings,
+)
+
+
+@contextlib.contextmanager
+def one_api() -> Iterator[None]:
+    """Within: the settings name this process's API server, the temporary one when none is set."""
+    if get_current_settings().api.url:
+        yield
+        return
+    from prefect.server.api.server import SubprocessASGIServer
+
+    server = SubprocessASGIServer()  # the one Prefect's first client would start (a singleton)
+    server.start()  # a no-op when it runs; stopped at exit by Prefect's handler
+    with temporary_settings(updates={PREFECT_API_URL: server.api_url}):
+        yield
 
 
 def run_in_foreground(flow: Any, **params: Any) -> Any:
-    """Call ``flow`` with ``params``: heartbeats off unless configured."""
-    with temporary_settings(set_defaults={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+    """Call ``flow`` with ``params``: heartbeats off unless configured, one API for every process."""
+    with temporary_settings(set_defaults={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}), one_api():
         return flow(**params)

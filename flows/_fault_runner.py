@@ -22,6 +22,7 @@ a spawned worker then spends seconds importing Prefect and adat before it runs a
 from __future__ import annotations
 
 import atexit
+import contextlib
 import importlib
 import multiprocessing
 import os
@@ -34,6 +35,7 @@ from prefect.task_runners import ProcessPoolTaskRunner
 
 from adat.config import RunConfig
 from adat.llm.providers.registry import provider_modules
+from flows._cli import one_api
 
 WARM_MODULE = "flows._fault_worker"
 _in_worker = False  # set in a fault worker: the runner its tasks' context re-enters stays unstarted
@@ -82,10 +84,19 @@ class FaultRunner(ProcessPoolTaskRunner):
         super().__init__(max_workers=max_workers, **kwargs)
 
     def __enter__(self) -> FaultRunner:
+        self._api = contextlib.ExitStack()
+        if not _in_worker:  # the workers report to this process's API server, never start their own
+            self._api.enter_context(one_api())
         super().__enter__()  # Prefect's spawn pool: no process is started before the first submit
         if self._initializer is warm_worker and not _in_worker:
             self._warm([WARM_MODULE])
         return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        try:
+            super().__exit__(*exc_info)
+        finally:
+            self._api.close()
 
     def _warm(self, modules: list[str]) -> None:
         """Rebuild the (still empty) pool so that its workers import ``modules`` first: forked from

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,20 @@ pytestmark = pytest.mark.slow
 ADAT = [sys.executable, "-c", "from adat.cli.main import app; app()"]
 
 
+def left_behind(session: int) -> list[str]:
+    """Processes still in the session a command ran as leader of (Linux /proc; none elsewhere)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2:].split()  # after "pid (comm) ": state, ppid, pgrp, session
+        if int(fields[3]) == session and fields[0] != "Z":
+            found.append(text[:text.rindex(")") + 1])
+    return found
+
+
 def test_run_then_regress_one_fault_and_errors(tmp_path: Path) -> None:
     cfg = yaml.safe_load(demo_config_path().read_text())
     cfg.update(run_id="cli-eval", data_dir=str(tmp_path / "data"))
@@ -26,7 +41,18 @@ def test_run_then_regress_one_fault_and_errors(tmp_path: Path) -> None:
     env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect"), "ADAT_CACHE_DIR": str(tmp_path / "cache")}
 
     def adat(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*ADAT, *args], env=env, capture_output=True, text=True, timeout=600)
+        # its own session: whatever it starts (API server, fault workers, their fork server) is
+        # in it, and must be gone once it has exited (a leftover would also hold its pipes open)
+        proc = subprocess.Popen([*ADAT, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+        try:
+            out, err = proc.communicate(timeout=600)
+        finally:
+            stray = left_behind(proc.pid)
+            if stray:
+                os.killpg(proc.pid, signal.SIGKILL)
+        assert not stray, f"adat {args[0]} left processes running: {stray}"
+        return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
     built = adat("run", "--config", str(config))
     assert built.returncode == 0, built.stderr[-3000:]
