@@ -85,10 +85,12 @@ class FaultRunner(ProcessPoolTaskRunner):
 
     def __enter__(self) -> FaultRunner:
         self._api = contextlib.ExitStack()
-        if not _in_worker:  # the workers report to this process's API server, never start their own
-            self._api.enter_context(one_api())
+        if _in_worker:  # a task's context re-entering its flow's runner: it stays unstarted
+            super().__enter__()
+            return self
+        self._api.enter_context(one_api())  # the workers report to this process's API server
         super().__enter__()  # Prefect's spawn pool: no process is started before the first submit
-        if self._initializer is warm_worker and not _in_worker:
+        if self._initializer is warm_worker:
             self._warm([WARM_MODULE])
         return self
 

@@ -43,7 +43,8 @@ def provider_modules(cfg: RunConfig) -> list[str]:
     """The modules the built-in providers of ``cfg``'s roles and LLM target import on first use (a
     process about to run them can import them ahead, e.g. while it waits)."""
     specs = [*cfg.models.model_dump().values(), getattr(cfg.target, "model", "")]
-    return sorted({PROVIDER_MODULES[p] for p in (str(s).partition("/")[0] for s in specs) if p in PROVIDER_MODULES})
+    providers = {split_model(str(spec))[0] for spec in specs if spec}
+    return sorted(PROVIDER_MODULES[p] for p in providers if p in PROVIDER_MODULES)
 
 
 def openai_factory(model: str, cfg: RunConfig) -> Provider:
