@@ -11,6 +11,11 @@ a spawned worker then spends seconds importing Prefect and adat before it runs a
   each ``regress``) forks warm workers from it in milliseconds. The server is single-threaded, so
   forking it is safe where forking the flow process (Prefect's threads) is not. Each worker
   takes the flow process's environment as it is when the pool opens, not the server's;
+* a forked worker enters the flow's Prefect settings and one API client once, for its life, and
+  each task is sent without its settings when they are those (:func:`warm_worker`); Prefect's
+  engine would otherwise hydrate the settings and build two API clients (each with a TLS
+  context) for every task, between every two regressions of a worker
+  (``benchmarks/evaluation_fanout.py`` measures the phase);
 * :meth:`FaultRunner.prestart` starts the server and forks the workers as soon as a flow knows
   it has faults, so whatever start-up remains overlaps the flow's own serial part; the modules
   of the LLM providers the run config uses are preloaded too;
@@ -26,11 +31,15 @@ import contextlib
 import importlib
 import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterable
+from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing.context import BaseContext
 from typing import Any
+from uuid import UUID
 
-from prefect.context import FlowRunContext
+from prefect.client.schemas.objects import RunInput
+from prefect.context import FlowRunContext, SettingsContext, SyncClientContext
+from prefect.futures import PrefectFuture
 from prefect.task_runners import ProcessPoolTaskRunner
 
 from adat.config import RunConfig
@@ -39,6 +48,7 @@ from flows._cli import one_api
 
 WARM_MODULE = "flows._fault_worker"
 _in_worker = False  # set in a fault worker: the runner its tasks' context re-enters stays unstarted
+_worker_contexts = contextlib.ExitStack()  # a fault worker's settings and API client: open for its life
 
 
 def fork_server(modules: list[str]) -> BaseContext | None:
@@ -52,13 +62,22 @@ def fork_server(modules: list[str]) -> BaseContext | None:
     return context
 
 
-def warm_worker(modules: tuple[str, ...] = (WARM_MODULE,), environ: dict[str, str] | None = None) -> None:
-    """Initializer of a fault worker: the flow process's environment, and ``modules`` imported."""
+def warm_worker(modules: tuple[str, ...] = (WARM_MODULE,), environ: dict[str, str] | None = None,
+                settings: dict[str, Any] | None = None) -> None:
+    """Initializer of a fault worker: the flow process's environment, and ``modules`` imported.
+
+    With ``settings`` (the flow's serialized Prefect settings context), the worker enters that
+    settings context and one API client for its whole life: the tasks it runs are then sent
+    without their settings (:meth:`FaultRunner._resolve_futures_and_submit`), and Prefect's task
+    engine finds this client instead of building two per task."""
     global _in_worker
     _in_worker = True
     if environ is not None:  # a forked worker has the fork server's environment, from its start
         os.environ.clear()
         os.environ.update(environ)
+    if settings is not None:
+        _worker_contexts.enter_context(SettingsContext(**settings))
+        _worker_contexts.enter_context(SyncClientContext())
     for name in modules:  # nothing to do for what the fork server preloaded
         importlib.import_module(name)
     if environ is None:  # spawned
@@ -82,6 +101,7 @@ class FaultRunner(ProcessPoolTaskRunner):
     def __init__(self, max_workers: int | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("initializer", warm_worker)
         super().__init__(max_workers=max_workers, **kwargs)
+        self._worker_settings: dict[str, Any] | None = None
 
     def __enter__(self) -> FaultRunner:
         self._api = contextlib.ExitStack()
@@ -107,12 +127,24 @@ class FaultRunner(ProcessPoolTaskRunner):
         if pool is None:
             return
         forked = fork_server(modules)
+        context = SettingsContext.get()
+        self._worker_settings = context.serialize() if forked is not None and context is not None else None
         self._executor = ProcessPoolExecutor(
             max_workers=self._max_workers, mp_context=forked or multiprocessing.get_context("spawn"),
             initializer=pool._initializer,  # type: ignore[attr-defined]  # Prefect's, which calls ours
             initargs=(*pool._initargs[:2],  # type: ignore[attr-defined]
-                      (tuple(modules), dict(os.environ) if forked is not None else None)))
+                      (tuple(modules), dict(os.environ) if forked is not None else None, self._worker_settings)))
         pool.shutdown(wait=False)
+
+    def _resolve_futures_and_submit(self, task: Any, task_run_id: UUID, parameters: dict[str, Any],
+                                    wait_for: Iterable[PrefectFuture[Any]] | None,
+                                    dependencies: dict[str, set[RunInput]] | None, context: dict[str, Any],
+                                    env: dict[str, str]) -> Future[bytes]:
+        """Prefect's, with the task's settings left out when they are the ones its worker already
+        holds (:func:`warm_worker`): the worker then skips hydrating them and its API client."""
+        if self._worker_settings is not None and context.get("settings_context") == self._worker_settings:
+            context = {**context, "settings_context": {}}
+        return super()._resolve_futures_and_submit(task, task_run_id, parameters, wait_for, dependencies, context, env)
 
     def prestart(self, modules: list[str] | None = None) -> None:
         """Start every worker now, importing ``modules`` too (they warm up while the flow goes on);

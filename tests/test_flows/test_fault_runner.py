@@ -26,6 +26,18 @@ def where(_: int) -> dict[str, object]:
             "warm": WARM_MODULE in sys.modules, "offline": "adat.offline.provider" in sys.modules}
 
 
+@task
+def client_and_settings(_: int) -> dict[str, object]:
+    from prefect.client.orchestration import get_client
+    from prefect.settings import get_current_settings
+
+    client = get_client(sync_client=True)  # what the task engine and the task's own calls use
+    seen = getattr(client, "adat_test_seen", False)
+    client.adat_test_seen = True
+    settings = get_current_settings()
+    return {"pid": os.getpid(), "seen": seen, "api": settings.api.url, "retries": settings.tasks.default_retries}
+
+
 def env_of(name: str) -> str | None:
     return os.environ.get(name)
 
@@ -72,3 +84,23 @@ def test_a_forked_worker_has_the_environment_of_the_pool_not_of_the_fork_server(
         home = pool.submit(env_of, "HOME").result(timeout=120)
     assert late == "set after the server started"
     assert home is None
+
+
+@pytest.mark.slow
+def test_a_worker_keeps_one_api_client_and_runs_each_task_under_the_flows_settings(prefect_harness):
+    from prefect.settings import PREFECT_TASK_DEFAULT_RETRIES, get_current_settings, temporary_settings
+
+    @flow(task_runner=FaultRunner(max_workers=2))
+    def probe() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+        same = [f.result() for f in [client_and_settings.submit(i) for i in range(6)]]
+        with temporary_settings(updates={PREFECT_TASK_DEFAULT_RETRIES: 7}):  # not the pool's settings
+            changed = [f.result() for f in [client_and_settings.submit(i) for i in range(2)]]
+        return same, changed
+
+    same, changed = probe()
+    api = get_current_settings().api.url
+    assert {r["api"] for r in same + changed} == {api}
+    assert {r["retries"] for r in same} == {get_current_settings().tasks.default_retries}
+    assert {r["retries"] for r in changed} == {7}  # a task sent with other settings runs under them
+    # 6 tasks on 2 workers: each worker's first task meets its client, every later one the same
+    assert sum(bool(r["seen"]) for r in same) >= 6 - len({r["pid"] for r in same}), same
