@@ -14,7 +14,8 @@ a spawned worker then spends seconds importing Prefect and adat before it runs a
 * a forked worker enters the flow's Prefect settings and one API client once, for its life, and
   each task is sent without its settings when they are those (:func:`warm_worker`); Prefect's
   engine would otherwise hydrate the settings and build two API clients (each with a TLS
-  context) for every task, between every two regressions of a worker
+  context) for every task, between every two regressions of a worker. In the flow process
+  the runner's settings are serialized once, not once per submitted task
   (``benchmarks/evaluation_fanout.py`` measures the phase);
 * :meth:`FaultRunner.prestart` starts the server and forks the workers as soon as a flow knows
   it has faults, so whatever start-up remains overlaps the flow's own serial part; the modules
@@ -41,6 +42,7 @@ from prefect.client.schemas.objects import RunInput
 from prefect.context import FlowRunContext, SettingsContext, SyncClientContext
 from prefect.futures import PrefectFuture
 from prefect.task_runners import ProcessPoolTaskRunner
+from pydantic import PrivateAttr
 
 from adat.config import RunConfig
 from adat.llm.providers.registry import provider_modules
@@ -95,6 +97,21 @@ def _started() -> int:
     return os.getpid()
 
 
+class _SerializedOnce(SettingsContext):
+    """The same settings, serialized once: Prefect's process pool serializes the current settings
+    for every task it submits (a walk over every setting, in the flow process, while the workers
+    run)."""
+
+    _serialized: dict[str, Any] | None = PrivateAttr(None)
+
+    def serialize(self, include_secrets: bool = True) -> dict[str, Any]:
+        if not include_secrets:
+            return super().serialize(include_secrets=False)
+        if self._serialized is None:
+            self._serialized = super().serialize()
+        return self._serialized
+
+
 class FaultRunner(ProcessPoolTaskRunner):
     """:class:`ProcessPoolTaskRunner` with warm, forked workers (see the module docstring)."""
 
@@ -109,6 +126,9 @@ class FaultRunner(ProcessPoolTaskRunner):
             super().__enter__()
             return self
         self._api.enter_context(one_api())  # the workers report to this process's API server
+        context = SettingsContext.get()
+        if context is not None:  # every submit serializes the settings: once is enough
+            self._api.enter_context(_SerializedOnce(profile=context.profile, settings=context.settings))
         super().__enter__()  # Prefect's spawn pool: no process is started before the first submit
         if self._initializer is warm_worker:
             self._warm([WARM_MODULE])

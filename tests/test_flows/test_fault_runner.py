@@ -88,16 +88,20 @@ def test_a_forked_worker_has_the_environment_of_the_pool_not_of_the_fork_server(
 
 @pytest.mark.slow
 def test_a_worker_keeps_one_api_client_and_runs_each_task_under_the_flows_settings(prefect_harness):
+    from prefect.context import serialize_context
     from prefect.settings import PREFECT_TASK_DEFAULT_RETRIES, get_current_settings, temporary_settings
 
     @flow(task_runner=FaultRunner(max_workers=2))
-    def probe() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    def probe() -> tuple[list[dict[str, object]], list[dict[str, object]], bool]:
+        # what Prefect's pool sends with each task: the flow's settings, serialized once
+        once = serialize_context()["settings_context"] is serialize_context()["settings_context"]
         same = [f.result() for f in [client_and_settings.submit(i) for i in range(6)]]
         with temporary_settings(updates={PREFECT_TASK_DEFAULT_RETRIES: 7}):  # not the pool's settings
             changed = [f.result() for f in [client_and_settings.submit(i) for i in range(2)]]
-        return same, changed
+        return same, changed, once
 
-    same, changed = probe()
+    same, changed, once = probe()
+    assert once
     api = get_current_settings().api.url
     assert {r["api"] for r in same + changed} == {api}
     assert {r["retries"] for r in same} == {get_current_settings().tasks.default_retries}
