@@ -12,6 +12,7 @@ import os
 
 from prefect import flow, get_run_logger
 from prefect.futures import as_completed
+from prefect.settings import get_current_settings
 
 from adat.config import RunConfig
 from adat.evaluation.steps import evaluation_faults
@@ -47,9 +48,17 @@ def regress_faults(cfg: RunConfig, run_id: str, code: str, audited: StepResult, 
     return [future.result() for future in futures]
 
 
+#: most fault workers by default, however many cores: each holds the regression's modules and the
+#: suite's replays in memory, and a suite has tens of faults
+FAULT_WORKERS_CAP = 4
+
+
 def fault_runner(workers: int | None = None) -> FaultRunner:
-    """The task runner fault regressions fan out on: one process per core (``workers`` overrides)."""
-    return FaultRunner(max_workers=workers or max(1, min(os.cpu_count() or 1, 4)))
+    """The task runner fault regressions fan out on: ``workers`` processes, else Prefect's
+    ``PREFECT_TASKS_RUNNER_PROCESS_POOL_MAX_WORKERS``, else one per core up to
+    :data:`FAULT_WORKERS_CAP`."""
+    configured = get_current_settings().tasks.runner.process_pool_max_workers
+    return FaultRunner(max_workers=workers or configured or max(1, min(os.cpu_count() or 1, FAULT_WORKERS_CAP)))
 
 
 @flow(name="adat-regress", flow_run_name="{suite_run_id}-regress", log_prints=True, task_runner=fault_runner())

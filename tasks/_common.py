@@ -68,9 +68,10 @@ def retry_transient(_task: Any, _task_run: Any, state: Any) -> bool:
 
 
 def stage_task(name: str) -> Callable[[Callable[..., Any]], Any]:
-    """Decorator for a cached pipeline task; its LLM calls count against the budget of phase ``name``. Stages that call the target or an LLM (the stage
-    registry says which) retry twice on a transient failure, visible as retries in the Prefect UI;
-    a resumable stage (transformation) continues where the failed try stopped."""
+    """Decorator for a cached pipeline task; its LLM calls count against the budget of phase ``name``.
+    Stages that call the target or an LLM (the stage registry says which) retry on a transient
+    failure (``execution.task_retries`` times, set by :func:`bind`), visible as retries in the
+    Prefect UI; a resumable stage (transformation) continues where the failed try stopped."""
     spec = stage(name)
     io_bound = spec.uses_target or bool(spec.prompts)
     make = task(name=name, cache_policy=cache_policy(name), persist_result=True, retries=2 if io_bound else 0,
@@ -86,7 +87,8 @@ def bind(task_obj: Any, cfg: RunConfig, *, refresh: bool | list[str] | None = Fa
     """
     storage = Path(cfg.data_path()) / "prefect" / "results"
     storage.mkdir(parents=True, exist_ok=True)
-    return task_obj.with_options(result_storage=storage, refresh_cache=refreshes(refresh, task_obj.name))
+    retries = {"retries": cfg.execution.task_retries} if task_obj.retry_condition_fn is retry_transient else {}
+    return task_obj.with_options(result_storage=storage, refresh_cache=refreshes(refresh, task_obj.name), **retries)
 
 
 def progress(label: str) -> Callable[[int, int], None]:

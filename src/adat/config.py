@@ -220,6 +220,9 @@ class ExecutionConfig(_Section):
                                                        "None = start a local cluster for the run")
     dask_workers: int = Field(2, ge=1, description="workers of the local Dask cluster")
     dask_processes: bool = Field(True, description="local cluster workers are processes (False: threads in this process)")
+    task_retries: int = Field(2, ge=0, description="retries of a stage that calls the target or an LLM, after a "
+                                                   "transient failure (target, LLM or network error; never a user "
+                                                   "error), 5 s then 30 s apart; shown as retries in the Prefect UI")
 
 
 class EvaluationConfig(_Section):

@@ -108,3 +108,15 @@ def test_a_worker_keeps_one_api_client_and_runs_each_task_under_the_flows_settin
     assert {r["retries"] for r in changed} == {7}  # a task sent with other settings runs under them
     # 6 tasks on 2 workers: each worker's first task meets its client, every later one the same
     assert sum(bool(r["seen"]) for r in same) >= 6 - len({r["pid"] for r in same}), same
+
+
+def test_the_number_of_fault_workers_is_prefects_process_pool_setting(monkeypatch):
+    from prefect.settings import PREFECT_TASKS_RUNNER_PROCESS_POOL_MAX_WORKERS, temporary_settings
+
+    from flows.regress import FAULT_WORKERS_CAP, fault_runner
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    assert fault_runner()._max_workers == FAULT_WORKERS_CAP
+    assert fault_runner(3)._max_workers == 3
+    with temporary_settings(updates={PREFECT_TASKS_RUNNER_PROCESS_POOL_MAX_WORKERS: 6}):
+        assert fault_runner()._max_workers == 6

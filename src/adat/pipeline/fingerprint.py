@@ -38,7 +38,7 @@ from adat.pipeline.stages import stage
 PERFORMANCE_FIELDS = ("run_id", "data_dir", "llm.concurrency", "llm.timeout_s", "llm.max_retries",
                       "llm.backoff_base_s", "llm.backoff_max_s", "llm.cache", "llm.api_key_env",
                       "execution.workers", "execution.task_runner", "execution.dask_address",
-                      "execution.dask_workers", "execution.dask_processes",
+                      "execution.dask_workers", "execution.dask_processes", "execution.task_retries",
                       # a budget stops a stage (which then caches nothing); a finished stage's result
                       # does not depend on it, so a larger budget resumes instead of recomputing
                       "budget")
