@@ -16,7 +16,10 @@ Every flow is called as the CLI calls it (``call_flow``: no flow-run heartbeats)
   before its regressions, so the server is warm by then); the regression phase forks from it.
 
 Both rows are printed side by side with the ratio; exits non-zero unless concurrent ≤ 0.6 ×
-serial and both give the same execution labels.
+serial and both give the same execution labels. ``--breakdown`` also prints, per row, where the
+time went, from the task runs the Prefect API recorded: the flow's part before the first
+regression starts, the regressions' span and summed run time, the workers' busy share of the span,
+and the mean pause between two regressions of a worker.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ def main() -> int:
     parser.add_argument("--n", type=int, help="generation.n (default: the demo config's)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2, help="worker processes (default: cores)")
     parser.add_argument("--keep", type=Path, help="use (and keep) this data directory")
+    parser.add_argument("--breakdown", action="store_true", help="print where each row's time went (task runs)")
     args = parser.parse_args()
 
     from adat.config import (
@@ -77,6 +81,8 @@ def main() -> int:
             start = time.perf_counter()
             call_flow(flow, config=cfg, suite_run_id=run_id, faults=faults, refresh=["original-replays"])
             timings[mode] = time.perf_counter() - start
+            if args.breakdown:
+                print(f"  {mode}: {breakdown(1 if mode == 'serial' else args.workers)}")
             labels[mode] = sorted((e.execution_id, e.agent_variant, e.label)
                                   for e in read_records(data, "execution_labels", run_id=run_id)
                                   if e.agent_variant != "original")
@@ -93,6 +99,27 @@ def main() -> int:
     ok = ratio <= 0.6 and same
     print("OK" if ok else "TARGET MISSED")
     return 0 if ok else 1
+
+
+def breakdown(workers: int) -> str:
+    """Where the last flow run's time went, from its task runs in the Prefect API."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+    from prefect.client.schemas.sorting import FlowRunSort
+
+    with get_client(sync_client=True) as client:
+        run = client.read_flow_runs(sort=FlowRunSort.START_TIME_DESC, limit=1)[0]
+        tasks = client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[run.id])), limit=200)
+    spans = sorted(((t.start_time - run.start_time).total_seconds(), (t.end_time - run.start_time).total_seconds())
+                   for t in tasks if t.name.startswith("regression-") and t.start_time and t.end_time)
+    if not spans or run.start_time is None:
+        return "no regression task runs recorded"
+    first, last = spans[0][0], max(end for _, end in spans)
+    busy = sum(end - begin for begin, end in spans)
+    pauses = (workers * (last - first) - busy) / max(1, len(spans) - workers)
+    return (f"before the first regression {first:.2f} s; {len(spans)} regressions over {last - first:.2f} s, "
+            f"{busy:.2f} s run time, busy {busy / (workers * (last - first)):.0%} of {workers} worker(s); "
+            f"mean pause between two regressions of a worker {pauses:.3f} s")
 
 
 if __name__ == "__main__":
