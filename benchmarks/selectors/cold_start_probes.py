@@ -336,10 +336,80 @@ class StatementFactorEffect(PooledSelector):
         return a / total, np.sqrt(a * b / (total * total * (total + 1.0)))
 
 
+class StatementReceptivity(PooledSelector):
+    """The walk side, not the instruction model: a statement-level applicability effect r(h), the
+    neighbour-weighted mean residual (y − p̂, p̂ the prediction before the outcome) of every attempt
+    on statements near h, across instructions, shrunk by ``shrink`` pseudo-attempts. It is used
+    (1) to set a statement aside after an n/a when r(h) < −``hostile`` (the statement looks hostile
+    to most kinds of change: move on instead of spending m attempts on it), (2) to order statements:
+    novelty + ``order`` · r(h), and (3) ``explore`` 1: when the instruction the model picks for the
+    chosen statement is of a factor tried fewer than ``few`` times, its attempt goes to the open
+    statement of the block most receptive to it (r(h) + its neighbour evidence) among those whose
+    novelty is within ``slack`` of the best — so a new kind of change is first tried where it is
+    most likely to apply. ``late`` > 0: from ``late`` tests on, m = 1 (move on after one n/a)."""
+
+    def __init__(self, *args: Any, hostile: float = 9.0, order: float = 0.0, shrink: float = 3.0,
+                 explore: float = 0.0, few: float = 2.0, slack: float = 0.2, late: float = 0.0,
+                 moveon: float = 0.0, notlast: float = 0.0, lastpass: float = 0.0,
+                 latejoint: float = 0.0, fresh: float = 0.0, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.hostile, self.order, self.shrink = hostile, order, shrink
+        self.explore_receptive, self.few, self.slack, self.late = bool(explore), few, slack, late
+        self.moveon, self.notlast, self.lastpass, self.latejoint = moveon, bool(notlast), bool(lastpass), latejoint
+        self.fresh = bool(fresh)
+        n_s = len(self.statement_ids)
+        self.resid_sum, self.resid_w = np.zeros(n_s), np.zeros(n_s)
+
+    def receptivity(self, hs: np.ndarray) -> np.ndarray:
+        return np.asarray(self.resid_sum[hs] / (self.shrink + self.resid_w[hs]))
+
+    def _choose(self, eligible: np.ndarray, t: int) -> tuple[int, int, dict[str, Any]]:
+        nu = self.novelty.novelty(eligible)
+        key = nu + self.order * self.receptivity(eligible)
+        if self.latejoint > 0 and self.tests >= self.latejoint:
+            key = np.array([self.best_score(int(x)) for x in eligible])
+            if self.fresh:  # untested statements first, as the novelty order has them
+                key = key + 10.0 * (nu > 0)
+        h = int(eligible[argmax_lexicographic(self.rng, key)])
+        k, scores = self._choose_instruction(h, self.untried(h), t)
+        if self.explore_receptive and self.factor_tries[self.factor_of[k]] < self.few:
+            near = eligible[(key >= key.max() - self.slack) & ~self.tried[eligible, k]]
+            if len(near) > 1:
+                value = [self.applicability(int(x), np.array([k]))[0][0] + self.receptivity(np.array([x]))[0]
+                         for x in near]
+                h = int(near[argmax_lexicographic(self.rng, np.array(value))])
+        return h, k, scores
+
+    def _learn(self, h: int, k: int, applicable: bool, reward: float | None) -> None:
+        p_hat = float(self.applicability(h, np.array([k]))[0][0])
+        w = self.neighbour_w[:, h]
+        self.resid_sum += w * (float(applicable) - p_hat)
+        self.resid_w += w
+        super()._learn(h, k, applicable, reward)
+        if not applicable and (self.receptivity(np.array([h]))[0] < -self.hostile
+                               or (self.late > 0 and self.tests >= self.late
+                                   and not (self.notlast and self.pass_no >= self.cfg.max_passes))
+                               or (self.lastpass and self.pass_no >= self.cfg.max_passes)):
+            self.set_aside[h] = True
+        if not applicable and self.moveon > 0 and not self.set_aside[h]:
+            members = self.blocks[self.block]
+            others = members[~self.set_aside[members] & (members != h) & ~self.tried[members].all(axis=1)]
+            if len(others) and self.best_score(h) < self.moveon * max(self.best_score(int(x)) for x in others):
+                self.set_aside[h] = True
+
+    def best_score(self, h: int) -> float:
+        arms = self.untried(h)
+        if not len(arms):
+            return 0.0
+        mean, sd = self.applicability(h, arms)
+        return float(np.max((mean + self.cfg.pooled_kappa * sd)
+                            * self.cfg.pooled_spread_gamma ** self.near_factor_tests[h, self.factor_of[arms]]))
+
+
 VARIANTS: dict[str, type[PooledSelector]] = {
     "base": PooledSelector, "eb": EMFactorSd, "ml": EvidenceFactorSd, "preq": Prequential, "bma": Prequential,
     "kg": OnlineKG, "gittins": Gittins, "glmm": StatementFactorEffect,
-    "tprior": HeavyTailFactors}
+    "tprior": HeavyTailFactors, "recept": StatementReceptivity}
 
 
 def make_variant(spec: str, statements: Sequence[SimStatement], instructions: Sequence[Instruction],
@@ -349,7 +419,7 @@ def make_variant(spec: str, statements: Sequence[SimStatement], instructions: Se
     extra: dict[str, Any] = {"bma": 1.0} if name == "bma" else {}
     for part in parts:
         key, value = part.split("=")
-        if key.startswith("pooled_"):
+        if key in SelectorConfig.model_fields:  # a selector setting (pooled_*, max_not_applicable, ...)
             cfg[key] = float(value)
         else:
             values = tuple(float(x) for x in value.split("/"))

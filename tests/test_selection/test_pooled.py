@@ -206,3 +206,37 @@ def test_a_near_duplicate_of_a_tested_statement_waits_for_the_last_pass(defer: f
     twin = {"s0": "s1", "s1": "s0"}[seen[0][0]]
     assert seen[1] == ((twin if second == "the twin" else second), 1)
     assert seen[2][1] == third_pass and {seen[0][0], seen[1][0], seen[2][0]} == {"s0", "s1", "s2"}
+
+
+@pytest.mark.parametrize(("name", "exploit_after", "moves_on"), [("pooled-cold-start", 0.5, True),
+                                                                  ("pooled-cold-start", 1.0, False),
+                                                                  ("pooled", 0.5, False)])
+def test_a_cold_start_exploits_in_the_second_half_of_the_run(name: str, exploit_after: float, moves_on: bool) -> None:
+    """From a cold start, once n/2 tests exist, one n/a sets a statement aside for the pass and the
+    walk takes the statement with the best pair; before that (and with a catalog) m = 3 holds."""
+    cfg = SelectorConfig.model_validate({"name": name, "block_size": 6, "pooled_cold_exploit_after": exploit_after})
+    sel = make_selector(cfg, statements(6), instructions([0.5] * 3, ["wording", "value", "scope"]), np.eye(6), 4,
+                        seed=0)
+    assert isinstance(sel, PooledSelector)
+    first = sel.next_pair()
+    assert first is not None
+    declined = sel.statement_ids.index(first.statement_id)
+    sel.update(first, applicable=False, verdict=None)  # early: the statement stays open (m = 3)
+    assert not sel.set_aside[declined]
+    for _ in range(2):  # two tests elsewhere: n/2 of n = 4
+        pair = sel.next_pair()
+        assert pair is not None
+        if pair.statement_id == first.statement_id:
+            sel.update(pair, applicable=False, verdict=None)
+            pair = sel.next_pair()
+            assert pair is not None
+        sel.update(pair, applicable=True, verdict="pass")
+    chosen = []
+    while (pair := sel.next_pair()) is not None and pair.pass_no == 1:
+        h = sel.statement_ids.index(pair.statement_id)
+        chosen.append(h)
+        sel.update(pair, applicable=False, verdict=None)
+        assert bool(sel.set_aside[h]) == (moves_on or bool(sel.na_in_pass[h] >= 3))
+    if moves_on:
+        # one attempt per open statement, the once-declined one (its best pair tried) last
+        assert len(chosen) == len(set(chosen)) and chosen[-1] == declined

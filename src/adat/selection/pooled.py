@@ -25,9 +25,14 @@ penalty and a per-block factor penalty (both off by default: N_n rewards using a
 that keeps working), and the spread penalty: ``n_f(h)`` sums ``w_s(h, h')`` (the same ramp with
 a higher floor) over the tests of factor f already made on statements h' near h, since the same
 kind of change on a near-duplicate statement makes a near-duplicate test.
-One rule is added to the walk: before the last pass, a statement whose novelty is below
+Two rules are added to the walk: before the last pass, a statement whose novelty is below
 ``pooled_defer_novelty`` (a near-duplicate of a statement with a test) waits for the next pass,
-so the tests spread over statements at no cost in attempts.
+so the tests spread over statements at no cost in attempts; and from a cold start, once
+``pooled_cold_exploit_after`` · n tests exist, the walk exploits: it takes the block's statement
+with the best pair (untested statements first) and sets a statement aside after one n/a. Early
+on, the second and third attempts on a statement that declined its best pair are where new
+kinds of change get tried; in the second half of the run a new kind pays for few tests, and the
+next-best pair on a declining statement is worse than the best pair on another one.
 It uses only what a black-box tester has — attempts, verdicts, statement embeddings, catalog —
 and errors teach it nothing (the shared walk drops them).
 """
@@ -103,6 +108,8 @@ class PooledSelector(NoveltyOrderSelector):
         self.block_factor_tests = np.zeros((len(self.blocks), n_f), dtype=int)
         self.spread_w = neighbour_weights(cos, cfg.pooled_spread_floor)
         self.near_factor_tests = np.zeros((n_s, n_f))  # Σ w_spread(h, h') over tests of factor f at h'
+        # cold start: from this many tests on, the walk exploits (None: never)
+        self.exploit_after = cfg.pooled_cold_exploit_after * n_target if cold_start else None
 
     def _offsets(self, history: Mapping[str, tuple[float, float]], cold_start: bool,
                  cfg: SelectorConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -211,14 +218,33 @@ class PooledSelector(NoveltyOrderSelector):
                 return open_[~np.isin(open_, near)]
             self.set_aside[near] = True  # the whole rest of the block waits for the next pass
 
+    def exploiting(self) -> bool:
+        """Cold start, second half of the run (``pooled_cold_exploit_after``): the walk exploits."""
+        return self.exploit_after is not None and self.tests >= self.exploit_after
+
     # -- choice and learning -------------------------------------------------------------------
-    def _choose_instruction(self, h: int, arms: np.ndarray, t: int) -> tuple[int, dict[str, Any]]:
+    def _choose(self, eligible: np.ndarray, t: int) -> tuple[int, int, dict[str, Any]]:
+        if not self.exploiting():
+            return super()._choose(eligible, t)
+        # The block's statement with the best pair; untested ones first, as in the novelty order.
+        nu = self.novelty.novelty(eligible)
+        best = np.array([self._scores(int(x), self.untried(int(x)))[0].max() for x in eligible])
+        h = int(eligible[argmax_lexicographic(self.rng, (nu > 0).astype(float), best)])
+        k, scores = self._choose_instruction(h, self.untried(h), t)
+        return h, k, {"novelty": round(float(self.novelty.novelty(np.array([h]))[0]), 6), "exploit": True, **scores}
+
+    def _scores(self, h: int, arms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(score, E[θ], sd[θ]) of statement ``h`` paired with each instruction in ``arms``."""
         mean, sd = self.applicability(h, arms)
         penalty = self.cfg.pooled_gamma ** self.block_tests[self.block, arms] \
             * self.cfg.pooled_factor_gamma ** self.block_factor_tests[self.block, self.factor_of[arms]] \
             * self.cfg.pooled_spread_gamma ** self.near_factor_tests[h, self.factor_of[arms]] \
             * self.weights(h, arms)  # the caller's prefer() hook (both sides of a boundary)
         score = (mean + self.cfg.pooled_kappa * sd + self.explore / (1.0 + self.factor_tries[self.factor_of[arms]])) * self.mu.mean(arms) ** self.cfg.pooled_reward_weight * penalty
+        return score, mean, sd
+
+    def _choose_instruction(self, h: int, arms: np.ndarray, t: int) -> tuple[int, dict[str, Any]]:
+        score, mean, sd = self._scores(h, arms)
         i = argmax_lexicographic(self.rng, score, mean)
         k = int(arms[i])
         return k, {"score": round(float(score[i]), 6), "theta_mean": round(float(mean[i]), 6),
@@ -249,4 +275,6 @@ class PooledSelector(NoveltyOrderSelector):
             if self.na_reason == "statement":
                 self.reason_failure[:, f] += w
                 self.reason_near[:, k] += w
+            if self.exploiting():
+                self.set_aside[h] = True  # m = 1: its next-best pair is worse than another statement's best
         self._refit()
