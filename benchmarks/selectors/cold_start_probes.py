@@ -7,6 +7,7 @@ A record, not a selector: each variant subclasses :class:`adat.selection.pooled.
 
     python benchmarks/selectors/cold_start_probes.py base,eb,ml,preq,bma,kg,gittins --seeds 0-19,400-439
     python benchmarks/selectors/cold_start_probes.py base:pooled_cold_obs_weight=0.15 --calibration
+    python benchmarks/selectors/cold_start_probes.py base:pooled_cold_exploit_after=1,recept:late=25,base --seeds 0-19,400-459
 
 A variant is ``name[:key=value...]``; ``pooled_*`` keys set the selector config, other keys the
 variant's own parameter (``/`` separates a grid's values). ``--calibration`` prints, per family,
@@ -416,6 +417,8 @@ def make_variant(spec: str, statements: Sequence[SimStatement], instructions: Se
                  embeddings: np.ndarray, n: int, seed: int) -> PooledSelector:
     name, *parts = spec.split(":")
     cfg: dict[str, Any] = {"name": "pooled-cold-start"}
+    if name == "recept":  # its own walk rules, measured against the cold start before rule 6 (docs/selection.md)
+        cfg["pooled_cold_exploit_after"] = 1.0
     extra: dict[str, Any] = {"bma": 1.0} if name == "bma" else {}
     for part in parts:
         key, value = part.split("=")
