@@ -4,10 +4,7 @@ Each implemented instruction of ``catalogs/instructions/instructions.yaml`` chan
 statement's test as the instruction says (see the ``transform_*`` modules) or reports the pair
 not applicable with the specific reason it does not fit this statement and test. Instructions
 without an implementation are reported not applicable as such, so the selector learns that they
-never yield a test from this generator. Every reason carries the kind the transform prompt asks
-a model for (``statement:`` or ``instruction:``, :func:`adat.selection.pair.reason_kind`): what
-a transformation finds missing is in this statement's test (another statement may have it); an
-instruction without an implementation fails on every statement.
+never yield a test from this generator.
 """
 
 from __future__ import annotations
@@ -21,7 +18,6 @@ from adat.offline import transform_values as values
 from adat.offline import transform_wording as wording
 from adat.offline.transform_case import Case, Outcome, build_case
 from adat.roles import TransformInput, TransformOutput
-from adat.selection.pair import NA_INSTRUCTION, NA_STATEMENT
 
 Transformation = Callable[[Case], Outcome]
 
@@ -136,17 +132,15 @@ def transform(inp: TransformInput) -> TransformOutput:
     instruction_id = inp.instruction.instruction_id
     implementation = IMPLEMENTED.get(instruction_id)
     if implementation is None:
-        return _declined(NA_INSTRUCTION, f"offline/heuristic implements no transformation for {instruction_id}")
+        return TransformOutput(applicable=False,
+                               reason=f"offline/heuristic implements no transformation for {instruction_id}")
     case = build_case(inp)
     if isinstance(case, str):
-        return _declined(NA_STATEMENT, case)
+        return TransformOutput(applicable=False, reason=case)
     outcome = implementation(case)
     if isinstance(outcome, str):
-        return _declined(NA_STATEMENT, f"{instruction_id}: {outcome}")
+        return TransformOutput(applicable=False, reason=f"{instruction_id}: {outcome}")
     if outcome.step_hints == case.hints and outcome.success_criteria == case.base.success_criteria:
-        return _declined(NA_STATEMENT, f"{instruction_id}: the transformation leaves the test unchanged")
+        return TransformOutput(applicable=False, reason=f"{instruction_id}: the transformation leaves the test "
+                                                        "unchanged")
     return TransformOutput(applicable=True, reason=f"{instruction_id}: {outcome.goal}", test=outcome)
-
-
-def _declined(kind: str, why: str) -> TransformOutput:
-    return TransformOutput(applicable=False, reason=f"{kind}: {why}")
