@@ -44,6 +44,7 @@ from worlds import (
     Night,
     WorldFile,
     load_world,
+    loosen_reasons,
     make_world,
     save_world,
 )
@@ -145,14 +146,15 @@ class Job:
     names: tuple[str, ...]
     family: str = "classes"
     world: str | None = None  # a world file instead of the built-in family
+    loose_reasons: float = 0.0  # share of declines a loose tagger calls 'statement' (worlds.loosen_reasons)
 
 
 def job_world(job: Job) -> WorldFile:
     if job.world is not None:
-        return load_world(Path(job.world))
-    return make_world(job.family, job.seed, load_instructions(), statements=job.statements,
-                      boundaries=job.boundaries, classes=job.classes, prior_noise=job.prior_noise,
-                      class_effect=job.class_effect)
+        return loosen_reasons(load_world(Path(job.world)), job.loose_reasons)
+    return loosen_reasons(make_world(job.family, job.seed, load_instructions(), statements=job.statements,
+                                     boundaries=job.boundaries, classes=job.classes, prior_noise=job.prior_noise,
+                                     class_effect=job.class_effect), job.loose_reasons)
 
 
 def history_rows(name: str, night: Night, instructions: list[Instruction], kids: dict[str, int], n_target: int,
@@ -281,6 +283,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="classes family: sd (logits) of an instruction's applicability across statement classes")
     ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--selectors", default=",".join(SELECTORS), help="comma-separated subset")
+    ap.add_argument("--loose-reasons", type=float, default=0.0, metavar="SHARE",
+                    help="a loose tagger: this share of declines says 'statement' whatever held the pair back "
+                         "(default 0: the worlds' own reasons)")
     a = ap.parse_args(argv)
     seeds = 5 if a.quick else a.seeds
     names = [n.strip() for n in a.selectors.split(",") if n.strip()]
@@ -291,7 +296,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         groups = {f"world file {a.world} (family {world.family}, seed {world.seed})":
-                  [Job(world.seed, 0, a.n, 0, 0, 0.0, 0.0, tuple(names), world=str(a.world))]}
+                  [Job(world.seed, 0, a.n, 0, 0, 0.0, 0.0, tuple(names), world=str(a.world),
+                       loose_reasons=a.loose_reasons)]}
     else:
         families = [f.strip() for f in a.family.split(",") if f.strip()]
         unknown = sorted(set(families) - set(FAMILIES))
@@ -300,7 +306,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         span = f" (seeds {a.seed_start}-{a.seed_start + seeds - 1})" if a.seed_start else ""
         groups = {f"family {f}{span}": [Job(s, a.statements, a.n, a.boundaries, a.classes, a.prior_noise, a.class_effect,
-                                      tuple(names), family=f) for s in range(a.seed_start, a.seed_start + seeds)] for f in families}
+                                      tuple(names), family=f, loose_reasons=a.loose_reasons)
+                                     for s in range(a.seed_start, a.seed_start + seeds)] for f in families}
         if a.write_worlds is not None:
             a.write_worlds.mkdir(parents=True, exist_ok=True)
             for jobs in groups.values():

@@ -52,6 +52,7 @@ Families:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -145,6 +146,24 @@ def load_world(path: Path) -> WorldFile:
                          instruction_ids=[str(x) for x in data["instruction_ids"]],
                          instruction_factors=[str(x) for x in data["instruction_factors"]],
                          catalog_prior=np.asarray(data["catalog_prior"], dtype=float), nights=nights)
+
+
+def loosen_reasons(world: WorldFile, share: float) -> WorldFile:
+    """The same world with a loose tagger: each declined pair's reason is ``statement`` with
+    probability ``share`` whatever held it back (an LLM, or the offline stand-in, that says
+    "the statement lacks it" for anything missing). Its own random stream: no other draw moves."""
+    if share <= 0.0:
+        return world
+    nights = {}
+    for i, (name, night) in enumerate(world.nights.items()):
+        if night.na_reason is None:
+            nights[name] = night
+            continue
+        rng = np.random.default_rng([world.seed, i, 3])
+        loose = (rng.random(night.na_reason.shape) < share) & (night.na_reason != REASON_NONE)
+        nights[name] = dataclasses.replace(night, na_reason=np.where(loose, REASON_STATEMENT, night.na_reason)
+                                           .astype(np.int8))
+    return dataclasses.replace(world, nights=nights)
 
 
 def _unit(x: np.ndarray) -> np.ndarray:

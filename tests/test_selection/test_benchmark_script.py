@@ -119,3 +119,19 @@ def test_reasons_are_given_only_for_declined_pairs_and_round_trip(bench: ModuleT
     w.nights["history"].na_reason = None
     worlds.save_world(w, tmp_path / "plain.npz")
     assert worlds.load_world(tmp_path / "plain.npz").nights["run"].na_reason is None
+
+
+def test_a_loose_tagger_calls_a_share_of_declines_statement_and_nothing_else(bench: ModuleType) -> None:
+    import worlds  # type: ignore[import-not-found]
+
+    from adat.instruction_catalog import load_instructions
+    w = worlds.make_world("features", 2, load_instructions(), statements=30)
+    assert worlds.loosen_reasons(w, 0.0) is w
+    all_loose, half = worlds.loosen_reasons(w, 1.0), worlds.loosen_reasons(w, 0.5)
+    for name, night in w.nights.items():
+        declined = ~night.applicable
+        assert (all_loose.nights[name].na_reason[declined] == worlds.REASON_STATEMENT).all()
+        assert (all_loose.nights[name].na_reason[~declined] == worlds.REASON_NONE).all()
+        assert (all_loose.nights[name].applicable == night.applicable).all()  # outcomes untouched
+        changed = half.nights[name].na_reason != night.na_reason
+        assert changed.any() and (half.nights[name].na_reason[changed] == worlds.REASON_STATEMENT).all()
