@@ -208,6 +208,7 @@ class SelectorConfig(_Section):
     pooled_cold_explore: float = Field(0.0, ge=0.0, description="pooled-cold-start: bonus explore / (1 + attempts of the factor) for little-tried factors")
     pooled_spread_floor: float = Field(0.5, ge=0.0, lt=1.0, description="pooled: cosine below which tests are not neighbours for the spread penalty")
     pooled_defer_novelty: float = Field(0.3, ge=0.0, le=1.0, description="pooled: before the last pass, a statement whose novelty is below this (a near-duplicate of a tested one) waits for the next pass (0: off)")
+    pooled_centre_embeddings: bool = Field(True, description="pooled: measure statement similarity on the run's embeddings centred on their mean (the direction every statement of one domain shares; the similarity floors were tuned on embeddings without it)")
     pooled_cold_exploit_after: float = Field(0.5, gt=0.0, le=1.0, description="pooled-cold-start: once this share of the n tests exists the walk exploits: the block's statement with the best pair (untested ones first), and one n/a sets a statement aside for the pass (1: never)")
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from adat.config import SelectorConfig
 from adat.selection import make_selector
-from adat.selection.pooled import PooledSelector
+from adat.selection.pooled import CENTRE_MIN_STATEMENTS, PooledSelector
 from tests.test_selection.synthetic import always_pass, drive, hashed_outcome, instructions, statements
 
 
@@ -240,3 +240,19 @@ def test_a_cold_start_exploits_in_the_second_half_of_the_run(name: str, exploit_
     if moves_on:
         # one attempt per open statement, the once-declined one (its best pair tried) last
         assert len(chosen) == len(set(chosen)) and chosen[-1] == declined
+
+
+def test_similarity_is_measured_on_embeddings_centred_on_their_mean() -> None:
+    # one domain: every statement shares a large common direction; s0 and s1 also share their own
+    distinct = np.eye(12)
+    distinct[1] = 0.9 * distinct[0] + 0.3 * distinct[1]
+    emb = np.hstack([np.full((12, 1), 3.0), distinct])
+    emb /= np.linalg.norm(emb, axis=1, keepdims=True)
+    assert (emb @ emb.T > 0.8).all()  # raw: everyone is everyone's neighbour
+    priors, factors = [0.5, 0.5], ["wording", "value"]
+    centred = _pooled(emb, priors, factors)
+    assert centred.neighbour_w[0, 1] > 0.5 and (centred.neighbour_w[0, 2:] == 0).all()
+    raw = _pooled(emb, priors, factors, pooled_centre_embeddings=False)
+    assert (raw.neighbour_w[0, 2:] > 0.5).all() and (raw.spread_w[0, 2:] > 0.5).all()
+    few = _pooled(emb[:CENTRE_MIN_STATEMENTS - 1], priors, factors)  # too few for a mean: as they are
+    assert (few.neighbour_w == raw.neighbour_w[:CENTRE_MIN_STATEMENTS - 1, :CENTRE_MIN_STATEMENTS - 1]).all()
