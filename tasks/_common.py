@@ -17,7 +17,7 @@ from typing import Any
 from prefect import get_run_logger, task
 from prefect.cache_policies import TASK_SOURCE, CacheKeyFnPolicy
 
-from adat.config import RunConfig
+from adat.config import ExecutionConfig, RunConfig
 from adat.errors import TargetError, UserError
 from adat.llm.budget import phase as budget_phase
 from adat.llm.types import LLMError, TransientProviderError
@@ -67,6 +67,10 @@ def retry_transient(_task: Any, _task_run: Any, state: Any) -> bool:
     return False
 
 
+#: the retries a stage task is declared with; :func:`bind` sets the run's ``execution.task_retries``
+DEFAULT_RETRIES = ExecutionConfig.model_fields["task_retries"].default
+
+
 def stage_task(name: str) -> Callable[[Callable[..., Any]], Any]:
     """Decorator for a cached pipeline task; its LLM calls count against the budget of phase ``name``.
     Stages that call the target or an LLM (the stage registry says which) retry on a transient
@@ -74,7 +78,7 @@ def stage_task(name: str) -> Callable[[Callable[..., Any]], Any]:
     Prefect UI; a resumable stage (transformation) continues where the failed try stopped."""
     spec = stage(name)
     io_bound = spec.uses_target or bool(spec.prompts)
-    make = task(name=name, cache_policy=cache_policy(name), persist_result=True, retries=2 if io_bound else 0,
+    make = task(name=name, cache_policy=cache_policy(name), persist_result=True, retries=DEFAULT_RETRIES if io_bound else 0,
                 retry_delay_seconds=[5, 30], retry_condition_fn=retry_transient if io_bound else None)
     return lambda fn: make(in_phase(name, fn))
 

@@ -9,7 +9,7 @@ the simulated worlds of `run.py`. This prints, for the ranked statements of a pi
 built-in world family: the 10/25/50/75/90 % quantiles of the pairwise cosines, the share of
 pairs above 0.2, 0.5 and 0.7, and the mean neighbour weight a statement gets from all the others
 (Σ clip((cos − 0.2)/0.8, 0, 1)) — raw, and with the embeddings centred on their mean and
-renormalised. Without ``--data-dir`` it first runs ``adat demo`` (offline) into a temporary
+renormalised as `pooled` does (``adat.selection.pooled.centred``). Without ``--data-dir`` it first runs ``adat demo`` (offline) into a temporary
 directory.
 """
 
@@ -28,15 +28,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # worlds.py, as run.py imports it
 
 
-def centred(e: np.ndarray) -> np.ndarray:
-    x = e - e.mean(axis=0)
-    return x / np.linalg.norm(x, axis=1, keepdims=True)
-
-
 def row(name: str, e: np.ndarray) -> str:
+    from adat.selection.pooled import neighbour_weights
+
     cos = e @ e.T
     pairs = cos[np.triu_indices(len(e), 1)]
-    weight = np.clip((cos - 0.2) / 0.8, 0.0, 1.0)
+    weight = neighbour_weights(cos, 0.2)
     np.fill_diagonal(weight, 0.0)
     q = " ".join(f"{v:5.2f}" for v in np.quantile(pairs, [0.1, 0.25, 0.5, 0.75, 0.9]))
     shares = " ".join(f"{(pairs > t).mean():5.2f}" for t in (0.2, 0.5, 0.7))
@@ -73,6 +70,7 @@ def main() -> int:
     import worlds
 
     from adat.instruction_catalog import load_instructions
+    from adat.selection.pooled import centred
 
     print("| statements | n | cosine quantiles 10/25/50/75/90 % | share > 0.2 / 0.5 / 0.7 | neighbour weight |")
     print("|---|---|---|---|---|")

@@ -250,9 +250,10 @@ class PooledSelector(NoveltyOrderSelector):
         # The block's statement with the best pair; untested ones first, as in the novelty order.
         nu = self.novelty.novelty(eligible)
         best = np.array([self._scores(int(x), self.untried(int(x)))[0].max() for x in eligible])
-        h = int(eligible[argmax_lexicographic(self.rng, (nu > 0).astype(float), best)])
+        i = argmax_lexicographic(self.rng, (nu > 0).astype(float), best)
+        h = int(eligible[i])
         k, scores = self._choose_instruction(h, self.untried(h), t)
-        return h, k, {"novelty": round(float(self.novelty.novelty(np.array([h]))[0]), 6), "exploit": True, **scores}
+        return h, k, {"novelty": round(float(nu[i]), 6), "exploit": True, **scores}
 
     def _scores(self, h: int, arms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(score, E[θ], sd[θ]) of statement ``h`` paired with each instruction in ``arms``."""
