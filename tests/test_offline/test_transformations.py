@@ -9,9 +9,10 @@ import pytest
 
 from adat.instruction_catalog import load_instructions
 from adat.offline.facts import parse_facts
-from adat.offline.transformations import IMPLEMENTED, transform
+from adat.offline.transformations import IMPLEMENTED, reason_kind_of, transform
 from adat.records import Instruction
 from adat.roles import GeneratedTest, InstructionView, TestView, TraceView, TransformInput, TransformOutput
+from adat.selection.pair import reason_kind
 from tests.test_offline.conftest import Extracted, find
 
 Check = Callable[[TestView, GeneratedTest], bool]
@@ -186,7 +187,28 @@ def test_unimplemented_instructions_are_not_applicable_with_a_reason(
     for instruction_id in missing:
         out = _run(catalog[instruction_id], item, traces, tester_facts)
         assert not out.applicable and out.test is None
-        assert out.reason == f"offline/heuristic implements no transformation for {instruction_id}"
+        assert out.reason == f"instruction: offline/heuristic implements no transformation for {instruction_id}"
+        assert reason_kind(out.reason) == "instruction"  # no statement would help
+
+
+def test_a_decline_names_its_kind_by_what_is_missing(catalog: dict[str, Instruction], extracted: list[Extracted],
+                                                     traces: list[TraceView], tester_facts: list[str]) -> None:
+    # what the statement's test lacks: another statement's test may have it
+    zero = _run(catalog["value-numeric-zero"], find(extracted, *DELIVERED_CANCEL), traces, tester_facts)
+    assert zero.reason is not None and reason_kind(zero.reason) == "statement"
+    assert reason_kind_of("the test names no payment method") == "statement"
+    # what the run's tester facts or traces lack holds for every statement
+    assert reason_kind_of("the tester facts give no other user's order") == "instruction"
+    assert reason_kind_of("the traces show no options the agent offered for a reason") == "instruction"
+    # every decline over a sample of statements is tagged, and both kinds occur
+    kinds = set()
+    for e in extracted[:25]:
+        for instruction_id in IMPLEMENTED:
+            out = _run(catalog[instruction_id], e, traces, tester_facts)
+            if not out.applicable:
+                assert out.reason is not None and reason_kind(out.reason) in ("statement", "instruction"), out.reason
+                kinds.add(reason_kind(out.reason))
+    assert kinds == {"statement", "instruction"}
 
 
 def test_applicability_depends_on_the_statement(catalog: dict[str, Instruction], extracted: list[Extracted],
@@ -194,6 +216,7 @@ def test_applicability_depends_on_the_statement(catalog: dict[str, Instruction],
     refusal, done = find(extracted, *DELIVERED_CANCEL), find(extracted, *CANCEL_DONE)
     decline_refusal = _run(catalog["confirmation-decline"], refusal, traces, tester_facts)
     assert not decline_refusal.applicable and "confirmation question" in decline_refusal.reason
+    assert reason_kind(decline_refusal.reason) == "statement"  # another statement's test may have one
     assert _run(catalog["confirmation-decline"], done, traces, tester_facts).applicable
     authority_done = _run(catalog["social-claim-authority"], done, traces, tester_facts)
     assert not authority_done.applicable and "restricts" in authority_done.reason

@@ -5,6 +5,13 @@ statement's test as the instruction says (see the ``transform_*`` modules) or re
 not applicable with the specific reason it does not fit this statement and test. Instructions
 without an implementation are reported not applicable as such, so the selector learns that they
 never yield a test from this generator.
+
+Every decline carries the kind the transform prompt asks a model for (``statement:`` /
+``instruction:``, :func:`adat.selection.pair.reason_kind`), by what the reason says is missing
+(:func:`reason_kind_of`): what this statement's test, request or statement lacks is
+``statement`` (another statement may have it); what the tester facts or the discovery traces lack,
+and an instruction without an implementation, hold for every statement of the run and are
+``instruction``.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from adat.offline import transform_values as values
 from adat.offline import transform_wording as wording
 from adat.offline.transform_case import Case, Outcome, build_case
 from adat.roles import TransformInput, TransformOutput
+from adat.selection.pair import NA_INSTRUCTION, NA_STATEMENT
 
 Transformation = Callable[[Case], Outcome]
 
@@ -132,15 +140,27 @@ def transform(inp: TransformInput) -> TransformOutput:
     instruction_id = inp.instruction.instruction_id
     implementation = IMPLEMENTED.get(instruction_id)
     if implementation is None:
-        return TransformOutput(applicable=False,
-                               reason=f"offline/heuristic implements no transformation for {instruction_id}")
+        return _declined(NA_INSTRUCTION, f"offline/heuristic implements no transformation for {instruction_id}")
     case = build_case(inp)
     if isinstance(case, str):
-        return TransformOutput(applicable=False, reason=case)
+        return _declined(reason_kind_of(case), case)
     outcome = implementation(case)
     if isinstance(outcome, str):
-        return TransformOutput(applicable=False, reason=f"{instruction_id}: {outcome}")
+        return _declined(reason_kind_of(outcome), f"{instruction_id}: {outcome}")
     if outcome.step_hints == case.hints and outcome.success_criteria == case.base.success_criteria:
-        return TransformOutput(applicable=False, reason=f"{instruction_id}: the transformation leaves the test "
-                                                        "unchanged")
+        return _declined(NA_STATEMENT, f"{instruction_id}: the transformation leaves the test unchanged")
     return TransformOutput(applicable=True, reason=f"{instruction_id}: {outcome.goal}", test=outcome)
+
+
+#: Reasons about what the run's inputs lack, the same for every statement: ``instruction``.
+_RUN_INPUTS = ("the tester facts", "the traces")
+
+
+def reason_kind_of(why: str) -> str:
+    """``instruction`` when ``why`` names a lack in the tester facts or the traces (true for any
+    statement of the run), else ``statement`` (this statement's test lacks it)."""
+    return NA_INSTRUCTION if why.lower().startswith(_RUN_INPUTS) else NA_STATEMENT
+
+
+def _declined(kind: str, why: str) -> TransformOutput:
+    return TransformOutput(applicable=False, reason=f"{kind}: {why}")

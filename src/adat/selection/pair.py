@@ -23,7 +23,8 @@ VerdictName = Literal["pass", "fail", "inconclusive"]
 #: The kinds of reason a generator gives for declining a pair: ``statement`` — the statement
 #: lacks what this kind of change needs (a property of the statement and the instruction's
 #: factor); ``instruction`` — specific to this one instruction.
-NA_REASONS = ("statement", "instruction")
+NA_STATEMENT, NA_INSTRUCTION = "statement", "instruction"
+NA_REASONS = (NA_STATEMENT, NA_INSTRUCTION)
 
 
 def reason_kind(text: str) -> str | None:
