@@ -39,6 +39,7 @@ from adat.selection.adat2 import NoveltyOrderSelector
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # a script beside its one helper module
 from worlds import (
     FAMILIES,
+    MOVES,
     REASON_INSTRUCTION,
     REASON_STATEMENT,
     Night,
@@ -147,6 +148,8 @@ class Job:
     family: str = "classes"
     world: str | None = None  # a world file instead of the built-in family
     loose_reasons: float = 0.0  # share of declines a loose tagger calls 'statement' (worlds.loosen_reasons)
+    moves: str = "random"  # where a moved test lands (worlds.make_world)
+    settings: tuple[tuple[str, float], ...] = ()  # selector settings every selector is made with (--set)
 
 
 def job_world(job: Job) -> WorldFile:
@@ -154,13 +157,13 @@ def job_world(job: Job) -> WorldFile:
         return loosen_reasons(load_world(Path(job.world)), job.loose_reasons)
     return loosen_reasons(make_world(job.family, job.seed, load_instructions(), statements=job.statements,
                                      boundaries=job.boundaries, classes=job.classes, prior_noise=job.prior_noise,
-                                     class_effect=job.class_effect), job.loose_reasons)
+                                     class_effect=job.class_effect, moves=job.moves), job.loose_reasons)
 
 
 def history_rows(name: str, night: Night, instructions: list[Instruction], kids: dict[str, int], n_target: int,
-                 sel_seed: int) -> list[tuple[str, bool]]:
+                 sel_seed: int, settings: dict[str, float] | None = None) -> list[tuple[str, bool]]:
     """Last night's attempts, made by the same selector: what the nightly prior learns from."""
-    prev = make_selector(SelectorConfig.model_validate({"name": name}), statements_of(night), instructions,
+    prev = make_selector(SelectorConfig.model_validate({**(settings or {}), "name": name}), statements_of(night), instructions,
                          night.embeddings, n_target, sel_seed)
     rows: list[tuple[str, bool]] = []
     e_ids = {s.statement_id: i for i, s in enumerate(statements_of(night))}
@@ -176,10 +179,11 @@ def history_rows(name: str, night: Night, instructions: list[Instruction], kids:
 
 def run_seed(job: Job) -> dict[str, dict[str, Any]]:
     """Every selector on one world's run night (same outcomes for all: common random numbers)."""
-    return run_world(job_world(job), job.names, job.n, job.seed)
+    return run_world(job_world(job), job.names, job.n, job.seed, dict(job.settings))
 
 
-def run_world(world: WorldFile, names: Sequence[str], n_target: int, seed: int) -> dict[str, dict[str, Any]]:
+def run_world(world: WorldFile, names: Sequence[str], n_target: int, seed: int,
+              settings: dict[str, float] | None = None) -> dict[str, dict[str, Any]]:
     instructions = world.instructions()
     night = world.nights["run"]
     statements = statements_of(night)
@@ -194,15 +198,15 @@ def run_world(world: WorldFile, names: Sequence[str], n_target: int, seed: int) 
                                  sel_seed, truth=night.p_applicable)
         elif name.endswith("+history"):
             base = name.removesuffix("+history")
-            rows = history_rows(base, world.nights["history"], instructions, kids, n_target, sel_seed)
-            sel = make_selector(SelectorConfig.model_validate({"name": base}), statements, instructions,
+            rows = history_rows(base, world.nights["history"], instructions, kids, n_target, sel_seed, settings)
+            sel = make_selector(SelectorConfig.model_validate({**(settings or {}), "name": base}), statements, instructions,
                                 night.embeddings, n_target, sel_seed, priors=instruction_history_priors(rows))
         elif name == "llm (simulated)":
             sel = make_selector(SelectorConfig(name="llm"), statements, instructions, night.embeddings, n_target,
                                 sel_seed, llm_choose=simulated_llm(instructions, np.random.default_rng(seed)))
         else:
-            sel = make_selector(SelectorConfig.model_validate({"name": name}), statements, instructions,
-                                night.embeddings, n_target, sel_seed)
+            sel = make_selector(SelectorConfig.model_validate({**(settings or {}), "name": name}), statements,
+                                instructions, night.embeddings, n_target, sel_seed)
         started = time.perf_counter()
         results[name] = run_once(sel, night, ids, kids, n_target)
         results[name]["seconds"] = time.perf_counter() - started
@@ -264,6 +268,17 @@ def print_checks(per_seed: list[dict[str, dict[str, Any]]], names: list[str], n_
         print(f"  pooled: {text:32s} {value:6.2f}  {'ok' if ops[op](value, bound) else 'MISSED'}")
 
 
+def parse_setting(text: str) -> tuple[str, float]:
+    """``KEY=VALUE`` of ``--set``: a numeric selector setting; a one-line ValueError otherwise."""
+    key, sep, value = text.partition("=")
+    if not sep or key not in SelectorConfig.model_fields or key == "name":
+        raise ValueError(f"{text!r}: use KEY=VALUE with KEY a selector setting (adat config show-defaults)")
+    try:
+        return key, float(value)
+    except ValueError:
+        raise ValueError(f"{text!r}: {value!r} is not a number") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=20, help="number of simulated worlds per family (default 20)")
@@ -286,7 +301,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--loose-reasons", type=float, default=0.0, metavar="SHARE",
                     help="a loose tagger: this share of declines says 'statement' whatever held the pair back "
                          "(default 0: the worlds' own reasons)")
+    ap.add_argument("--moves", choices=MOVES, default="random",
+                    help="where a transformed test that leaves its statement's boundary lands: another boundary "
+                         "of the statement's class drawn per pair (random, default) or one destination per "
+                         "instruction (instruction)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings",
+                    help="a selector setting (a selector: key of the run config, e.g. pooled_gamma=0.5) every "
+                         "selector is made with; repeatable")
     a = ap.parse_args(argv)
+    try:
+        settings = tuple(parse_setting(x) for x in a.settings)
+    except ValueError as exc:
+        print(f"error: --set {exc}", file=sys.stderr)
+        return 2
     seeds = 5 if a.quick else a.seeds
     names = [n.strip() for n in a.selectors.split(",") if n.strip()]
     if a.world is not None:
@@ -297,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         groups = {f"world file {a.world} (family {world.family}, seed {world.seed})":
                   [Job(world.seed, 0, a.n, 0, 0, 0.0, 0.0, tuple(names), world=str(a.world),
-                       loose_reasons=a.loose_reasons)]}
+                       loose_reasons=a.loose_reasons, settings=settings)]}
     else:
         families = [f.strip() for f in a.family.split(",") if f.strip()]
         unknown = sorted(set(families) - set(FAMILIES))
@@ -306,7 +333,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         span = f" (seeds {a.seed_start}-{a.seed_start + seeds - 1})" if a.seed_start else ""
         groups = {f"family {f}{span}": [Job(s, a.statements, a.n, a.boundaries, a.classes, a.prior_noise, a.class_effect,
-                                      tuple(names), family=f, loose_reasons=a.loose_reasons)
+                                      tuple(names), family=f, loose_reasons=a.loose_reasons, moves=a.moves,
+                                      settings=settings)
                                      for s in range(a.seed_start, a.seed_start + seeds)] for f in families}
         if a.write_worlds is not None:
             a.write_worlds.mkdir(parents=True, exist_ok=True)
@@ -316,7 +344,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     k = len(load_instructions())
     print(f"{len(names)} selectors; {a.statements} statements, {k} instructions, {a.boundaries} boundaries in "
-          f"{a.classes} classes; prior noise {a.prior_noise}, class effect {a.class_effect}; n = {a.n}, budget = "
+          f"{a.classes} classes; prior noise {a.prior_noise}, class effect {a.class_effect}; moves {a.moves}; "
+          f"{'settings ' + ', '.join(f'{k}={v:g}' for k, v in settings) + '; ' if settings else ''}n = {a.n}, budget = "
           f"{min(400, 6 * a.n)} attempts, B = 10, m = 3, 2 passes\n")
     for title, jobs in groups.items():
         if a.workers > 1 and len(jobs) > 1:

@@ -33,6 +33,18 @@ effect) and, when the pair is not applicable, name the term that holds it back m
 P(statement | n/a) = sigmoid(2·(d_k(h) − s_f(h))). The reason is drawn from its own random
 stream, so adding it changed no other draw.
 
+Where a transformed test lands. A pair's test stays on its statement's boundary with a
+probability set by the instruction's factor (``STAY_ON_BOUNDARY``: a rewording stays, a changed
+value often crosses to another rule); otherwise it lands on another boundary of the statement's
+class drawn for the pair (``moves="random"``, the default), or on the instruction's own
+destination (``moves="instruction"``, ``run.py --moves instruction``): one boundary per
+instruction, drawn once per world (as often as statements are about it), as "use another
+user's order id" tests ownership whatever the statement. On the reference agent the pooled
+selector's tests came from 3–6 instructions and covered fewer boundaries than adat2's
+(docs/selection.md); ``instruction`` asks whether the default hides that. It does not: with it
+``pooled`` still covers 1.3–1.4 × adat2's boundaries in every family (its top instruction is
+a rewording, which stays), so the figures quoted use the default.
+
 Families:
 
 * ``classes`` — applicability = sigmoid(logit(catalog prior) + ε_k + δ_{k,class}): it differs
@@ -65,6 +77,7 @@ FORMAT = "adat-selector-world/1"
 DIM = 384
 NIGHTS = ("history", "run")
 FAMILIES = ("classes", "features", "mixed")
+MOVES = ("instruction", "random")
 N_CLUSTERS = 5
 REASON_NONE, REASON_STATEMENT, REASON_INSTRUCTION = 0, 1, 2
 #: Share of a factor's transformed tests that stay on the statement's own boundary; the rest
@@ -180,7 +193,8 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 def _draw_outcomes(rng: np.random.Generator, p_app: np.ndarray, pass_prob: np.ndarray, boundary: np.ndarray,
-                   boundary_class: np.ndarray, stay: np.ndarray, emb: np.ndarray) -> Night:
+                   boundary_class: np.ndarray, stay: np.ndarray, emb: np.ndarray,
+                   destination: np.ndarray | None = None) -> Night:
     s, k = p_app.shape
     applicable = rng.random((s, k)) < p_app
     passed = rng.random((s, k)) < pass_prob
@@ -195,17 +209,27 @@ def _draw_outcomes(rng: np.random.Generator, p_app: np.ndarray, pass_prob: np.nd
     lengths = np.array([len(o) for o in others])
     rows, cols = np.nonzero(moves)
     b = boundary[rows]
-    pick = (rng.random(len(rows)) * np.maximum(lengths[b], 1)).astype(int)
+    pick = (rng.random(len(rows)) * np.maximum(lengths[b], 1)).astype(int)  # drawn in both models
     has = lengths[b] > 0
     covered[rows[has], cols[has]] = table[b[has], pick[has]]
+    if destination is not None:  # the instruction decides where its moved test lands
+        covered[rows, cols] = destination[cols]
     return Night(emb, boundary, p_app, applicable, pass_prob, verdict, covered)
 
 
 def make_world(family: str, seed: int, instructions: Sequence[Instruction], *, statements: int = 130,
-               boundaries: int = 40, classes: int = 8, prior_noise: float = 0.7, class_effect: float = 1.2) -> WorldFile:
-    """A built-in world of ``family`` with its two nights; the same arguments give the same world."""
+               boundaries: int = 40, classes: int = 8, prior_noise: float = 0.7, class_effect: float = 1.2,
+               moves: str = "random") -> WorldFile:
+    """A built-in world of ``family`` with its two nights; the same arguments give the same world.
+
+    ``moves`` says where a transformed test that leaves its statement's boundary lands (see the
+    module docstring): ``instruction`` (default) — a boundary of the statement's class fixed per
+    instruction, so one instruction used on many statements of a class reaches the same one;
+    ``random`` — drawn afresh for every pair (the model before session w12div)."""
     if family not in FAMILIES:
         raise ValueError(f"unknown world family {family!r}: use one of {', '.join(FAMILIES)}")
+    if moves not in MOVES:
+        raise ValueError(f"unknown moves model {moves!r}: use one of {', '.join(MOVES)}")
     rng = np.random.default_rng(seed)
     prior = np.array([i.prior_applicability for i in instructions])
     factors = [i.factor for i in instructions]
@@ -247,6 +271,8 @@ def make_world(family: str, seed: int, instructions: Sequence[Instruction], *, s
         shared_w = np.array([factor_w[f] for f in factors])
         # Centre each instruction's feature effect so the catalog prior stays its mean rate.
         offset = weights @ boundary_features.mean(axis=0)
+    # its own stream: the destinations move no other draw; the same in both nights (a property of the world)
+    destination = np.random.default_rng([seed, 5]).choice(boundaries, size=k, p=weight) if moves == "instruction" else None
     nights: dict[str, Night] = {}
     for name in NIGHTS:
         night_rng = np.random.default_rng([seed, NIGHTS.index(name)])
@@ -272,7 +298,7 @@ def make_world(family: str, seed: int, instructions: Sequence[Instruction], *, s
             own_effect = z @ weights.T - offset[None, :] - shared
         p_app = _sigmoid(base_logit[None, :] + shared + own_effect)
         pass_prob = np.repeat(pass_rate[None, :], statements, axis=0)
-        night = _draw_outcomes(night_rng, p_app, pass_prob, boundary, boundary_class, stay, emb)
+        night = _draw_outcomes(night_rng, p_app, pass_prob, boundary, boundary_class, stay, emb, destination)
         own_term_h = (base_logit - _logit(prior))[None, :] + own_effect
         reason_rng = np.random.default_rng([seed, NIGHTS.index(name), 2])
         says_statement = reason_rng.random((statements, k)) < _sigmoid(2.0 * (own_term_h - shared))

@@ -135,3 +135,32 @@ def test_a_loose_tagger_calls_a_share_of_declines_statement_and_nothing_else(ben
         assert (all_loose.nights[name].applicable == night.applicable).all()  # outcomes untouched
         changed = half.nights[name].na_reason != night.na_reason
         assert changed.any() and (half.nights[name].na_reason[changed] == worlds.REASON_STATEMENT).all()
+
+
+def test_set_makes_every_selector_with_the_setting(bench: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+    job = bench.Job(0, 40, 10, 12, 4, 0.7, 1.2, ("pooled",))
+    plain = bench.run_seed(job)["pooled"]
+    spread = bench.run_seed(bench.Job(0, 40, 10, 12, 4, 0.7, 1.2, ("pooled",), settings=(("pooled_gamma", 0.3),)))
+    assert spread["pooled"]["top"] < plain["top"]  # AdaT2's reuse penalty spreads the tests over instructions
+    assert bench.main(["--set", "pooled_gamma=oops", "--seeds", "1"]) == 2
+    assert bench.main(["--set", "no_such_setting=1", "--seeds", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "'oops' is not a number" in err and "no_such_setting=1" in err
+
+
+def test_moves_instruction_sends_an_instructions_moved_tests_to_one_boundary() -> None:
+    import numpy as np
+    import worlds  # type: ignore[import-not-found]
+    from adat.instruction_catalog import load_instructions
+    ins = load_instructions()
+    fixed = worlds.make_world("classes", 4, ins, moves="instruction").nights["run"]
+    drawn = worlds.make_world("classes", 4, ins).nights["run"]
+    assert (fixed.applicable == drawn.applicable).all()  # only where moved tests land differs
+    moved = fixed.covered != fixed.boundary[:, None]
+    assert moved.any() and (moved == (drawn.covered != drawn.boundary[:, None])).mean() > 0.9
+    for k in range(len(ins)):
+        assert len(set(fixed.covered[moved[:, k], k])) <= 1  # one destination per instruction
+    assert max(len(set(drawn.covered[moved[:, k], k])) for k in range(len(ins))) > 1
+    with pytest.raises(ValueError, match="unknown moves model"):
+        worlds.make_world("classes", 4, ins, moves="sideways")
+    assert np.isin(fixed.covered, np.arange(40)).all()
