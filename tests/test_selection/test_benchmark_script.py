@@ -151,6 +151,7 @@ def test_set_makes_every_selector_with_the_setting(bench: ModuleType, capsys: py
 def test_moves_instruction_sends_an_instructions_moved_tests_to_one_boundary() -> None:
     import numpy as np
     import worlds  # type: ignore[import-not-found]
+
     from adat.instruction_catalog import load_instructions
     ins = load_instructions()
     fixed = worlds.make_world("classes", 4, ins, moves="instruction").nights["run"]
