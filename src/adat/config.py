@@ -172,7 +172,9 @@ class SelectorConfig(_Section):
     """Adaptive pair selection (DESIGN §5); every parameter of the algorithm lives here."""
 
     name: Literal["adat2", "cold-start", "uniform", "static", "thompson", "ucb1", "epsilon-greedy",
-                  "exp3", "gp-bo", "llm", "pooled", "pooled-cold-start"] = "adat2"
+                  "exp3", "gp-bo", "llm", "pooled", "pooled-cold-start"] = Field(
+        "pooled", description="the pair selector: pooled (default; docs/selection.md) or adat2, the paper's "
+                              "Algorithm 1, or a baseline of the ablation")
     block_size: int = Field(10, ge=1)
     max_not_applicable: int = Field(3, ge=1, description="m: set a statement aside after m n/a in a pass")
     gamma: float = Field(0.5, gt=0.0, le=1.0, description="reuse penalty")
@@ -209,6 +211,7 @@ class SelectorConfig(_Section):
     pooled_spread_floor: float = Field(0.5, ge=0.0, lt=1.0, description="pooled: cosine below which tests are not neighbours for the spread penalty")
     pooled_defer_novelty: float = Field(0.3, ge=0.0, le=1.0, description="pooled: before the last pass, a statement whose novelty is below this (a near-duplicate of a tested one) waits for the next pass (0: off)")
     pooled_centre_embeddings: bool = Field(True, description="pooled: measure statement similarity on the run's embeddings centred on their mean (the direction every statement of one domain shares; the similarity floors were tuned on embeddings without it)")
+    pooled_side_gamma: float = Field(0.5, gt=0.0, le=1.0, description="pooled: the both-sides bonus of an instruction (selector.both_sides) shrinks by this factor per test it already wrote under the bonus, so the bonus spreads over instructions (1: never)")
     pooled_cold_exploit_after: float = Field(0.5, gt=0.0, le=1.0, description="pooled-cold-start: once this share of the n tests exists the walk exploits: the block's statement with the best pair (untested ones first), and one n/a sets a statement aside for the pass (1: never)")
 
 

@@ -93,7 +93,9 @@ def test_adat_compare_prints_the_tables_for_every_run(runs: dict[str, Any]) -> N
     rq2 = cli(["compare", *every, "--data-dir", data, "--format", "csv", "--table", "rq2"])
     by_selector = {r["selector"]: r for r in csv.DictReader(io.StringIO(rq2))}
     assert set(by_selector) == set(SELECTORS)
-    assert by_selector["adat2"]["runs"] == "2"  # the source run and the ablation's adat2 run
+    source = runs["cfg"].selector.name  # the default selector made the source run
+    assert source == "pooled" and by_selector[source]["runs"] == "2"  # the source run and the ablation's run
+    assert by_selector["adat2"]["runs"] == "1"
     rq3 = cli(["compare", *every, "--data-dir", data, "--format", "csv", "--table", "rq3"])
     methods = {r["method"] for r in csv.DictReader(io.StringIO(rq3))}
     assert {"AdaT2", "AgentEval", "direct"} <= methods

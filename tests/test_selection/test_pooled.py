@@ -8,7 +8,14 @@ import pytest
 from adat.config import SelectorConfig
 from adat.selection import make_selector
 from adat.selection.pooled import CENTRE_MIN_STATEMENTS, PooledSelector
-from tests.test_selection.synthetic import always_pass, drive, hashed_outcome, instructions, statements
+from tests.test_selection.synthetic import (
+    always_pass,
+    drive,
+    embeddings,
+    hashed_outcome,
+    instructions,
+    statements,
+)
 
 
 def _pooled(embeddings: np.ndarray, priors: list[float], factors: list[str], *, cold_start: bool = False,
@@ -256,3 +263,18 @@ def test_similarity_is_measured_on_embeddings_centred_on_their_mean() -> None:
     assert (raw.neighbour_w[0, 2:] > 0.5).all() and (raw.spread_w[0, 2:] > 0.5).all()
     few = _pooled(emb[:CENTRE_MIN_STATEMENTS - 1], priors, factors)  # too few for a mean: as they are
     assert (few.neighbour_w == raw.neighbour_w[:CENTRE_MIN_STATEMENTS - 1, :CENTRE_MIN_STATEMENTS - 1]).all()
+
+
+@pytest.mark.parametrize(("side_gamma", "spread"), [(1.0, False), (0.5, True)])
+def test_the_both_sides_bonus_of_an_instruction_shrinks_with_its_tests_under_it(side_gamma: float,
+                                                                               spread: bool) -> None:
+    # Two movers that always apply, k0 a little likelier; every statement lacks a side they reach.
+    # Without the decay k0 takes the bonus on every statement; with it the bonus moves on to k1.
+    sel = _pooled(embeddings(12, seed=4), [0.9, 0.8, 0.95], ["value", "value", "wording"],
+                  pooled_side_gamma=side_gamma, pooled_defer_novelty=0.0)
+    sel.prefer(lambda sid, kid: 4.0 if kid in ("k0", "k1") else 1.0)
+    used = [p.instruction_id for p in drive(sel, always_pass)]
+    assert len(used) == 10 and "k2" not in used  # the bonus still decides against the rewording
+    assert ("k1" in used) is spread
+    if spread:
+        assert sel.side_tests[0] >= 1 and sel.side_tests[1] >= 1

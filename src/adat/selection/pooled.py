@@ -26,6 +26,8 @@ penalty and a per-block factor penalty (both off by default: N_n rewards using a
 that keeps working), and the spread penalty: ``n_f(h)`` sums ``w_s(h, h')`` (the same ramp with
 a higher floor) over the tests of factor f already made on statements h' near h, since the same
 kind of change on a near-duplicate statement makes a near-duplicate test.
+The caller's both-sides weight (:meth:`prefer`) enters as a bonus that shrinks by
+``pooled_side_gamma`` per test the instruction already wrote under one (:meth:`side_weights`).
 Two rules are added to the walk: before the last pass, a statement whose novelty is below
 ``pooled_defer_novelty`` (a near-duplicate of a statement with a test) waits for the next pass,
 so the tests spread over statements at no cost in attempts; and from a cold start, once
@@ -129,6 +131,8 @@ class PooledSelector(NoveltyOrderSelector):
         self.block_factor_tests = np.zeros((len(self.blocks), n_f), dtype=int)
         self.spread_w = neighbour_weights(cos, cfg.pooled_spread_floor)
         self.near_factor_tests = np.zeros((n_s, n_f))  # Σ w_spread(h, h') over tests of factor f at h'
+        self.side_tests = np.zeros(n_k)  # tests each instruction wrote under a both-sides bonus (prefer())
+        self._chosen_bonus = False        # whether the pair being learned was chosen under one
         # cold start: from this many tests on, the walk exploits (None: never)
         self.exploit_after = cfg.pooled_cold_exploit_after * n_target if cold_start else None
 
@@ -261,14 +265,25 @@ class PooledSelector(NoveltyOrderSelector):
         penalty = self.cfg.pooled_gamma ** self.block_tests[self.block, arms] \
             * self.cfg.pooled_factor_gamma ** self.block_factor_tests[self.block, self.factor_of[arms]] \
             * self.cfg.pooled_spread_gamma ** self.near_factor_tests[h, self.factor_of[arms]] \
-            * self.weights(h, arms)  # the caller's prefer() hook (both sides of a boundary)
+            * self.side_weights(h, arms)  # the caller's prefer() hook (both sides of a boundary)
         score = (mean + self.cfg.pooled_kappa * sd + self.explore / (1.0 + self.factor_tries[self.factor_of[arms]])) * self.mu.mean(arms) ** self.cfg.pooled_reward_weight * penalty
         return score, mean, sd
+
+    def side_weights(self, h: int, arms: np.ndarray) -> np.ndarray:
+        """The :meth:`prefer` weights with each instruction's bonus (weight − 1) shrunk by
+        ``pooled_side_gamma`` per test it already wrote under a bonus. The bonus is for reaching
+        the side a statement's tests lack; which boundary a test reaches only the audit says, and
+        an instruction that turns every request into the same kind of refusal (another user's
+        order) reaches the same boundary each time. Without the decay ``pooled``, sure of what
+        applies, put the bonus behind one or two such instructions for most of a run."""
+        w = self.weights(h, arms)
+        return np.asarray(1.0 + (w - 1.0) * self.cfg.pooled_side_gamma ** self.side_tests[arms])
 
     def _choose_instruction(self, h: int, arms: np.ndarray, t: int) -> tuple[int, dict[str, Any]]:
         score, mean, sd = self._scores(h, arms)
         i = argmax_lexicographic(self.rng, score, mean)
         k = int(arms[i])
+        self._chosen_bonus = bool(self.weights(h, np.array([k]))[0] > 1.0)
         return k, {"score": round(float(score[i]), 6), "theta_mean": round(float(mean[i]), 6),
                    "theta_sd": round(float(sd[i]), 6), "u": int(self.block_tests[self.block, k]),
                    "top": self._top(arms, score, k)}
@@ -289,6 +304,7 @@ class PooledSelector(NoveltyOrderSelector):
             self.factor_success[:, f] += w
             self.block_factor_tests[self.block, f] += 1
             self.near_factor_tests[:, f] += self.spread_w[:, h]
+            self.side_tests[k] += self._chosen_bonus
             if reward is not None:
                 self.mu.add(k, reward, 1.0 - reward)
         else:
