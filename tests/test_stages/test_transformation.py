@@ -70,6 +70,7 @@ class Setup:
 
 
 def test_loop_records_every_outcome_and_feeds_the_selector(roles: Roles) -> None:
+    roles.cfg.selector.name = "adat2"  # the paper's selector tries every arm; pooled drops k-err sooner
     s = Setup(roles)
     selector = s.selector()
     seen: list[AttemptOutcome] = []
@@ -214,6 +215,7 @@ def test_applicable_without_a_test_counts_as_not_applicable(roles: Roles) -> Non
 
 def test_a_generator_error_teaches_the_selector_nothing(roles: Roles) -> None:
     """Through the real loop: the error attempt is reported as an error, θ/μ and m stay as they were."""
+    roles.cfg.selector.name = "adat2"  # its θ posteriors (pooled's: tests/test_selection/test_pooled.py)
     s = Setup(roles)
     roles.cfg.selector.max_not_applicable = 1
     selector = s.selector()
