@@ -133,6 +133,24 @@ class HeavyTailFactors(_Fit):
         super()._refit()
 
 
+class AsymmetricWeights(_Fit):
+    """Successes and n/a enter the instruction model at their own weights (``ws``, ``wf``): in a world
+    where a kind of change applies where a statement has what it needs, an n/a says more about that
+    statement than about the instruction's average, a success about as much as any draw."""
+
+    def __init__(self, *args: Any, ws: float = 0.5, wf: float = 0.25, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.ws, self.wf = ws, wf
+
+    def _refit(self) -> None:
+        count, success = self.obs_count, self.obs_success
+        self.obs_count, self.obs_success = self.ws * success + self.wf * (count - success), self.ws * success
+        try:
+            self.coef, self.logit_var, _ = self.fit_at(self.prior_precision, 1.0, _NEWTON_STEPS)
+        finally:
+            self.obs_count, self.obs_success = count, success
+
+
 class Prequential(_Fit):
     """Hyperparameters (ω × factor sd grid) by their prequential log score: the sequential predictive
     probability each model gave every outcome before seeing it (adaptive choice is ignorable for it).
@@ -410,7 +428,7 @@ class StatementReceptivity(PooledSelector):
 VARIANTS: dict[str, type[PooledSelector]] = {
     "base": PooledSelector, "eb": EMFactorSd, "ml": EvidenceFactorSd, "preq": Prequential, "bma": Prequential,
     "kg": OnlineKG, "gittins": Gittins, "glmm": StatementFactorEffect,
-    "tprior": HeavyTailFactors, "recept": StatementReceptivity}
+    "tprior": HeavyTailFactors, "asym": AsymmetricWeights, "recept": StatementReceptivity}
 
 
 def make_variant(spec: str, statements: Sequence[SimStatement], instructions: Sequence[Instruction],
