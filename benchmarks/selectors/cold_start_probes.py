@@ -174,9 +174,10 @@ class Prequential(_Fit):
     def _use(self, m: dict[str, Any]) -> None:
         self.coef, self.logit_var, self.obs_weight, self.prior_precision = m["coef"], m["var"], m["omega"], m["prec"]
 
-    def applicability(self, h: int, arms: np.ndarray, *, reasons: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    def applicability(self, h: int, arms: np.ndarray, *, reasons: bool = True,
+                      unavailable: bool = True) -> tuple[np.ndarray, np.ndarray]:
         if not self.bma:
-            return super().applicability(h, arms, reasons=reasons)
+            return super().applicability(h, arms, reasons=reasons, unavailable=unavailable)
         scores = np.array([m["score"] for m in self.models])
         wts = np.exp(scores - scores.max())
         mean, second = np.zeros(len(arms)), np.zeros(len(arms))
@@ -324,7 +325,9 @@ class StatementFactorEffect(PooledSelector):
         # the parent's per-instruction view (used by nothing but its snapshot): the level without g
         self.coef = theta[:n_fix]
 
-    def applicability(self, h: int, arms: np.ndarray, *, reasons: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    def applicability(self, h: int, arms: np.ndarray, *, reasons: bool = True,
+                      unavailable: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        # measured before rule 7 (an instruction unavailable in the run); it keeps its own model without it
         n_fix = self._k0 + len(self.instructions)
         f_arms = self.factor_of[arms]
         eta = np.empty(len(arms))

@@ -212,6 +212,9 @@ class SelectorConfig(_Section):
     pooled_defer_novelty: float = Field(0.3, ge=0.0, le=1.0, description="pooled: before the last pass, a statement whose novelty is below this (a near-duplicate of a tested one) waits for the next pass (0: off)")
     pooled_centre_embeddings: bool = Field(True, description="pooled: measure statement similarity on the run's embeddings centred on their mean (the direction every statement of one domain shares; the similarity floors were tuned on embeddings without it)")
     pooled_side_gamma: float = Field(0.5, gt=0.0, le=1.0, description="pooled: the both-sides bonus of an instruction (selector.both_sides) shrinks by this factor per test it already wrote under the bonus, so the bonus spreads over instructions (1: never)")
+    pooled_unavailable_prior: float = Field(0.1, ge=0.0, lt=1.0, description="pooled: prior share of instructions the generator cannot apply anywhere in this run (its 'instruction' reasons say why: no implementation, nothing in the tester facts or traces); learned during the run (0: off)")
+    pooled_unavailable_prior_weight: float = Field(10.0, gt=0.0, description="pooled: weight, in instructions, of pooled_unavailable_prior as the prior of the learned share")
+    pooled_instruction_reason_share: float = Field(0.5, gt=0.0, lt=1.0, description="pooled: prior share of an applicable instruction's n/a that give an 'instruction' reason (learned from the instructions that have written a test; weight 2)")
     pooled_cold_exploit_after: float = Field(0.5, gt=0.0, le=1.0, description="pooled-cold-start: once this share of the n tests exists the walk exploits: the block's statement with the best pair (untested ones first), and one n/a sets a statement aside for the pass (1: never)")
 
 

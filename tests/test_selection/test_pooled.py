@@ -158,8 +158,8 @@ def test_a_factor_that_made_a_test_on_a_near_duplicate_weighs_less(spread_gamma:
 
 def test_a_statement_reason_counts_against_the_factor_on_neighbours_an_instruction_reason_does_not() -> None:
     after = {}
-    for reason in ("statement", "instruction", None):
-        sel = _pooled(_emb(), [0.9, 0.6, 0.6], ["wording", "wording", "value"])
+    for reason in ("statement", "instruction", None):  # rule 4 alone: rule 7 (below) off
+        sel = _pooled(_emb(), [0.9, 0.6, 0.6], ["wording", "wording", "value"], pooled_unavailable_prior=0.0)
         pair = sel.next_pair()
         assert pair is not None and pair.instruction_id == "k0"
         h = sel.statement_ids.index(pair.statement_id)
@@ -278,3 +278,55 @@ def test_the_both_sides_bonus_of_an_instruction_shrinks_with_its_tests_under_it(
     assert ("k1" in used) is spread
     if spread:
         assert sel.side_tests[0] >= 1 and sel.side_tests[1] >= 1
+
+
+def _one_dead_instruction(reason: str | None, **cfg: object) -> tuple[PooledSelector, list[str]]:
+    """k0 (catalog 0.9) is declined on every statement with ``reason``; k1, of the same factor, always applies."""
+    sel = _pooled(np.eye(16), [0.9, 0.5], ["value", "value"], **{"max_not_applicable": 2, **cfg})
+    sel.n_target = 14
+    chosen = []
+    while (pair := sel.next_pair()) is not None:
+        chosen.append(pair.instruction_id)
+        dead = pair.instruction_id == "k0"
+        sel.update(pair, applicable=not dead, verdict=None if dead else "pass", reason=reason if dead else None)
+    return sel, chosen
+
+
+def test_an_instruction_the_generator_says_it_cannot_apply_is_soon_dropped() -> None:
+    """Rule 7: 'instruction' reasons on every attempt make k0 unavailable in this run; without the
+    rule the factor's success keeps k0's θ up (its own deviation has a tight prior) and it is
+    tried on statement after statement, as on the reference agent (docs/selection.md)."""
+    on, chosen_on = _one_dead_instruction("instruction")
+    off, chosen_off = _one_dead_instruction("instruction", pooled_unavailable_prior=0.0)
+    assert chosen_off.count("k0") >= 8
+    assert chosen_on.count("k0") <= 4 < chosen_off.count("k0") - 4
+    assert on.p_unavailable[0] > 0.5 and on.p_unavailable[1] == 0.0  # one surprising n/a at θ ≈ 0.9
+    assert off.p_unavailable.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("reason", ["statement", None])
+def test_only_instruction_reasons_say_an_instruction_is_unavailable(reason: str | None) -> None:
+    sel, chosen = _one_dead_instruction(reason)
+    off, chosen_off = _one_dead_instruction(reason, pooled_unavailable_prior=0.0)
+    assert sel.p_unavailable[0] == pytest.approx(sel.unavailable_share())  # no evidence beyond the prior
+    assert chosen == chosen_off
+
+
+def test_one_test_makes_an_instruction_available_and_untried_ones_are_not_scaled() -> None:
+    sel = _pooled(np.eye(6), [0.6, 0.6, 0.6], ["a", "a", "b"], max_not_applicable=3)
+    pair = sel.next_pair()
+    assert pair is not None
+    k = int(pair.instruction_id[1:])
+    untried = [j for j in range(3) if j != k]
+    sel.update(pair, applicable=False, verdict=None, reason="instruction")
+    assert sel.p_unavailable[k] > sel.unavailable_share() > 0.0
+    h = sel.statement_ids.index(pair.statement_id)
+    with_rule = sel.applicability(h, np.array(untried))
+    without = sel.applicability(h, np.array(untried), unavailable=False)
+    np.testing.assert_allclose(with_rule, without)  # the model's θ already is the marginal rate
+    assert sel.applicability(h, np.array([k]))[0][0] < sel.applicability(h, np.array([k]), unavailable=False)[0][0]
+    while (pair := sel.next_pair()) is not None and int(pair.instruction_id[1:]) != k:
+        sel.update(pair, applicable=False, verdict=None)
+    assert pair is not None
+    sel.update(pair, applicable=True, verdict="pass")
+    assert sel.p_unavailable[k] == 0.0

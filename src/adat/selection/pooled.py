@@ -135,6 +135,12 @@ class PooledSelector(NoveltyOrderSelector):
         self._chosen_bonus = False        # whether the pair being learned was chosen under one
         # cold start: from this many tests on, the walk exploits (None: never)
         self.exploit_after = cfg.pooled_cold_exploit_after * n_target if cold_start else None
+        # rule 7: instructions the generator cannot apply anywhere in this run (zero-inflation)
+        self.instruction_na = np.zeros(n_k)      # n/a of k whose reason is 'instruction'
+        self.statement_na = np.zeros(n_k)        # ... 'statement'
+        self.instruction_na_surprise = np.zeros(n_k)  # Σ −log(1 − p₀) over the former
+        self.p_unavailable = np.full(n_k, cfg.pooled_unavailable_prior)
+        self._pi = cfg.pooled_unavailable_prior
 
     def _offsets(self, history: Mapping[str, tuple[float, float]], cold_start: bool,
                  cfg: SelectorConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -214,8 +220,44 @@ class PooledSelector(NoveltyOrderSelector):
         share = (c * self.cfg.pooled_reason_share + self.reason_missed) / (c + self.reason_expected)
         return float(np.clip(share, 0.0, 1.0))
 
-    def applicability(self, h: int, arms: np.ndarray, *, reasons: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """Posterior mean and sd of θ(h, k) for each k in ``arms`` (model + neighbour evidence)."""
+    def unavailable_share(self) -> float:
+        """π: the share of instructions this generator cannot apply anywhere in this run, learned
+        (EM over the instructions tried, prior ``pooled_unavailable_prior`` at weight
+        ``pooled_unavailable_prior_weight``)."""
+        return self._pi
+
+    def _unavailable(self) -> np.ndarray:
+        """P(k unavailable | its outcomes) for every instruction (rule 7).
+
+        Unavailable, every attempt of k is an n/a with an 'instruction' reason; available, an
+        'instruction'-tagged n/a has probability (1 − p₀)·q, p₀ the applicability the model gave the
+        pair before it was tried and q the share of an applicable instruction's n/a that are
+        tagged 'instruction' (learned from the instructions that wrote a test). One test makes k
+        available; a 'statement'-tagged or untagged n/a is taken as saying nothing either way.
+        """
+        cfg = self.cfg
+        prior = cfg.pooled_unavailable_prior
+        if prior <= 0.0:
+            return np.zeros(len(self.instructions))
+        works = self.obs_success > 0
+        tagged_i, tagged_s = self.instruction_na[works].sum(), self.statement_na[works].sum()
+        q = (2.0 * cfg.pooled_instruction_reason_share + tagged_i) / (2.0 + tagged_i + tagged_s)
+        log_lr = self.instruction_na_surprise - self.instruction_na * np.log(q)  # log L(unavailable)/L(available)
+        tried = self.obs_count > 0
+        pi = prior
+        for _ in range(3):  # EM for π over the instructions tried
+            odds = pi / (1.0 - pi) * np.exp(np.minimum(log_lr, 50.0))
+            post = np.where(works, 0.0, odds / (1.0 + odds))
+            pi = (cfg.pooled_unavailable_prior_weight * prior + post[tried].sum()) \
+                / (cfg.pooled_unavailable_prior_weight + tried.sum())
+        self._pi = float(pi)
+        odds = pi / (1.0 - pi) * np.exp(np.minimum(log_lr, 50.0))
+        return np.where(works, 0.0, odds / (1.0 + odds))
+
+    def applicability(self, h: int, arms: np.ndarray, *, reasons: bool = True,
+                      unavailable: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Posterior mean and sd of θ(h, k) for each k in ``arms`` (model + neighbour evidence;
+        with ``unavailable``, times the chance that k can be applied in this run at all, rule 7)."""
         c = self.coef
         p = _sigmoid(c[0] + c[1 + self.factor_of[arms]] + c[self._k0 + arms] + self.offset[arms])
         var = self.logit_var[arms]
@@ -229,7 +271,17 @@ class PooledSelector(NoveltyOrderSelector):
             fail = fail + (1.0 - rho) * self.reason_share() * (self.reason_failure[h, f] - self.reason_near[h, arms])
         a, b = strength * p + succ, strength * (1 - p) + fail
         total = a + b
-        return a / total, np.sqrt(a * b / (total * total * (total + 1.0)))
+        mean, sd = a / total, np.sqrt(a * b / (total * total * (total + 1.0)))
+        if not unavailable or self.cfg.pooled_unavailable_prior <= 0.0:
+            return mean, sd
+        # A mixture of 0 (unavailable) and the model's θ. The model is fitted to every outcome,
+        # unavailable instructions' n/a included, so its θ of an instruction without evidence of
+        # its own already is the marginal rate: only k's own evidence (P_k above π) moves it.
+        # (A test only rules k's unavailability out; it does not raise θ above the model's.)
+        keep = np.minimum((1.0 - self.p_unavailable[arms]) / (1.0 - self._pi), 1.0)
+        second = keep * (sd * sd + mean * mean)
+        mean = keep * mean
+        return mean, np.sqrt(np.maximum(second - mean * mean, 0.0))
 
     def _eligible_or_stop(self) -> np.ndarray | None:
         """The walk's open statements, less near-duplicates of tested ones before the last pass."""
@@ -286,10 +338,17 @@ class PooledSelector(NoveltyOrderSelector):
         self._chosen_bonus = bool(self.weights(h, np.array([k]))[0] > 1.0)
         return k, {"score": round(float(score[i]), 6), "theta_mean": round(float(mean[i]), 6),
                    "theta_sd": round(float(sd[i]), 6), "u": int(self.block_tests[self.block, k]),
+                   "p_unavailable": round(float(self.p_unavailable[k]), 6),
                    "top": self._top(arms, score, k)}
 
     def _learn(self, h: int, k: int, applicable: bool, reward: float | None) -> None:
         f = self.factor_of[k]
+        if not applicable and self.na_reason == "instruction":
+            p0 = float(self.applicability(h, np.array([k]), unavailable=False)[0][0])
+            self.instruction_na[k] += 1
+            self.instruction_na_surprise[k] -= np.log(max(1.0 - p0, 1e-6))
+        elif not applicable and self.na_reason == "statement":
+            self.statement_na[k] += 1
         exposure = self.reason_failure[h, f] - self.reason_near[h, k]
         if exposure > 1e-9:
             p0 = float(self.applicability(h, np.array([k]), reasons=False)[0][0])
@@ -316,3 +375,4 @@ class PooledSelector(NoveltyOrderSelector):
             if self.exploiting():
                 self.set_aside[h] = True  # m = 1: its next-best pair is worse than another statement's best
         self._refit()
+        self.p_unavailable = self._unavailable()
