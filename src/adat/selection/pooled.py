@@ -36,6 +36,10 @@ with the best pair (untested statements first) and sets a statement aside after 
 on, the second and third attempts on a statement that declined its best pair are where new
 kinds of change get tried; in the second half of the run a new kind pays for few tests, and the
 next-best pair on a declining statement is worse than the best pair on another one.
+An instruction the generator declines with an ``instruction`` reason ("it cannot be done in
+this run") becomes *unavailable* with a posterior probability P_k (a zero-inflated θ, rule 7 in
+docs/selection.md; :meth:`_unavailable`): the logistic model's tight prior on a_k cannot send one
+instruction of a working factor to zero, and the generator's reasons can.
 It uses only what a black-box tester has — attempts, verdicts, statement embeddings, catalog —
 and errors teach it nothing (the shared walk drops them).
 """
