@@ -69,8 +69,9 @@ def test_history_sharpens_the_prior_and_cold_start_ignores_catalog_and_history()
     emb, priors, factors = _emb(), [0.5, 0.5, 0.5], ["value", "value", "value"]
     plain = _pooled(emb, priors, factors)
     seen = _pooled(emb, priors, factors, history={"k0": (20.0, 0.0)})
-    _, sd_plain = plain.applicability(0, np.arange(3))
-    mean_seen, sd_seen = seen.applicability(0, np.arange(3))
+    # the model's θ (rule 7's chance that an instruction is unavailable in this run is per run)
+    _, sd_plain = plain.applicability(0, np.arange(3), unavailable=False)
+    mean_seen, sd_seen = seen.applicability(0, np.arange(3), unavailable=False)
     assert mean_seen[0] > mean_seen[1] and sd_seen[0] < sd_plain[0]
     cold = _pooled(emb, [0.9, 0.1, 0.5], factors, cold_start=True, history={"k0": (20.0, 0.0)})
     mean_cold, _ = cold.applicability(0, np.arange(3))
@@ -312,21 +313,28 @@ def test_only_instruction_reasons_say_an_instruction_is_unavailable(reason: str 
     assert chosen == chosen_off
 
 
-def test_one_test_makes_an_instruction_available_and_untried_ones_are_not_scaled() -> None:
-    sel = _pooled(np.eye(6), [0.6, 0.6, 0.6], ["a", "a", "b"], max_not_applicable=3)
+@pytest.mark.parametrize("cold_start", [False, True])
+def test_one_test_makes_an_instruction_available_and_untried_ones_carry_the_share_with_a_catalog(
+        cold_start: bool) -> None:
+    sel = _pooled(np.eye(6), [0.6, 0.6, 0.6], ["a", "a", "b"], cold_start=cold_start, max_not_applicable=3)
     pair = sel.next_pair()
     assert pair is not None
     k = int(pair.instruction_id[1:])
-    untried = [j for j in range(3) if j != k]
+    untried = np.array([j for j in range(3) if j != k])
     sel.update(pair, applicable=False, verdict=None, reason="instruction")
-    assert sel.p_unavailable[k] > sel.unavailable_share() > 0.0
+    pi = sel.unavailable_share()
+    assert sel.p_unavailable[k] > pi > 0.0
     h = sel.statement_ids.index(pair.statement_id)
-    with_rule = sel.applicability(h, np.array(untried))
-    without = sel.applicability(h, np.array(untried), unavailable=False)
-    np.testing.assert_allclose(with_rule, without)  # the model's θ already is the marginal rate
+    with_rule = sel.applicability(h, untried)[0]
+    without = sel.applicability(h, untried, unavailable=False)[0]
+    # with a catalog the model cannot absorb the run's share of unavailable instructions; from a
+    # cold start its learned level already is the marginal rate
+    np.testing.assert_allclose(with_rule, without if cold_start else (1.0 - pi) * without)
     assert sel.applicability(h, np.array([k]))[0][0] < sel.applicability(h, np.array([k]), unavailable=False)[0][0]
     while (pair := sel.next_pair()) is not None and int(pair.instruction_id[1:]) != k:
         sel.update(pair, applicable=False, verdict=None)
     assert pair is not None
     sel.update(pair, applicable=True, verdict="pass")
     assert sel.p_unavailable[k] == 0.0
+    assert sel.applicability(h, np.array([k]))[0][0] == pytest.approx(
+        sel.applicability(h, np.array([k]), unavailable=False)[0][0])

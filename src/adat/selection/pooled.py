@@ -145,6 +145,7 @@ class PooledSelector(NoveltyOrderSelector):
         self.instruction_na_surprise = np.zeros(n_k)  # Σ −log(1 − p₀) over the former
         self.p_unavailable = np.full(n_k, cfg.pooled_unavailable_prior)
         self._pi = cfg.pooled_unavailable_prior
+        self.absorbs_unavailable = cold_start  # see applicability()
 
     def _offsets(self, history: Mapping[str, tuple[float, float]], cold_start: bool,
                  cfg: SelectorConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -278,11 +279,15 @@ class PooledSelector(NoveltyOrderSelector):
         mean, sd = a / total, np.sqrt(a * b / (total * total * (total + 1.0)))
         if not unavailable or self.cfg.pooled_unavailable_prior <= 0.0:
             return mean, sd
-        # A mixture of 0 (unavailable) and the model's θ. The model is fitted to every outcome,
-        # unavailable instructions' n/a included, so its θ of an instruction without evidence of
-        # its own already is the marginal rate: only k's own evidence (P_k above π) moves it.
-        # (A test only rules k's unavailability out; it does not raise θ above the model's.)
-        keep = np.minimum((1.0 - self.p_unavailable[arms]) / (1.0 - self._pi), 1.0)
+        # A mixture of 0 (unavailable) and the model's θ. With a catalog, o_k carries the rate
+        # and β₀ (sd 0.2) cannot absorb a run-wide share of unavailable instructions, so an
+        # instruction without evidence is unavailable with probability π. From a cold start β₀
+        # is learned from every outcome, unavailable instructions' n/a included, so its θ of an
+        # instruction without evidence already is the marginal rate: only k's own evidence (P_k
+        # above π) moves it (a test rules unavailability out; it does not raise θ above the model's).
+        keep = 1.0 - self.p_unavailable[arms]
+        if self.absorbs_unavailable:
+            keep = np.minimum(keep / (1.0 - self._pi), 1.0)
         second = keep * (sd * sd + mean * mean)
         mean = keep * mean
         return mean, np.sqrt(np.maximum(second - mean * mean, 0.0))
