@@ -151,6 +151,29 @@ class AsymmetricWeights(_Fit):
             self.obs_count, self.obs_success = count, success
 
 
+class HeavyTailInstructions(_Fit):
+    """A Student-t prior (ν, scale: the instruction's own prior sd) on the instruction deviations
+    a_k — most instructions near their factor, a few far from it, e.g. one whose statements rarely
+    have what it needs — as a scale mixture of normals (EM on the a-block's prior precision).
+    With ``catalog=1`` the catalog path (``pooled``) instead of the cold start."""
+
+    def __init__(self, *args: Any, nu: float = 1.0, em_iters: int = 1, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.nu, self.em_iters = nu, int(em_iters)
+        self.base_prec_a = self.prior_precision[self._k0:].copy()
+
+    def _refit(self) -> None:
+        g = self._k0
+        for _ in range(self.em_iters):
+            super()._refit()
+            c, n = self.coef, self.obs_weight * self.obs_count
+            p = _sigmoid(c[0] + c[1 + self.factor_of] + c[g:] + self.offset)
+            second = c[g:] ** 2 + 1.0 / (n * p * (1.0 - p) + self.prior_precision[g:])
+            tau2 = 1.0 / self.base_prec_a
+            self.prior_precision[g:] = (self.nu + 1.0) / ((self.nu + second / tau2) * tau2)
+        super()._refit()
+
+
 class Prequential(_Fit):
     """Hyperparameters (ω × factor sd grid) by their prequential log score: the sequential predictive
     probability each model gave every outcome before seeing it (adaptive choice is ignorable for it).
@@ -431,13 +454,15 @@ class StatementReceptivity(PooledSelector):
 VARIANTS: dict[str, type[PooledSelector]] = {
     "base": PooledSelector, "eb": EMFactorSd, "ml": EvidenceFactorSd, "preq": Prequential, "bma": Prequential,
     "kg": OnlineKG, "gittins": Gittins, "glmm": StatementFactorEffect,
-    "tprior": HeavyTailFactors, "asym": AsymmetricWeights, "recept": StatementReceptivity}
+    "tprior": HeavyTailFactors, "asym": AsymmetricWeights, "tinst": HeavyTailInstructions, "recept": StatementReceptivity}
 
 
 def make_variant(spec: str, statements: Sequence[SimStatement], instructions: Sequence[Instruction],
                  embeddings: np.ndarray, n: int, seed: int) -> PooledSelector:
     name, *parts = spec.split(":")
-    cfg: dict[str, Any] = {"name": "pooled-cold-start"}
+    catalog = "catalog=1" in parts  # the catalog path (`pooled`), not the cold start
+    parts = [q for q in parts if q != "catalog=1"]
+    cfg: dict[str, Any] = {"name": "pooled" if catalog else "pooled-cold-start"}
     if name == "recept":  # its own walk rules, measured against the cold start before rule 6 (docs/selection.md)
         cfg["pooled_cold_exploit_after"] = 1.0
     extra: dict[str, Any] = {"bma": 1.0} if name == "bma" else {}
@@ -449,7 +474,7 @@ def make_variant(spec: str, statements: Sequence[SimStatement], instructions: Se
             values = tuple(float(x) for x in value.split("/"))
             extra[key] = values if "/" in value or key in ("omegas", "taus", "grid_tau", "grid_sa") else values[0]
     return VARIANTS[name](SelectorConfig.model_validate(cfg), statements, instructions, embeddings, n, seed,
-                          cold_start=True, name=spec, **extra)
+                          cold_start=not catalog, name=spec, **extra)
 
 
 def run_world(job: tuple[str, int, tuple[str, ...], bool]) -> tuple[str, int, dict[str, Any]]:
