@@ -248,16 +248,19 @@ class PooledSelector(NoveltyOrderSelector):
         tagged_i, tagged_s = self.instruction_na[works].sum(), self.statement_na[works].sum()
         q = (2.0 * cfg.pooled_instruction_reason_share + tagged_i) / (2.0 + tagged_i + tagged_s)
         log_lr = self.instruction_na_surprise - self.instruction_na * np.log(q)  # log L(unavailable)/L(available)
+        lr = np.exp(np.minimum(log_lr, 50.0))
+
+        def posterior(pi: float) -> np.ndarray:
+            odds = pi / (1.0 - pi) * lr
+            return np.where(works, 0.0, odds / (1.0 + odds))
+
         tried = self.obs_count > 0
         pi = prior
         for _ in range(3):  # EM for π over the instructions tried
-            odds = pi / (1.0 - pi) * np.exp(np.minimum(log_lr, 50.0))
-            post = np.where(works, 0.0, odds / (1.0 + odds))
-            pi = (cfg.pooled_unavailable_prior_weight * prior + post[tried].sum()) \
-                / (cfg.pooled_unavailable_prior_weight + tried.sum())
-        self._pi = float(pi)
-        odds = pi / (1.0 - pi) * np.exp(np.minimum(log_lr, 50.0))
-        return np.where(works, 0.0, odds / (1.0 + odds))
+            pi = float((cfg.pooled_unavailable_prior_weight * prior + posterior(pi)[tried].sum())
+                       / (cfg.pooled_unavailable_prior_weight + tried.sum()))
+        self._pi = pi
+        return posterior(pi)
 
     def applicability(self, h: int, arms: np.ndarray, *, reasons: bool = True,
                       unavailable: bool = True) -> tuple[np.ndarray, np.ndarray]:
