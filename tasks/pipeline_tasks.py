@@ -64,5 +64,5 @@ def selection_priors(cfg: RunConfig, run_id: str, code: str, after: StepResult) 
 @stage_task("transformation")
 def transform(cfg: RunConfig, run_id: str, code: str, after: StepResult, priors: StepResult) -> StepResult:
     key = stage_key("transformation", {"cfg": cfg, "run_id": run_id, "after": after, "priors": priors})
-    return transformation_step(cfg, run_id, priors=priors.data.get("priors"),
-                                     progress=progress("transformation attempts"), resume_key=key)
+    return transformation_step(cfg, run_id, priors=priors.data.get("priors"), past=priors.data.get("past"),
+                               progress=progress("transformation attempts"), resume_key=key)

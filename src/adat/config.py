@@ -207,6 +207,7 @@ class SelectorConfig(_Section):
     pooled_reason_share: float = Field(1.0, ge=0.0, le=1.0, description="pooled: prior weight of a 'statement' n/a reason against the factor's other instructions on neighbours (learned during the run)")
     pooled_reason_prior_weight: float = Field(2.0, gt=0.0, description="pooled: weight of pooled_reason_share as the prior of the learned share")
     pooled_cold_obs_weight: float = Field(0.5, gt=0.0, le=1.0, description="pooled-cold-start: weight of one outcome in the instruction model (statements differ, so one outcome says less than a Bernoulli draw about an instruction's average rate; 1: full)")
+    pooled_history_weight: float = Field(0.5, ge=0.0, le=1.0, description="pooled: weight of one earlier-run attempt (this generator model's) against one of this run, in the instruction model and as neighbour evidence for this run's statements near its statement (the agent and its statements change between runs; 0: history unused)")
     pooled_cold_explore: float = Field(0.0, ge=0.0, description="pooled-cold-start: bonus explore / (1 + attempts of the factor) for little-tried factors")
     pooled_spread_floor: float = Field(0.5, ge=0.0, lt=1.0, description="pooled: cosine below which tests are not neighbours for the spread penalty")
     pooled_defer_novelty: float = Field(0.3, ge=0.0, le=1.0, description="pooled: before the last pass, a statement whose novelty is below this (a near-duplicate of a tested one) waits for the next pass (0: off)")

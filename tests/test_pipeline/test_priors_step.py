@@ -5,9 +5,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from adat.config import RunConfig
 from adat.pipeline.steps import selection_priors_step
-from adat.records import Attempt, Run
+from adat.records import Attempt, Run, Statement
 from adat.warehouse import write_records
 
 
@@ -47,3 +49,41 @@ def test_an_offline_run_never_feeds_an_openai_runs_prior(tmp_path: Path) -> None
     # and the offline run's own successor sees only the offline history
     offline = selection_priors_step(RunConfig(data_dir=str(root)), "night2")
     assert offline.data["priors"] == {"k1": [0.0, 4.0]}
+
+
+def _statements(root: Path, run_id: str, texts: list[str]) -> None:
+    write_records(root, "statements", [
+        Statement(statement_id=f"s{i}", run_id=run_id, text=text, condition="c", behavior="b",
+                  supporting_trace_id="t", supporting_turn=0, supporting_reply="r")
+        for i, text in enumerate(texts, start=1)], run_id=run_id)
+
+
+def test_past_attempts_carry_their_statements_text_and_reason_most_recent_last(tmp_path: Path) -> None:
+    root = tmp_path / "data"
+    _run(root, "r0", 0, "k-a")
+    _statements(root, "r0", ["refund a delivered order", "cancel a pending order", "exchange an item", "x"])
+    _run(root, "r1", 10, None)
+    _statements(root, "r1", ["change the address"])
+    write_records(root, "attempts", [Attempt(run_id="r1", attempt_no=1, statement_id="s1", instruction_id="k-b",
+                                             selector="pooled", generator="offline/heuristic",
+                                             reason="statement: no address on file")], run_id="r1")
+    _run(root, "r2", 20, None)
+    past = selection_priors_step(RunConfig(data_dir=str(root)), "r2").data["past"]
+    assert [row[:3] for row in past[:2]] == [["refund a delivered order", "k-a", True], ["cancel a pending order", "k-a", False]]
+    assert past[-1] == ["change the address", "k-b", False, "statement"]
+    assert past[0][3] is None and len(past) == 5
+
+
+def test_past_attempts_are_capped_at_the_most_recent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import adat.pipeline.history as history
+
+    root = tmp_path / "data"
+    _run(root, "r0", 0, "k-old")
+    _statements(root, "r0", ["a", "b", "c", "d"])
+    _run(root, "r1", 10, "k-new")
+    _statements(root, "r1", ["e", "f", "g", "h"])
+    _run(root, "r2", 20, None)
+    monkeypatch.setattr(history, "PAST_ATTEMPTS_LIMIT", 3)
+    result = selection_priors_step(RunConfig(data_dir=str(root)), "r2")
+    assert [row[0] for row in result.data["past"]] == ["f", "g", "h"]
+    assert set(result.data["priors"]) == {"k-old", "k-new"}   # the counts keep every earlier attempt

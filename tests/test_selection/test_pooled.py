@@ -7,7 +7,7 @@ import pytest
 
 from adat.config import SelectorConfig
 from adat.selection import make_selector
-from adat.selection.pooled import CENTRE_MIN_STATEMENTS, PooledSelector
+from adat.selection.pooled import CENTRE_MIN_STATEMENTS, PastAttempts, PooledSelector
 from tests.test_selection.synthetic import (
     always_pass,
     drive,
@@ -19,11 +19,12 @@ from tests.test_selection.synthetic import (
 
 
 def _pooled(embeddings: np.ndarray, priors: list[float], factors: list[str], *, cold_start: bool = False,
-            history: dict[str, tuple[float, float]] | None = None, **cfg: object) -> PooledSelector:
+            history: dict[str, tuple[float, float]] | None = None, past: PastAttempts | None = None,
+            **cfg: object) -> PooledSelector:
     name = "pooled-cold-start" if cold_start else "pooled"
     sel = make_selector(SelectorConfig.model_validate({"name": name, "block_size": len(embeddings), **cfg}),
                         statements(len(embeddings)), instructions(priors, factors), embeddings, 10, seed=3,
-                        priors=history)
+                        priors=history, past=past)
     assert isinstance(sel, PooledSelector)
     return sel
 
@@ -338,3 +339,60 @@ def test_one_test_makes_an_instruction_available_and_untried_ones_carry_the_shar
     assert sel.p_unavailable[k] == 0.0
     assert sel.applicability(h, np.array([k]))[0][0] == pytest.approx(
         sel.applicability(h, np.array([k]), unavailable=False)[0][0])
+
+
+def test_history_moves_the_factor_so_its_untried_instructions_move_too() -> None:
+    """Earlier runs' counts enter the model as data: 20 of 20 applicable for k0 raises its factor
+    mate k1 (no history of its own) above k2 of another factor with the same catalog rate; folded
+    into k0's prior rate alone (AdaT2's way) they would leave k1 and k2 equal."""
+    emb, priors, factors = _emb(), [0.5, 0.5, 0.5], ["value", "value", "wording"]
+    plain = _pooled(emb, priors, factors)
+    seen = _pooled(emb, priors, factors, history={"k0": (20.0, 0.0)})
+    mean_plain, _ = plain.applicability(0, np.arange(3), unavailable=False)
+    mean_seen, _ = seen.applicability(0, np.arange(3), unavailable=False)
+    assert mean_plain[1] == pytest.approx(mean_plain[2])
+    assert mean_seen[0] > mean_seen[1] > mean_seen[2] + 0.05
+    # the same history, none at the other's expense: 0/20 lowers the factor instead
+    low = _pooled(emb, priors, factors, history={"k0": (0.0, 20.0)}).applicability(0, np.arange(3), unavailable=False)[0]
+    assert low[0] < low[1] < low[2] - 0.05
+    # weight 0: the history is not used at all
+    off = _pooled(emb, priors, factors, history={"k0": (20.0, 0.0)}, pooled_history_weight=0.0)
+    np.testing.assert_allclose(off.applicability(0, np.arange(3))[0], plain.applicability(0, np.arange(3))[0])
+
+
+def _past(vectors: list[list[float]], instruction: str, applicable: bool, reason: str | None = None) -> PastAttempts:
+    return PastAttempts(np.array(vectors, dtype=float), [instruction] * len(vectors), [applicable] * len(vectors),
+                        [reason] * len(vectors))
+
+
+def test_an_earlier_runs_outcome_counts_for_this_runs_statements_near_its_statement() -> None:
+    """Last night k0 failed twice on a statement like s0 (not like s2): tonight k0 is expected to
+    fail on s0 and its near-duplicate s1 more than on s2, at half an outcome of this run."""
+    emb, priors, factors = _emb(), [0.6, 0.6, 0.6], ["wording", "wording", "value"]
+    near_s0 = [[1.0, 0.05, 0.0, 0.0], [0.98, 0.1, 0.0, 0.0]]
+    plain = _pooled(emb, priors, factors, pooled_centre_embeddings=False)
+    seen = _pooled(emb, priors, factors, past=_past(near_s0, "k0", False), pooled_centre_embeddings=False)
+    before = np.array([plain.applicability(j, np.arange(3))[0] for j in range(3)])
+    after = np.array([seen.applicability(j, np.arange(3))[0] for j in range(3)])
+    assert after[0, 0] < after[1, 0] < after[2, 0] == pytest.approx(before[2, 0])
+    np.testing.assert_allclose(after[:, 2], before[:, 2])   # another factor's instruction: unmoved
+    # weighted as half of one of this run's outcomes on that statement
+    tonight = _pooled(emb, priors, factors, pooled_centre_embeddings=False)
+    assert seen.near_failure[0, 0] == pytest.approx(0.5 * plain.cfg.pooled_neighbour_weight * sum(
+        float(np.clip((np.dot(emb[0], v) / np.linalg.norm(v) - 0.2) / 0.8, 0, 1)) for v in np.array(near_s0)))
+    assert tonight.near_failure.sum() == 0.0
+    # a 'statement' reason counts against the factor's other instruction nearby, as in the run
+    why = _pooled(emb, priors, factors, past=_past(near_s0, "k0", False, "statement"), pooled_centre_embeddings=False)
+    assert why.applicability(0, np.array([1]))[0][0] < seen.applicability(0, np.array([1]))[0][0]
+    # off, and from a cold start: no evidence from earlier runs
+    for sel in (_pooled(emb, priors, factors, past=_past(near_s0, "k0", False), pooled_history_weight=0.0),
+                _pooled(emb, priors, factors, past=_past(near_s0, "k0", False), cold_start=True)):
+        assert sel.near_failure.sum() == 0.0 and sel.factor_failure.sum() == 0.0
+    # an instruction no longer in the catalog is left out
+    gone = _pooled(emb, priors, factors, past=_past(near_s0, "k-retired", False), pooled_centre_embeddings=False)
+    assert gone.near_failure.sum() == 0.0
+
+
+def test_past_attempts_must_align() -> None:
+    with pytest.raises(ValueError, match="differ in length"):
+        PastAttempts(np.zeros((2, 4)), ["k0"], [True, False], [None, None])

@@ -15,7 +15,7 @@ from typing import Literal, cast
 from adat.config import RunConfig, cache_dir
 from adat.errors import UserError
 from adat.pipeline.context import RunContext, StepResult
-from adat.records import Attempt, Record, Run, Statement, TestCase, Trace
+from adat.records import Record, Statement, TestCase, Trace
 
 #: what a comparison run copies from its source run: ``traces`` for the baselines (they start
 #: from discovery), ``suite_inputs`` for the ablation (it starts from the ranked statements).
@@ -93,23 +93,18 @@ def ablation_priors_step(cfg: RunConfig, source_run_id: str) -> StepResult:
     Frozen once per ablation, so no selector run learns from another's attempts, and the
     ``adat2`` run replays the source run's choices.
     """
-    from adat.selection import instruction_history_priors
-    from adat.warehouse.parquet import read_records
+    from adat.pipeline.history import earlier_attempts, history_data, run_starts
 
     root = cfg.data_path()
-    started = {r.run_id: r.started_at for r in cast(list[Run], read_records(root, "runs"))}
+    started = run_starts(root)
     if source_run_id not in started:
         raise UserError(f"no run {source_run_id!r} in the warehouse {root}", field="--from",
                         fix="pass a run id listed in data/runs/runs (and the same --data-dir)")
-    cutoff = started[source_run_id]
-    generator = str(cfg.models.generator)  # same generator model only, errors excluded (DESIGN §5)
-    history = [a for a in cast(list[Attempt], read_records(root, "attempts"))
-               if a.run_id in started and started[a.run_id] < cutoff and a.generator == generator
-               and a.outcome != "error"]
-    priors = instruction_history_priors(history, generator=generator)
+    # same generator model only, errors excluded (DESIGN §5)
+    history = earlier_attempts(root, str(cfg.models.generator), started, before=started[source_run_id])
     return StepResult(run_id=source_run_id, step="ablation-priors",
                       counts={"history_attempts": len(history), "history_runs": len({a.run_id for a in history})},
-                      data={"priors": {k: list(v) for k, v in priors.items()}})
+                      data=history_data(root, history, started))
 
 
 def _discovery_traces(ctx: RunContext) -> list[Trace]:

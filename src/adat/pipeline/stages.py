@@ -48,7 +48,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
     # execution.task_runner dask: the execution stage as one task per test, then this write
     Stage("record-executions", "adat.pipeline.execution_map:record_executions", (), ("executions", "verdicts"),
           ("executions[phase]", "verdicts[phase]", "rule_events[phase]"), ("plain-generation",)),
-    Stage("selection-priors", f"{_P}:selection_priors_step", (), ("attempts[earlier runs]", "runs"), (),
+    Stage("selection-priors", f"{_P}:selection_priors_step", (), ("attempts[earlier runs]", "statements[earlier runs]", "runs"), (),
           ("grounding",)),
     Stage("transformation", "adat.pipeline.transformation_step:transformation_step", ("generate_transformed", "judge", "selector"),
           ("statements", "groundings", "tests[kind=plain]", "traces", "instructions"),

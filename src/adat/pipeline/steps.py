@@ -15,8 +15,7 @@ from typing import cast
 
 from adat.config import RunConfig
 from adat.pipeline.context import RunContext, StepResult
-from adat.records import Attempt, Execution, Run, Statement, TestCase, Trace, Verdict
-from adat.warehouse.parquet import read_records
+from adat.records import Execution, Run, Statement, TestCase, Trace, Verdict
 
 Progress = Callable[[int, int], None]
 
@@ -152,30 +151,20 @@ def execution_step(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_i
 
 
 def selection_priors_step(cfg: RunConfig, run_id: str) -> StepResult:
-    """Per-instruction applicability history from earlier runs in the warehouse (the θ prior)."""
-    from adat.selection import instruction_history_priors
+    """Applicability history from earlier runs in the warehouse (the θ prior, and ``pooled``'s
+    neighbour evidence; :mod:`adat.pipeline.history`)."""
+    from adat.pipeline.history import earlier_attempts, history_data, run_starts
 
     ctx = RunContext(cfg, run_id)
     if cfg.selector.name == "cold-start":
-        return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="priors", data={"priors": {}})
+        return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="priors", data={"priors": {}, "past": []})
     # Only runs that started before this one: a re-run of this run id must see the same prior.
-    started = {r.run_id: r.started_at for r in cast(list[Run], read_records(ctx.root, "runs"))}
-    own = started.get(run_id)
-    # Only attempts made by this run's generator model (another model's, or the offline
-    # stand-in's, applicability says nothing about this one's), and no errors.
-    generator = str(cfg.models.generator)
-    history = [a for a in _all_attempts(ctx)
-               if a.run_id != run_id and (own is None or (a.run_id in started and started[a.run_id] < own))
-               and a.generator == generator and a.outcome != "error"]
-    priors = instruction_history_priors(history, generator=generator)
+    started = run_starts(ctx.root)
+    history = earlier_attempts(ctx.root, str(cfg.models.generator), started, before=started.get(run_id), exclude=run_id)
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="priors", counts={"history_attempts": len(history)},
-                      data={"priors": {k: list(v) for k, v in priors.items()}})
+                      data=history_data(ctx.root, history, started))
 
 
 # --- helpers ---------------------------------------------------------------------------------
 def _tests(ctx: RunContext, run_id: str | None = None) -> list[TestCase]:
     return cast(list[TestCase], ctx.read("tests", run_id))
-
-
-def _all_attempts(ctx: RunContext) -> list[Attempt]:
-    return cast(list[Attempt], read_records(ctx.root, "attempts"))

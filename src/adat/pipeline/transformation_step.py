@@ -23,7 +23,8 @@ _XF_TABLES = ("attempts", "tests", "executions", "verdicts", "rule_events")
 
 
 def transformation_step(cfg: RunConfig, run_id: str, priors: dict[str, Any] | None = None,
-                        progress: Progress | None = None, resume_key: str | None = None) -> StepResult:
+                        progress: Progress | None = None, resume_key: str | None = None,
+                        past: list[list[Any]] | None = None) -> StepResult:
     """Adaptive pair selection + generation of transformed tests, each executed and judged at once.
 
     Every attempt is persisted as soon as it ends: its test, execution, verdict and side log
@@ -50,10 +51,12 @@ def transformation_step(cfg: RunConfig, run_id: str, priors: dict[str, Any] | No
     instructions = cast(list[Instruction], ctx.read("instructions"))
     done_attempts = sorted(cast(list[Attempt], ctx.read("attempts", owner=TRANSFORMATION)), key=lambda a: a.attempt_no)
     done_tests = cast(list[TestCase], ctx.read("tests", owner=TRANSFORMATION))
-    embeddings = Embedder(cache_dir(cfg)).embed([s.text for s in statements])
+    embedder = Embedder(cache_dir(cfg))
+    embeddings = embedder.embed([s.text for s in statements])
     selector = make_selector(cfg.selector, statements, instructions, embeddings, cfg.generation.n, cfg.seed,
                              priors={k: (float(v[0]), float(v[1])) for k, v in (priors or {}).items()},
-                             llm_choose=_llm_choose(ctx) if cfg.selector.name == "llm" else None)
+                             llm_choose=_llm_choose(ctx) if cfg.selector.name == "llm" else None,
+                             past=_past_attempts(embedder, past) if cfg.selector.name == "pooled" else None)
     target = ctx.target(scope="xf")
     variant = ctx.variant()
 
@@ -89,6 +92,16 @@ def transformation_step(cfg: RunConfig, run_id: str, priors: dict[str, Any] | No
                       counts={**{k: float(v) for k, v in counts.items()},
                               "not_applicable": sum(1 for a in attempts if a.outcome == "not_applicable")},
                       data={"stop_reason": selector.stop_reason() or ""})
+
+
+def _past_attempts(embedder: Any, past: list[list[Any]] | None) -> Any:
+    """``pooled``'s neighbour evidence from the priors stage's ``past`` rows (adat.pipeline.history)."""
+    from adat.selection.pooled import PastAttempts
+
+    if not past:
+        return None
+    return PastAttempts(embedder.embed([str(row[0]) for row in past]), [str(row[1]) for row in past],
+                        [bool(row[2]) for row in past], [row[3] for row in past])
 
 
 def _drop_uncommitted(ctx: RunContext) -> None:

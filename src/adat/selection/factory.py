@@ -14,20 +14,21 @@ from adat.selection.bandits import EpsilonGreedySelector, Exp3Selector, UCB1Sele
 from adat.selection.gp_bo import GPBOSelector
 from adat.selection.joint import LLMChoose, LLMSelector, UniformSelector
 from adat.selection.pair import PairSelector, StatementLike
-from adat.selection.pooled import PooledSelector
+from adat.selection.pooled import PastAttempts, PooledSelector
 
 
 def make_selector(cfg: SelectorConfig, statements: Sequence[StatementLike], instructions: Sequence[Instruction],
                   embeddings: np.ndarray, n_target: int, seed: int = 0, *,
                   priors: Mapping[str, tuple[float, float]] | None = None,
-                  llm_choose: LLMChoose | None = None) -> PairSelector:
+                  llm_choose: LLMChoose | None = None, past: PastAttempts | None = None) -> PairSelector:
     """The selector ``cfg.name`` over ``statements`` (in rank order) and ``instructions``.
 
     ``embeddings`` has one row per statement, aligned with ``statements``. ``priors`` maps an
     instruction id to its (applicable, not applicable) counts in earlier runs (see
     :func:`adat.selection.instruction_history_priors`); selectors with a prior use it instead of
     the catalog's ``prior_applicability`` where an instruction has history. ``llm_choose`` is
-    required by the ``llm`` selector only.
+    required by the ``llm`` selector only. ``past`` (the same earlier attempts, one row each, with
+    their statements' embeddings) is neighbour evidence for ``pooled``; other selectors ignore it.
     """
     args = (cfg, statements, instructions, embeddings, n_target, seed)
     name = cfg.name
@@ -50,7 +51,7 @@ def make_selector(cfg: SelectorConfig, statements: Sequence[StatementLike], inst
     if name == "gp-bo":
         return GPBOSelector(*args, priors=priors)
     if name == "pooled":
-        return PooledSelector(*args, priors=priors)
+        return PooledSelector(*args, priors=priors, past=past)
     if name == "pooled-cold-start":
         return PooledSelector(*args, cold_start=True, name="pooled-cold-start")
     if name == "llm":

@@ -47,6 +47,7 @@ and errors teach it nothing (the shared walk drops them).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -56,7 +57,7 @@ from adat.records import Instruction
 from adat.selection.adat2 import NoveltyOrderSelector
 from adat.selection.novelty import argmax_lexicographic
 from adat.selection.pair import StatementLike
-from adat.selection.posteriors import BetaPosteriors, combined_prior_rate
+from adat.selection.posteriors import BetaPosteriors
 
 _NEWTON_STEPS = 2  # warm-started from the last fit: one outcome moves the MAP little
 _MAX_STRENGTH = 200.0  # the model's Beta strength is capped so neighbours always count
@@ -90,6 +91,33 @@ def centred(emb: np.ndarray) -> np.ndarray:
     return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
 
 
+def centred_on(emb: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """``others`` (unit rows) centred on the mean of ``emb`` as :func:`centred` centres ``emb``, so
+    cosines between the two sets are on one scale (unchanged below :data:`CENTRE_MIN_STATEMENTS`)."""
+    if len(emb) < CENTRE_MIN_STATEMENTS or not len(others):
+        return others
+    x = others - emb.mean(axis=0)
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
+
+
+@dataclass(frozen=True)
+class PastAttempts:
+    """Earlier runs' attempts (of this generator model): one row per attempt, with the embedding
+    of the statement it was made on, so what an instruction did on a statement last night counts
+    as neighbour evidence for tonight's statements like it (``pooled_history_weight``)."""
+
+    embeddings: np.ndarray            # (H, d)
+    instruction_ids: Sequence[str]
+    applicable: Sequence[bool]
+    reasons: Sequence[str | None]     # 'statement', 'instruction' or None per attempt
+
+    def __post_init__(self) -> None:
+        n = len(self.instruction_ids)
+        if len(self.embeddings) != n or len(self.applicable) != n or len(self.reasons) != n:
+            raise ValueError("PastAttempts: embeddings, instruction_ids, applicable and reasons differ in length")
+
+
 def neighbour_weights(cos: np.ndarray, floor: float) -> np.ndarray:
     """``w(h, h') = clip((cos − c₀) / (1 − c₀), 0, 1)`` from the statements' cosine matrix."""
     return np.asarray(np.clip((cos - floor) / (1.0 - floor), 0.0, 1.0))
@@ -101,7 +129,7 @@ class PooledSelector(NoveltyOrderSelector):
     def __init__(self, cfg: SelectorConfig, statements: Sequence[StatementLike],
                  instructions: Sequence[Instruction], embeddings: np.ndarray, n_target: int,
                  seed: int = 0, *, priors: Mapping[str, tuple[float, float]] | None = None,
-                 cold_start: bool = False, name: str = "pooled") -> None:
+                 cold_start: bool = False, name: str = "pooled", past: PastAttempts | None = None) -> None:
         super().__init__(cfg, statements, instructions, embeddings, n_target, seed)
         self.name = name
         factors = sorted({i.factor for i in self.instructions})
@@ -146,23 +174,61 @@ class PooledSelector(NoveltyOrderSelector):
         self.p_unavailable = np.full(n_k, cfg.pooled_unavailable_prior)
         self._pi = cfg.pooled_unavailable_prior
         self.absorbs_unavailable = cold_start  # see applicability()
+        if past is not None and len(past.instruction_ids) and not cold_start:
+            self._add_past(past, emb)
+        if self.hist_count.any():
+            for _ in range(3):  # the model's fit to the history alone (warm start for the run)
+                self._refit()
+
+    def _add_past(self, past: PastAttempts, emb: np.ndarray) -> None:
+        """Earlier runs' outcomes as neighbour evidence at weight ``pooled_history_weight``
+        (their counts already set o_k; they do not enter the spread penalty, which is about
+        tonight's tests, nor rule 7, which is about this run)."""
+        kid = {iid: k for k, iid in enumerate(self.instruction_ids)}
+        rows = [j for j, iid in enumerate(past.instruction_ids) if iid in kid]
+        if not rows or self.cfg.pooled_history_weight <= 0.0 or not len(emb):
+            return
+        other = np.asarray(past.embeddings, dtype=np.float64)[rows]
+        other = other / np.maximum(np.linalg.norm(other, axis=1, keepdims=True), 1e-12)
+        if self.cfg.pooled_centre_embeddings:
+            other = centred_on(self.novelty.emb, other)
+        w = self.cfg.pooled_history_weight * self.cfg.pooled_neighbour_weight \
+            * neighbour_weights(emb @ other.T, self.cfg.pooled_neighbour_floor)   # (S, H)
+        ks = np.array([kid[past.instruction_ids[j]] for j in rows])
+        fs = self.factor_of[ks]
+        ok = np.array([bool(past.applicable[j]) for j in rows])
+        why = np.array([past.reasons[j] == "statement" for j in rows]) & ~ok
+        n_k, n_f = len(self.instructions), self._k0 - 1
+        def add(target: np.ndarray, cols: np.ndarray, mask: np.ndarray, width: int) -> None:
+            target += w[:, mask] @ np.eye(width)[cols[mask]]
+        add(self.near_success, ks, ok, n_k)
+        add(self.near_failure, ks, ~ok, n_k)
+        add(self.factor_success, fs, ok, n_f)
+        add(self.factor_failure, fs, ~ok, n_f)
+        add(self.reason_failure, fs, why, n_f)
+        add(self.reason_near, ks, why, n_k)
 
     def _offsets(self, history: Mapping[str, tuple[float, float]], cold_start: bool,
                  cfg: SelectorConfig) -> tuple[np.ndarray, np.ndarray]:
-        """o_k and the prior variance of a_k: the catalog + history rate, sharper with more history."""
+        """o_k (the catalog rate's logit; 0 from a cold start) and the prior variance of a_k.
+
+        Earlier runs' counts are not folded into o_k (as AdaT2 folds them into its Beta prior):
+        they enter the model's likelihood as data at weight ``pooled_history_weight``
+        (:attr:`hist_count`), so what last night taught about an instruction also moves its
+        factor's level b_f, and with it the factor's instructions that have no history.
+        """
         n_k = len(self.instructions)
-        base_var = cfg.pooled_instruction_sd ** 2
+        self.hist_count = np.zeros(n_k)
+        self.hist_success = np.zeros(n_k)
+        if not cold_start:
+            for k, ins in enumerate(self.instructions):
+                succ, fail = history.get(ins.instruction_id, (0.0, 0.0))
+                self.hist_count[k] = cfg.pooled_history_weight * (succ + fail)
+                self.hist_success[k] = cfg.pooled_history_weight * succ
+        base_var = np.full(n_k, cfg.pooled_instruction_sd ** 2)
         if cold_start:
-            return np.zeros(n_k), np.full(n_k, base_var)
-        offset = np.empty(n_k)
-        var = np.empty(n_k)
-        for k, ins in enumerate(self.instructions):
-            succ, fail = history.get(ins.instruction_id, (0.0, 0.0))
-            p = combined_prior_rate(ins.prior_applicability, succ, fail, cfg.prior_weight)
-            offset[k] = _logit(np.array(p))
-            # n observations of a rate p carry Fisher information n·p(1−p) on the logit scale.
-            var[k] = 1.0 / (1.0 / base_var + (succ + fail) * p * (1.0 - p))
-        return offset, var
+            return np.zeros(n_k), base_var
+        return _logit(np.array([i.prior_applicability for i in self.instructions], dtype=float)), base_var
 
     # -- the model -----------------------------------------------------------------------------
     def _refit(self) -> None:
@@ -175,7 +241,8 @@ class PooledSelector(NoveltyOrderSelector):
         """
         # From a cold start an outcome counts at weight pooled_cold_obs_weight (overdispersion:
         # statements differ, so it says less about the instruction's average than a Bernoulli draw).
-        n, y = self.obs_weight * self.obs_count, self.obs_weight * self.obs_success
+        n = self.obs_weight * self.obs_count + self.hist_count
+        y = self.obs_weight * self.obs_success + self.hist_success
         f1 = 1 + self.factor_of                   # the column of b_f(k) in the shared block u
         g = self._k0
         pu, pa = self.prior_precision[:g], self.prior_precision[g:]
