@@ -19,6 +19,7 @@ then the totals over the nights after the first (night0 has no history in either
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -48,15 +49,12 @@ def night_config(base: dict[str, Any], data: Path, night: int, seed: int, select
 
 
 def attempts_of(data: Path, run_id: str) -> tuple[int, int]:
-    """(attempts, transformed tests) of one run, read from the warehouse as an analyst would."""
-    import duckdb
+    """(attempts, transformed tests) of one run, from the warehouse."""
+    from adat.config import RunConfig
+    from adat.warehouse.parquet import read_records
 
-    con = duckdb.connect()
-    glob = str(data / "attempts" / "**" / "*.parquet")
-    row = con.execute(f"SELECT count(*), count(*) FILTER (WHERE outcome = 'applicable') FROM read_parquet('{glob}', "
-                      "hive_partitioning = true) WHERE run_id = ?", [run_id]).fetchone()
-    assert row is not None
-    return int(row[0]), int(row[1])
+    rows = read_records(RunConfig(data_dir=str(data)).data_path(), "attempts", run_id=run_id)
+    return len(rows), sum(1 for a in rows if getattr(a, "outcome", "") == "applicable")
 
 
 def main() -> int:
@@ -68,14 +66,19 @@ def main() -> int:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a selector setting for both arms (repeatable)")
     parser.add_argument("--keep", type=Path, help="keep the data directories under this one")
+    parser.add_argument("--arm", choices=["both", "history", "no-history"], default="both",
+                        help="run one arm only (e.g. to measure another checkout's code with PYTHONPATH)")
     args = parser.parse_args()
     if args.nights < 2:
         raise SystemExit("--nights: at least 2 (the first night has no history)")
     base = yaml.safe_load(DEMO.read_text())
     settings = dict(parse_setting(s) for s in args.set)
     arms = {"history": dict(settings), "no history": {**settings, "pooled_history_weight": 0.0}}
+    if args.arm != "both":
+        arms = {arm: value for arm, value in arms.items() if arm == args.arm.replace("-", " ")}
     fresh_each_night = {"history": False, "no history": args.selector != "pooled"}
     root = args.keep or Path(tempfile.mkdtemp(prefix="adat-nightly-"))
+    root.mkdir(parents=True, exist_ok=True)
     adat = shutil.which("adat", path=str(Path(sys.executable).parent)) or "adat"
     results: dict[str, list[tuple[int, int]]] = {arm: [] for arm in arms}
     started = time.perf_counter()
@@ -89,7 +92,7 @@ def main() -> int:
             cfg_path.write_text(yaml.safe_dump(night_config(base, data, night, seed, args.selector, arm_settings)))
             print(f"[{time.perf_counter() - started:6.0f} s] {arm}: night{night} (seed {seed})", file=sys.stderr, flush=True)
             proc = subprocess.run([adat, "run", "--config", str(cfg_path)], capture_output=True, text=True,
-                                  env={**__import__("os").environ, "ADAT_CACHE_DIR": str(root / "cache")})
+                                  env={**os.environ, "ADAT_CACHE_DIR": str(root / "cache")})
             if proc.returncode != 0:
                 sys.stderr.write(proc.stdout[-2000:] + proc.stderr[-4000:])
                 return proc.returncode
@@ -105,9 +108,9 @@ def main() -> int:
             cells += [str(a), f"{100 * (a - t) / max(a, 1):.0f}", str(t)]
         print(f"| night{night} | " + " | ".join(cells) + " |")
     totals = {arm: sum(a for a, _ in results[arm][1:]) for arm in arms}
+    ratio = f"; ratio {totals['history'] / max(totals['no history'], 1):.3f}" if len(totals) == 2 else ""
     print("attempts over nights 1.." + str(args.nights - 1) + ": "
-          + ", ".join(f"{arm} {total}" for arm, total in totals.items())
-          + f"; ratio {totals['history'] / max(totals['no history'], 1):.3f}")
+          + ", ".join(f"{arm} {total}" for arm, total in totals.items()) + ratio)
     print(f"wall time {time.perf_counter() - started:.0f} s; data under {root}")
     return 0
 

@@ -132,7 +132,7 @@ def run_once(selector: PairSelector, night: Night, ids: dict[str, int], kids: di
             "ms_per_attempt": 1000 * choosing / max(attempts, 1)}
 
 
-SELECTORS = ["oracle", "pooled", "pooled+history", "pooled-cold-start", "adat2", "adat2+history", "cold-start",
+SELECTORS = ["oracle", "average oracle", "pooled", "pooled+history", "pooled-cold-start", "adat2", "adat2+history", "cold-start",
              "static", "thompson", "ucb1", "epsilon-greedy", "exp3", "gp-bo", "llm (simulated)", "uniform"]
 
 
@@ -204,6 +204,10 @@ def run_world(world: WorldFile, names: Sequence[str], n_target: int, seed: int,
         if name == "oracle":
             sel = OracleSelector(SelectorConfig(name="adat2"), statements, instructions, night.embeddings, n_target,
                                  sel_seed, truth=night.p_applicable)
+        elif name == "average oracle":  # each instruction's true mean rate over tonight's statements
+            average = np.repeat(night.p_applicable.mean(axis=0, keepdims=True), len(statements), axis=0)
+            sel = OracleSelector(SelectorConfig(name="adat2"), statements, instructions, night.embeddings, n_target,
+                                 sel_seed, truth=average)
         elif name.endswith("+history"):
             base = name.removesuffix("+history")
             rows, past = history_rows(base, world.nights["history"], instructions, kids, n_target, sel_seed, settings)
