@@ -8,6 +8,7 @@ A record, not a selector: each variant subclasses :class:`adat.selection.pooled.
     python benchmarks/selectors/cold_start_probes.py base,eb,ml,preq,bma,kg,gittins --seeds 0-19,400-439
     python benchmarks/selectors/cold_start_probes.py base:pooled_cold_obs_weight=0.15 --calibration
     python benchmarks/selectors/cold_start_probes.py base:pooled_cold_exploit_after=1,recept:late=25,base --seeds 0-19,400-459
+    python benchmarks/selectors/cold_start_probes.py base,fts,fts:scale=0.5:kappa=0.5 --seeds 0-19,400-459
 
 A variant is ``name[:key=value...]``; ``pooled_*`` keys set the selector config, other keys the
 variant's own parameter (``/`` separates a grid's values). ``--calibration`` prints, per family,
@@ -172,6 +173,29 @@ class HeavyTailInstructions(_Fit):
             tau2 = 1.0 / self.base_prec_a
             self.prior_precision[g:] = (self.nu + 1.0) / ((self.nu + second / tau2) * tau2)
         super()._refit()
+
+
+class FactorThompson(PooledSelector):
+    """Randomised optimism shared within a factor: the score's E[θ] + κ·sd[θ] becomes
+    E[θ] + (kappa + scale·z_f)·sd[θ] with one z_f ~ N(0, 1) per factor, drawn afresh after every
+    outcome (a Thompson draw of the factor's level, in the model's own sd units), so a factor
+    dropped after one n/a keeps a chance proportional to how unsure the model still is of it."""
+
+    def __init__(self, *args: Any, scale: float = 1.0, kappa: float = 0.0, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.scale, self.kappa_ts = scale, kappa
+        self.ts_rng = np.random.default_rng([int(args[5]) if len(args) > 5 else 0, 99])  # args[5]: the seed
+        self.z = self.ts_rng.normal(size=self._k0 - 1)
+
+    def _learn(self, h: int, k: int, applicable: bool, reward: float | None) -> None:
+        super()._learn(h, k, applicable, reward)
+        self.z = self.ts_rng.normal(size=self._k0 - 1)
+
+    def _scores(self, h: int, arms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        score, mean, sd = super()._scores(h, arms)
+        base = mean + self.cfg.pooled_kappa * sd + self.explore / (1.0 + self.factor_tries[self.factor_of[arms]])
+        draw = mean + (self.kappa_ts + self.scale * self.z[self.factor_of[arms]]) * sd
+        return np.maximum(draw, 0.0) * score / np.maximum(base, 1e-12), mean, sd
 
 
 class Prequential(_Fit):
@@ -454,7 +478,7 @@ class StatementReceptivity(PooledSelector):
 VARIANTS: dict[str, type[PooledSelector]] = {
     "base": PooledSelector, "eb": EMFactorSd, "ml": EvidenceFactorSd, "preq": Prequential, "bma": Prequential,
     "kg": OnlineKG, "gittins": Gittins, "glmm": StatementFactorEffect,
-    "tprior": HeavyTailFactors, "asym": AsymmetricWeights, "tinst": HeavyTailInstructions, "recept": StatementReceptivity}
+    "tprior": HeavyTailFactors, "asym": AsymmetricWeights, "tinst": HeavyTailInstructions, "recept": StatementReceptivity, "fts": FactorThompson}
 
 
 def make_variant(spec: str, statements: Sequence[SimStatement], instructions: Sequence[Instruction],
