@@ -87,3 +87,24 @@ def test_past_attempts_are_capped_at_the_most_recent(tmp_path: Path, monkeypatch
     result = selection_priors_step(RunConfig(data_dir=str(root)), "r2")
     assert [row[0] for row in result.data["past"]] == ["f", "g", "h"]
     assert set(result.data["priors"]) == {"k-old", "k-new"}   # the counts keep every earlier attempt
+
+
+def test_the_transformation_key_changes_with_the_history_it_learns_from(tmp_path: Path) -> None:
+    """The priors step writes no rows, so its digest is that of the history it read: the same run
+    id over a different history must not be served the transformation cached for the first one."""
+    from adat.pipeline.context import StepResult
+    from adat.pipeline.fingerprint import stage_key
+
+    keys, digests = [], []
+    for name, applicable in (("a", True), ("b", False)):
+        root = tmp_path / name / "data"
+        _run(root, "r0", 0, "k1", applicable=applicable)
+        _run(root, "r1", 10, None)
+        cfg = RunConfig(data_dir=str(tmp_path / "same"))  # one config: only the history differs
+        priors = selection_priors_step(RunConfig(data_dir=str(root)), "r1")
+        after = StepResult(run_id="r1", step="execution", digest="fixed")
+        digests.append(priors.digest)
+        keys.append(stage_key("transformation", {"cfg": cfg, "run_id": "r1", "after": after, "priors": priors}))
+    assert digests[0] != digests[1] and keys[0] != keys[1]
+    root = tmp_path / "a" / "data"
+    assert selection_priors_step(RunConfig(data_dir=str(root)), "r1").digest == digests[0]  # and stable

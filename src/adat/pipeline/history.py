@@ -14,6 +14,8 @@ applicability says nothing about this one's), and no errors. What it hands on:
 
 from __future__ import annotations
 
+import hashlib
+import json
 from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
@@ -58,3 +60,9 @@ def history_data(root: Path, history: list[Attempt], started: dict[str, datetime
     past = [[texts[(a.run_id, a.statement_id)], a.instruction_id, bool(a.applicable),
              None if a.applicable else reason_kind(a.reason)] for a in recent]
     return {"priors": {k: list(v) for k, v in priors.items()}, "past": past}
+
+
+def history_digest(data: dict[str, Any]) -> str:
+    """The digest a priors step hands on: of the history it read, since it writes no rows (the
+    transformation's cache key then changes whenever the history it learns from does)."""
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Callable
-from typing import cast
+from typing import Any, cast
 
 from adat.config import RunConfig
 from adat.pipeline.context import RunContext, StepResult
@@ -153,16 +153,18 @@ def execution_step(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_i
 def selection_priors_step(cfg: RunConfig, run_id: str) -> StepResult:
     """Applicability history from earlier runs in the warehouse (the θ prior, and ``pooled``'s
     neighbour evidence; :mod:`adat.pipeline.history`)."""
-    from adat.pipeline.history import earlier_attempts, history_data, run_starts
+    from adat.pipeline.history import earlier_attempts, history_data, history_digest, run_starts
 
     ctx = RunContext(cfg, run_id)
     if cfg.selector.name == "cold-start":
-        return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="priors", data={"priors": {}, "past": []})
+        data: dict[str, Any] = {"priors": {}, "past": []}
+        return StepResult(digest=history_digest(data), run_id=run_id, step="priors", data=data)
     # Only runs that started before this one: a re-run of this run id must see the same prior.
     started = run_starts(ctx.root)
     history = earlier_attempts(ctx.root, str(cfg.models.generator), started, before=started.get(run_id), exclude=run_id)
-    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="priors", counts={"history_attempts": len(history)},
-                      data=history_data(ctx.root, history, started))
+    data = history_data(ctx.root, history, started)
+    return StepResult(digest=history_digest(data), run_id=run_id, step="priors",
+                      counts={"history_attempts": len(history)}, data=data)
 
 
 # --- helpers ---------------------------------------------------------------------------------
