@@ -6,17 +6,18 @@ AdaT2's statement order (blocks, novelty, set-aside after m n/a) and estimates t
 
 1. **A hierarchical logistic model over instructions** —
    ``logit θ_k = o_k + β₀ + b_f(k) + a_k`` with Gaussian priors: ``o_k`` is the logit of the
-   instruction's prior rate (catalog combined with this generator model's history, as in
-   AdaT2; 0 from a cold start, where β₀ is learned instead), ``b_f`` a level per instruction
-   factor (what one attempt teaches about a *kind* of instruction reaches all of that kind),
-   ``a_k`` the instruction's own deviation (its prior sd shrinks with its history). Fitted by
-   MAP with a Laplace posterior after each outcome (a few Newton steps, ~120 parameters).
+   instruction's catalog rate (0 from a cold start, where β₀ is learned instead), ``b_f`` a
+   level per instruction factor (what one attempt teaches about a *kind* of instruction reaches
+   all of that kind), ``a_k`` the instruction's own deviation. Fitted by MAP with a Laplace
+   posterior after each outcome (a few Newton steps, ~120 parameters), from this run's outcomes
+   and, at weight ``pooled_history_weight``, this generator model's earlier runs (rule 8).
 2. **Statement neighbours** — the outcomes of the same instruction, and (weight ρ) of other
    instructions of the same factor, on statements near h in embedding space, weighted by
    ``w(h, h') = clip((cos(e_h, e_h') − c₀) / (1 − c₀), 0, 1)`` (cosines of the run's embeddings
    centred on their mean, ``pooled_centre_embeddings``; :func:`centred`): an instruction that failed on
    a statement is expected to fail on its near-duplicates and on statements about the same
-   thing, and one that worked there is expected to work again.
+   thing, and one that worked there is expected to work again. Earlier runs' attempts
+   (:class:`PastAttempts`) count here too, at weight ``pooled_history_weight``.
 
 The model's Laplace posterior becomes a Beta(n₀·p, n₀·(1 − p)) with the strength n₀ of the
 same variance, the neighbour evidence is added as weighted counts, and the instruction for the
@@ -135,7 +136,8 @@ class PooledSelector(NoveltyOrderSelector):
         factors = sorted({i.factor for i in self.instructions})
         self.factor_of = np.array([factors.index(i.factor) for i in self.instructions], dtype=int)
         n_s, n_f, n_k = len(self.statement_ids), len(factors), len(self.instructions)
-        self.offset, instruction_var = self._offsets(priors or {}, cold_start, cfg)
+        self.offset, instruction_var = self._offsets(cold_start, cfg)
+        self.hist_count, self.hist_success = self._history_counts(priors or {}, cold_start, cfg)
         # parameter layout: [β₀ | b_f (F) | a_k (K)]
         self._k0 = 1 + n_f
         prior_var = np.concatenate([[cfg.pooled_global_sd ** 2 if cold_start else 0.2 ** 2],
@@ -181,9 +183,9 @@ class PooledSelector(NoveltyOrderSelector):
                 self._refit()
 
     def _add_past(self, past: PastAttempts, emb: np.ndarray) -> None:
-        """Earlier runs' outcomes as neighbour evidence at weight ``pooled_history_weight``
-        (their counts already set o_k; they do not enter the spread penalty, which is about
-        tonight's tests, nor rule 7, which is about this run)."""
+        """Earlier runs' outcomes as neighbour evidence at weight ``pooled_history_weight`` (their
+        per-instruction counts are in the model's fit, :meth:`_history_counts`; they do not enter
+        the spread penalty, which is about tonight's tests, nor rule 7, which is about this run)."""
         kid = {iid: k for k, iid in enumerate(self.instruction_ids)}
         rows = [j for j, iid in enumerate(past.instruction_ids) if iid in kid]
         if not rows or self.cfg.pooled_history_weight <= 0.0 or not len(emb):
@@ -208,27 +210,29 @@ class PooledSelector(NoveltyOrderSelector):
         add(self.reason_failure, fs, why, n_f)
         add(self.reason_near, ks, why, n_k)
 
-    def _offsets(self, history: Mapping[str, tuple[float, float]], cold_start: bool,
-                 cfg: SelectorConfig) -> tuple[np.ndarray, np.ndarray]:
-        """o_k (the catalog rate's logit; 0 from a cold start) and the prior variance of a_k.
-
-        Earlier runs' counts are not folded into o_k (as AdaT2 folds them into its Beta prior):
-        they enter the model's likelihood as data at weight ``pooled_history_weight``
-        (:attr:`hist_count`), so what last night taught about an instruction also moves its
-        factor's level b_f, and with it the factor's instructions that have no history.
-        """
+    def _offsets(self, cold_start: bool, cfg: SelectorConfig) -> tuple[np.ndarray, np.ndarray]:
+        """o_k (the catalog rate's logit; 0 from a cold start) and the prior variance of a_k."""
         n_k = len(self.instructions)
-        self.hist_count = np.zeros(n_k)
-        self.hist_success = np.zeros(n_k)
-        if not cold_start:
-            for k, ins in enumerate(self.instructions):
-                succ, fail = history.get(ins.instruction_id, (0.0, 0.0))
-                self.hist_count[k] = cfg.pooled_history_weight * (succ + fail)
-                self.hist_success[k] = cfg.pooled_history_weight * succ
         base_var = np.full(n_k, cfg.pooled_instruction_sd ** 2)
         if cold_start:
             return np.zeros(n_k), base_var
         return _logit(np.array([i.prior_applicability for i in self.instructions], dtype=float)), base_var
+
+    def _history_counts(self, history: Mapping[str, tuple[float, float]], cold_start: bool,
+                        cfg: SelectorConfig) -> tuple[np.ndarray, np.ndarray]:
+        """Earlier runs' (attempts, applicable) per instruction at weight ``pooled_history_weight``.
+
+        They are not folded into o_k (as AdaT2 folds them into its Beta prior): they enter the
+        model's likelihood as data (:meth:`_refit`), so what last night taught about an
+        instruction also moves its factor's level b_f, and with it the factor's instructions that
+        have no history. A cold start uses no history.
+        """
+        counts = np.zeros((2, len(self.instructions)))
+        if not cold_start:
+            for k, ins in enumerate(self.instructions):
+                succ, fail = history.get(ins.instruction_id, (0.0, 0.0))
+                counts[:, k] = cfg.pooled_history_weight * (succ + fail), cfg.pooled_history_weight * succ
+        return counts[0], counts[1]
 
     # -- the model -----------------------------------------------------------------------------
     def _refit(self) -> None:
