@@ -198,6 +198,25 @@ class FactorThompson(PooledSelector):
         return np.maximum(draw, 0.0) * score / np.maximum(base, 1e-12), mean, sd
 
 
+class StatementReasonDiscount(PooledSelector):
+    """A `statement`-tagged n/a — the statement lacks what this kind of change needs — counts in
+    the instruction model at (1 − share) of an unexplained one: it is explained by the statement,
+    so it says less about the instruction's (and its factor's) average. Its neighbour evidence
+    and the reason's count against the factor nearby are unchanged."""
+
+    def __init__(self, *args: Any, share: float = 0.5, **kw: Any) -> None:
+        self.share = share
+        super().__init__(*args, **kw)
+
+    def _refit(self) -> None:
+        counts = self.obs_count
+        self.obs_count = counts - self.share * self.statement_na
+        try:
+            super()._refit()
+        finally:
+            self.obs_count = counts
+
+
 class Prequential(_Fit):
     """Hyperparameters (ω × factor sd grid) by their prequential log score: the sequential predictive
     probability each model gave every outcome before seeing it (adaptive choice is ignorable for it).
@@ -478,7 +497,7 @@ class StatementReceptivity(PooledSelector):
 VARIANTS: dict[str, type[PooledSelector]] = {
     "base": PooledSelector, "eb": EMFactorSd, "ml": EvidenceFactorSd, "preq": Prequential, "bma": Prequential,
     "kg": OnlineKG, "gittins": Gittins, "glmm": StatementFactorEffect,
-    "tprior": HeavyTailFactors, "asym": AsymmetricWeights, "tinst": HeavyTailInstructions, "recept": StatementReceptivity, "fts": FactorThompson}
+    "tprior": HeavyTailFactors, "asym": AsymmetricWeights, "tinst": HeavyTailInstructions, "recept": StatementReceptivity, "fts": FactorThompson, "sdisc": StatementReasonDiscount}
 
 
 def make_variant(spec: str, statements: Sequence[SimStatement], instructions: Sequence[Instruction],
