@@ -108,3 +108,21 @@ def test_the_transformation_key_changes_with_the_history_it_learns_from(tmp_path
     assert digests[0] != digests[1] and keys[0] != keys[1]
     root = tmp_path / "a" / "data"
     assert selection_priors_step(RunConfig(data_dir=str(root)), "r1").digest == digests[0]  # and stable
+
+
+def test_each_selector_is_handed_only_the_history_it_uses(tmp_path: Path) -> None:
+    """So its transformation key names nothing it ignores: ``past`` for pooled alone, nothing
+    for a cold start."""
+    root = tmp_path / "data"
+    _run(root, "r0", 0, "k1")
+    _statements(root, "r0", ["a", "b", "c", "d"])
+    _run(root, "r1", 10, None)
+
+    def handed(name: str) -> dict[str, object]:
+        cfg = RunConfig(data_dir=str(root))
+        return selection_priors_step(cfg.model_copy(update={"selector": cfg.selector.model_copy(
+            update={"name": name})}), "r1").data
+
+    assert len(handed("pooled")["past"]) == 4 and handed("pooled")["priors"] == {"k1": [2.0, 2.0]}
+    assert handed("adat2") == {"priors": {"k1": [2.0, 2.0]}, "past": []}
+    assert handed("pooled-cold-start") == handed("cold-start") == {"priors": {}, "past": []}

@@ -25,6 +25,9 @@ from adat.selection.pair import reason_kind
 
 #: the most recent earlier attempts handed to ``pooled`` as neighbour evidence (a few nights' worth)
 PAST_ATTEMPTS_LIMIT = 2000
+#: selectors that use no history at all, and the one that uses ``past``
+NO_HISTORY = frozenset({"cold-start", "pooled-cold-start"})
+USES_PAST = frozenset({"pooled"})
 
 
 def run_starts(root: Path) -> dict[str, datetime]:
@@ -60,6 +63,14 @@ def history_data(root: Path, history: list[Attempt], started: dict[str, datetime
     past = [[texts[(a.run_id, a.statement_id)], a.instruction_id, bool(a.applicable),
              None if a.applicable else reason_kind(a.reason)] for a in recent]
     return {"priors": {k: list(v) for k, v in priors.items()}, "past": past}
+
+
+def for_selector(data: dict[str, Any], selector: str) -> dict[str, Any]:
+    """What of the history ``selector`` uses (so its cache key names nothing it ignores): none
+    for a cold start, the counts for every other selector, ``past`` for ``pooled`` alone."""
+    if selector in NO_HISTORY:
+        return {"priors": {}, "past": []}
+    return data if selector in USES_PAST else {**data, "past": []}
 
 
 def history_digest(data: dict[str, Any]) -> str:

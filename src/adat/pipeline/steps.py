@@ -153,16 +153,23 @@ def execution_step(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_i
 def selection_priors_step(cfg: RunConfig, run_id: str) -> StepResult:
     """Applicability history from earlier runs in the warehouse (the θ prior, and ``pooled``'s
     neighbour evidence; :mod:`adat.pipeline.history`)."""
-    from adat.pipeline.history import earlier_attempts, history_data, history_digest, run_starts
+    from adat.pipeline.history import (
+        NO_HISTORY,
+        earlier_attempts,
+        for_selector,
+        history_data,
+        history_digest,
+        run_starts,
+    )
 
     ctx = RunContext(cfg, run_id)
-    if cfg.selector.name == "cold-start":
-        data: dict[str, Any] = {"priors": {}, "past": []}
+    if cfg.selector.name in NO_HISTORY:
+        data: dict[str, Any] = for_selector({}, cfg.selector.name)
         return StepResult(digest=history_digest(data), run_id=run_id, step="priors", data=data)
     # Only runs that started before this one: a re-run of this run id must see the same prior.
     started = run_starts(ctx.root)
     history = earlier_attempts(ctx.root, str(cfg.models.generator), started, before=started.get(run_id), exclude=run_id)
-    data = history_data(ctx.root, history, started)
+    data = for_selector(history_data(ctx.root, history, started), cfg.selector.name)
     return StepResult(digest=history_digest(data), run_id=run_id, step="priors",
                       counts={"history_attempts": len(history)}, data=data)
 
