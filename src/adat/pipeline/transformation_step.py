@@ -10,12 +10,16 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from adat.config import RunConfig, cache_dir
 from adat.pipeline.context import RunContext, StepResult
 from adat.pipeline.steps import Progress, ranked_statements
 from adat.records import Attempt, Instruction, TestCase, Trace
+
+if TYPE_CHECKING:
+    from adat.embeddings import Embedder
+    from adat.selection.pooled import PastAttempts
 
 #: the transformation phase's own parts (one owner name across its tables)
 TRANSFORMATION = "transformation"
@@ -34,6 +38,7 @@ def transformation_step(cfg: RunConfig, run_id: str, priors: dict[str, Any] | No
     different key (changed inputs), or a stage that had completed, starts over.
     """
     from adat.embeddings import Embedder
+    from adat.pipeline.history import USES_PAST
     from adat.selection import make_selector
     from adat.stages.execution import execute_test
     from adat.stages.plain import top_statements
@@ -56,7 +61,7 @@ def transformation_step(cfg: RunConfig, run_id: str, priors: dict[str, Any] | No
     selector = make_selector(cfg.selector, statements, instructions, embeddings, cfg.generation.n, cfg.seed,
                              priors={k: (float(v[0]), float(v[1])) for k, v in (priors or {}).items()},
                              llm_choose=_llm_choose(ctx) if cfg.selector.name == "llm" else None,
-                             past=_past_attempts(embedder, past) if cfg.selector.name == "pooled" else None)
+                             past=_past_attempts(embedder, past) if cfg.selector.name in USES_PAST else None)
     target = ctx.target(scope="xf")
     variant = ctx.variant()
 
@@ -94,7 +99,7 @@ def transformation_step(cfg: RunConfig, run_id: str, priors: dict[str, Any] | No
                       data={"stop_reason": selector.stop_reason() or ""})
 
 
-def _past_attempts(embedder: Any, past: list[list[Any]] | None) -> Any:
+def _past_attempts(embedder: Embedder, past: list[list[Any]] | None) -> PastAttempts | None:
     """``pooled``'s neighbour evidence from the priors stage's ``past`` rows (adat.pipeline.history)."""
     from adat.selection.pooled import PastAttempts
 

@@ -85,11 +85,7 @@ def centred(emb: np.ndarray) -> np.ndarray:
     floors were tuned on. Below :data:`CENTRE_MIN_STATEMENTS` the embeddings are returned as
     they are: the mean is then mostly the statements themselves (centred cosines average
     −1/(S − 1): two statements become opposite)."""
-    if len(emb) < CENTRE_MIN_STATEMENTS:
-        return emb
-    x = emb - emb.mean(axis=0)
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
-    return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
+    return centred_on(emb, emb)
 
 
 def centred_on(emb: np.ndarray, others: np.ndarray) -> np.ndarray:
