@@ -494,10 +494,46 @@ class StatementReceptivity(PooledSelector):
                             * self.cfg.pooled_spread_gamma ** self.near_factor_tests[h, self.factor_of[arms]]))
 
 
+class FreshThreshold(PooledSelector):
+    """The infinitely-many-armed bandit's run policy (Berry et al. 1997): an instruction with no
+    outcome of its own in this run scores at least ``tau``, so the run keeps using what it has
+    while its score stays above τ and otherwise tries a fresh instruction (the best fresh one by
+    the model, as the tie-break on E[θ] has it)."""
+
+    def __init__(self, *args: Any, tau: float = 0.7, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.tau = tau
+
+    def _scores(self, h: int, arms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        score, mean, sd = super()._scores(h, arms)
+        fresh = self.obs_count[arms] == 0
+        return np.where(fresh, np.maximum(score, self.tau), score), mean, sd
+
+
+class RunPolicy(PooledSelector):
+    """The context-free run policy of ``context_free_bound.py`` inside the real walk: each
+    instruction scores (s_k + τ)/(n_k + 1) from this run's own outcomes, whatever the statement
+    (the model, reasons unused); ``near`` > 0 adds the instruction's neighbour-weighted outcomes
+    near the statement (rule 2's counts) at that weight, ``spread=1`` the spread penalty."""
+
+    def __init__(self, *args: Any, tau: float = 0.65, near: float = 0.0, spread: float = 0.0, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.tau, self.near, self.spread = tau, near, bool(spread)
+
+    def _scores(self, h: int, arms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        near_s, near_f = self.near_success[h, arms], self.near_failure[h, arms]
+        score = (self.obs_success[arms] + self.tau + self.near * near_s) \
+            / (self.obs_count[arms] + 1.0 + self.near * (near_s + near_f))
+        if self.spread:
+            score = score * self.cfg.pooled_spread_gamma ** self.near_factor_tests[h, self.factor_of[arms]]
+        return score, score, np.zeros(len(arms))
+
+
 VARIANTS: dict[str, type[PooledSelector]] = {
     "base": PooledSelector, "eb": EMFactorSd, "ml": EvidenceFactorSd, "preq": Prequential, "bma": Prequential,
     "kg": OnlineKG, "gittins": Gittins, "glmm": StatementFactorEffect,
-    "tprior": HeavyTailFactors, "asym": AsymmetricWeights, "tinst": HeavyTailInstructions, "recept": StatementReceptivity, "fts": FactorThompson, "sdisc": StatementReasonDiscount}
+    "tprior": HeavyTailFactors, "asym": AsymmetricWeights, "tinst": HeavyTailInstructions, "recept": StatementReceptivity, "fts": FactorThompson, "sdisc": StatementReasonDiscount,
+    "fresh": FreshThreshold, "runpol": RunPolicy}
 
 
 def make_variant(spec: str, statements: Sequence[SimStatement], instructions: Sequence[Instruction],

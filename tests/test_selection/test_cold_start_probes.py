@@ -28,11 +28,11 @@ def test_every_probe_runs_and_prints_its_paired_difference(probes: ModuleType,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     variants = ("base,eb,ml,preq,bma,kg,gittins,glmm,tprior,base:pooled_cold_obs_weight=0.15,"
                 "base:max_not_applicable=1,recept:hostile=0.2:order=0.3:explore=1,recept:moveon=0.9,"
-                "fts:scale=0.5:kappa=0.5,sdisc:share=0.5,asym:ws=0.5:wf=0.25,tinst,tinst:catalog=1")
+                "fts:scale=0.5:kappa=0.5,sdisc:share=0.5,asym:ws=0.5:wf=0.25,tinst,tinst:catalog=1,fresh:tau=0.7")
     assert probes.main([variants, "--seeds", "0", "--family", "classes", "--workers", "1", "--calibration"]) == 0
     out = capsys.readouterr().out
     assert "classes: base " in out and "| gittins " in out and "| glmm " in out
-    assert "| fts:scale=0.5:kappa=0.5 " in out and "| sdisc:share=0.5 " in out
+    assert "| fts:scale=0.5:kappa=0.5 " in out and "| sdisc:share=0.5 " in out and "| fresh:tau=0.7 " in out
     assert "base calibration (predicted / true): untried" in out
 
 
