@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "selectors" / "run.py"
+from tests.test_selection.scripts import load_script
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    sys.path.insert(0, str(SCRIPT.parent))  # run.py imports its sibling worlds.py, as when run as a script
-    spec = importlib.util.spec_from_file_location("selector_benchmark", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
+    return load_script("run.py", "selector_benchmark")
 
 
 def test_benchmark_prints_its_table(bench: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,25 +3,17 @@
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "selectors" / "cold_start_probes.py"
+from tests.test_selection.scripts import load_script
 
 
 @pytest.fixture(scope="module")
 def probes() -> ModuleType:
-    sys.path.insert(0, str(SCRIPT.parent))  # it imports its siblings run.py and worlds.py, as when run as a script
-    spec = importlib.util.spec_from_file_location("cold_start_probes", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("cold_start_probes.py", "cold_start_probes")
 
 
 def test_every_probe_runs_and_prints_its_paired_difference(probes: ModuleType,

@@ -2,31 +2,21 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "selectors" / "context_free_bound.py"
+from tests.test_selection.scripts import load_script
 
 
 @pytest.fixture(scope="module")
 def bound() -> ModuleType:
-    sys.path.insert(0, str(SCRIPT.parent))
-    spec = importlib.util.spec_from_file_location("context_free_bound", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("context_free_bound.py", "context_free_bound")
 
 
 def test_rates_are_the_worlds_drawn_applicability(bound: ModuleType) -> None:
-    sys.path.insert(0, str(SCRIPT.parent))
     import worlds
 
     from adat.instruction_catalog import load_instructions
