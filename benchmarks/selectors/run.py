@@ -37,7 +37,8 @@ from adat.selection import Candidate, PairSelector, instruction_history_priors, 
 from adat.selection.adat2 import NoveltyOrderSelector
 from adat.selection.pooled import PastAttempts
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # a script beside its one helper module
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # a script beside its helper modules
+from context_free_bound import best_run_policy, rates_row  # noqa: E402
 from worlds import (
     FAMILIES,
     MOVES,
@@ -52,6 +53,7 @@ from worlds import (
 )
 
 VERDICTS = ("pass", "inconclusive", "fail")
+CONTEXT_FREE = "_context_free"  # run_seed's extra entry: not a selector, never a table row
 REASONS = {REASON_STATEMENT: "statement", REASON_INSTRUCTION: "instruction"}  # world codes → NA_REASONS
 
 
@@ -187,7 +189,12 @@ def history_rows(name: str, night: Night, instructions: list[Instruction], kids:
 
 def run_seed(job: Job) -> dict[str, dict[str, Any]]:
     """Every selector on one world's run night (same outcomes for all: common random numbers)."""
-    return run_world(job_world(job), job.names, job.n, job.seed, dict(job.settings))
+    world = job_world(job)
+    out = run_world(world, job.names, job.n, job.seed, dict(job.settings))
+    if "pooled-cold-start" in job.names and "uniform" in job.names:
+        # the cold-start check's reference: the context-free run policy on this world's instruction rates
+        out[CONTEXT_FREE] = {"rows": rates_row(world.nights["run"].applicable.mean(axis=0), job.seed, job.n)}
+    return out
 
 
 def run_world(world: WorldFile, names: Sequence[str], n_target: int, seed: int,
@@ -290,6 +297,10 @@ def print_checks(per_seed: list[dict[str, dict[str, Any]]], names: list[str], n_
         spread = f" ± {se:.3f}" if se is not None else " " * 8
         print(f"  pooled: {text:32s} {value:6.3f}{spread}  {'ok' if ops[op](value, bound) else 'MISSED'}")
     print("  (± : the paired standard error of the ratio over the seeds)")
+    if all(CONTEXT_FREE in r for r in per_seed):
+        tau, cf = best_run_policy([r[CONTEXT_FREE]["rows"] for r in per_seed])
+        print(f"  cold start without statement context: the best run policy on these worlds' instruction rates "
+              f"needs {cf:.3f} x uniform (tau {tau:g}, tuned on them; context_free_bound.py)")
 
 
 def parse_setting(text: str) -> tuple[str, float]:

@@ -22,6 +22,17 @@ def test_benchmark_prints_its_table(bench: ModuleType, capsys: pytest.CaptureFix
     assert "family classes, 2 seed(s)" in out and "family features, 2 seed(s)" in out
     assert "| selector" in out and "| pooled-cold-start" in out and "AdaT2 N_5 / uniform =" in out
     assert "pooled: cold start <= 0.65 x uniform" in out
+    assert out.count("cold start without statement context: the best run policy") == out.count("family ") == 3
+
+
+def test_the_cold_start_reference_is_the_context_free_bound_of_the_same_world(bench: ModuleType) -> None:
+    import context_free_bound
+
+    job = bench.Job(4, 130, 50, 40, 8, 0.7, 1.2, ("pooled-cold-start", "uniform"), family="mixed")
+    res = bench.run_seed(job)
+    assert res[bench.CONTEXT_FREE]["rows"] == context_free_bound.world_row(("mixed", 4, 50, 5))
+    # without the cold start there is nothing to refer to
+    assert bench.CONTEXT_FREE not in bench.run_seed(bench.Job(4, 40, 10, 12, 4, 0.7, 1.2, ("oracle", "uniform")))
 
 
 def test_oracle_needs_fewer_attempts_than_uniform(bench: ModuleType) -> None:
