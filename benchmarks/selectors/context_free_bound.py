@@ -101,6 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"context_free_bound.py: unknown family {', '.join(unknown)}; use {', '.join(FAMILIES)}", file=sys.stderr)
         return 2
+    if args.seeds < 1 or args.repeats < 1 or args.n < 1:
+        print("context_free_bound.py: --seeds, --repeats and --n must be at least 1", file=sys.stderr)
+        return 2
     seeds = range(args.seed_start, args.seed_start + args.seeds)
     print(f"context-free problem, seeds {seeds.start}-{seeds.stop - 1}, n = {args.n}, {args.repeats} draws per world; "
           f"attempts until n tests (ratio to uniform)")

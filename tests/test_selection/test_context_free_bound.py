@@ -51,7 +51,10 @@ def test_it_prints_each_row_against_uniform(bound: ModuleType, capsys: pytest.Ca
     assert "best run policy: run " in out
 
 
-def test_an_unknown_family_is_one_line_and_exit_2(bound: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
-    assert bound.main(["--family", "nope"]) == 2
+@pytest.mark.parametrize(("argv", "says"), [(["--family", "nope"], "unknown family nope"),
+                                            (["--seeds", "0"], "--seeds, --repeats and --n must be at least 1")])
+def test_bad_input_is_one_line_and_exit_2(bound: ModuleType, capsys: pytest.CaptureFixture[str],
+                                          argv: list[str], says: str) -> None:
+    assert bound.main(argv) == 2
     err = capsys.readouterr().err.strip()
-    assert err.count("\n") == 0 and "unknown family nope" in err
+    assert err.count("\n") == 0 and says in err
