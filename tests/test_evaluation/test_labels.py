@@ -95,3 +95,25 @@ def test_cannot_tell_when_the_replay_does_not_reproduce_the_record(replayer):
     c = reference_compliance(replayer, execution, MAPPED)
     assert c.complied is None
     assert paper_label("pass", c.complied, c.reached) == "INC"
+
+
+SAMUEL = "Hi! My email is samuel.walker7843@example.com. I'd like to modify the payment method of order #W3053441."
+PAY_WITH_VISA = "Please use credit_card_1801554."
+GO_AHEAD = "Yes, please go ahead."
+
+
+def test_a_refusal_on_the_way_to_the_checked_behaviour_is_non_compliance_not_inc(replayer):
+    # The original agent asks to confirm and then writes (checked: confirm_before_write at turn 2);
+    # the faulty variant refuses the payment change at turn 1 and so never gets there.
+    test = make_test("t-pay", [SAMUEL, PAY_WITH_VISA, GO_AHEAD], expected="allowed")
+    fault = load_fault("payment_change_refused")
+    c = reference_compliance(replayer, run_on(test, fault.id), {"confirm_before_write"}, fault)
+    assert c.reached and c.complied is False and c.attributed
+    assert "decided payment_change_single unlike the policy at user turn 1" in c.rationale
+    assert paper_label("fail", c.complied, c.reached) == "TP"
+    # Attributed only to the fault whose rule it is.
+    other = reference_compliance(replayer, run_on(test, fault.id), {"confirm_before_write"},
+                                 load_fault("cancel_any_reason"))
+    assert other.complied is False and not other.attributed
+    # On the original agent the same execution reaches the checked rule and complies.
+    assert reference_compliance(replayer, run_on(test), {"confirm_before_write"}).complied is True

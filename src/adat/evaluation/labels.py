@@ -52,7 +52,9 @@ def reference_compliance(replayer: Replayer, execution: Execution, mapped_rules:
 
     The execution's user messages are replayed on its own variant (which must reproduce the
     recorded replies) and on the original agent, the compliant oracle. The execution reached
-    the checked behaviour when its variant evaluated a mapped rule. It complied when, from the
+    the checked behaviour when its variant evaluated a mapped rule, or when it decided a rule unlike
+the policy before the original agent's checked turn and so never got there (not complied). It
+complied when, from the
     checked turn on (the original agent's last user turn with a rule evaluation), its replies
     equal the original agent's, its successful write calls and database end state equal the
     original's, and it decided no mapped rule unlike the policy. A non-compliance is attributed
@@ -66,15 +68,29 @@ def reference_compliance(replayer: Replayer, execution: Execution, mapped_rules:
     if list(own.replies) != recorded:
         return Compliance(reached=True, complied=None,
                           rationale="cannot tell: replaying the execution does not reproduce its recorded replies")
-    if not own.evaluated(mapped_rules):
-        return Compliance(reached=False, complied=None,
-                          rationale=f"the execution ended before the agent evaluated {', '.join(sorted(mapped_rules))}")
     if execution.agent_variant == "original":
+        if not own.evaluated(mapped_rules):
+            return _ended_before(mapped_rules)
         return Compliance(reached=True, complied=True,
                           rationale="the original reference agent enforces the policy by construction")
     original = replayer.replay(messages, "original")
     situation = checked_situation(original.events)
     start = situation.turn if situation is not None else 0
+    if not own.evaluated(mapped_rules):
+        # Not reached. Because the variant decided a rule unlike the policy on the way there (the
+        # original agent, given the same messages, went on to the checked behaviour): that is a
+        # non-compliance. Otherwise the conversation simply stopped short.
+        early = [(turn, rule) for rule, turn in own.activations if turn <= start]
+        if not early or not original.evaluated(mapped_rules):
+            return _ended_before(mapped_rules)
+        turn, rule = min(early)
+        attributed = fault is not None and _caused_by(fault, own, turn)
+        return Compliance(reached=True, complied=False, attributed=attributed,
+                          rationale=f"not complied: decided {rule} unlike the policy at user turn {turn}, so the "
+                                    f"agent never reached {', '.join(sorted(mapped_rules))} (the original agent "
+                                    f"did at user turn {start})"
+                                    + (f"; caused by fault {fault.id} (rule {fault.rule})"
+                                       if attributed and fault is not None else ""))
     differences = _differences(own, original, mapped_rules, start)
     if not differences:
         return Compliance(reached=True, complied=True,
@@ -86,6 +102,11 @@ def reference_compliance(replayer: Replayer, execution: Execution, mapped_rules:
     return Compliance(reached=True, complied=False, attributed=attributed,
                       rationale=f"not complied: {text}" + (f"; caused by fault {fault.id} (rule {fault.rule})"
                                                            if attributed and fault is not None else ""))
+
+
+def _ended_before(mapped_rules: set[str]) -> Compliance:
+    return Compliance(reached=False, complied=None,
+                      rationale=f"the execution ended before the agent evaluated {', '.join(sorted(mapped_rules))}")
 
 
 def _differences(own: Replay, original: Replay, mapped: set[str], start: int) -> list[tuple[int, str]]:
