@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 from adat.offline import statements
+from adat.offline.statements import request_phrase
+from adat.offline.transform_wording import Request, paraphrase
 from adat.roles import ExtractorInput, GrounderInput, GroundingCandidate, TraceView, TurnView
 from tests.test_offline.conftest import Extracted
 
@@ -73,3 +75,15 @@ def test_grounder_keeps_supported_statements_and_ranks_by_modal() -> None:
     assert items[0].grounded and items[1].grounded and not items[2].grounded
     assert items[0].confidence > items[1].confidence > items[2].confidence
     assert "key words" in items[0].reason
+
+
+def test_a_request_for_a_new_purchase_is_its_own_class_of_request() -> None:
+    turns = [TurnView(role="user", text="Hi! Please place a new order for one more of item 1000000001."),
+             TurnView(role="agent", text="Sorry, I can only help with orders you already placed.")]
+    assert request_phrase(turns, 1) == "a user asks to place a new order"
+    assert statements.request_key("I'd like to buy another lamp") == "new_order"
+
+
+def test_a_request_without_a_known_rewording_is_not_paraphrased() -> None:
+    assert paraphrase(Request("new_order", "", ["1000000001"], "", "", "")) is None
+    assert paraphrase(Request("cancel", "#W1000001", [], "", "", "")) == "Would you be able to cancel my order #W1000001 for me?"

@@ -34,6 +34,14 @@ STREET_ONLY = "17 Birch Lane"
 OWN_REASON = "my plans have changed"
 UNKNOWN_PAYMENT = "credit_card_0000000"
 OPEN = "Ask what the agent can help with."
+#: Requests any customer of a service may make beyond what the agent said it can do: where its
+#: scope ends is a boundary too. (what the agent would have had to name for it, the objective's
+#: words, the user's request; {item} is an item of the user's own orders.)
+OUTSIDE = "Ask for something the agent did not say it can do"
+OUTSIDE_REQUESTS = (
+    (("buy", "purchase", "place", "sell"), "a new purchase",
+     "I'd also like to buy something new: please place a new order for one more of item {item}."),
+)
 #: what a change verb on a whole order may change, from the attributes the facts give orders
 ATTRIBUTES = ("items", "payment method", "shipping address")
 
@@ -134,6 +142,22 @@ def primary(obs: Observation, facts: TesterFacts, turn: int) -> list[tuple[Actio
             if found:
                 out.append((action, *found))
     return out
+
+
+def outside_scope(obs: Observation, facts: TesterFacts, turn: int) -> list[Plan]:
+    """Once the agent has said what it can do, one request of each kind it did not name (asked by an
+    identified user, so that identity is not what decides it)."""
+    if not obs.actions or not facts.accounts:
+        return []
+    named = {a.verb.lower() for a in obs.actions}
+    account = facts.accounts[turn % len(facts.accounts)]
+    item = next((i for o in account.orders for i in o.items), "")
+    plans = []
+    for verbs, what, request in OUTSIDE_REQUESTS:
+        if named & set(verbs) or ("{item}" in request and not item):
+            continue
+        plans.append(Plan(f"{OUTSIDE} — {what}.", f"{identify(account)} Then ask: {request.format(item=item)}"))
+    return plans
 
 
 def identities(obs: Observation, facts: TesterFacts, turn: int) -> list[Plan]:

@@ -37,6 +37,7 @@ ORDER_STATUS = re.compile(r"order\s+#?W\d{7}\s+is\s+(?!now\b|already\b)'?([a-z]+
                           r"(?=[,;.!?]|\s+(?:so|and|but|which)\b)", re.I)
 REQUESTS = (  # user wording -> (request key, the class of request it belongs to)
     (r"human|real person|representative", "human", "a user asks to be handed to a human"),
+    (r"new order|\bbuy\b|purchase", "new_order", "a user asks to place a new order"),
     (r"default address", "default_address", "a user asks to change their default address"),
     (r"shipping address|(?<!email )\baddress\b", "modify_address", "a user asks to ship an order to another address"),
     (r"\bcancel", "cancel", "a user asks to cancel an order"),

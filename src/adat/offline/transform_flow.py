@@ -13,7 +13,7 @@ import re
 from adat.offline import language as lang
 from adat.offline.generation import ACTS
 from adat.offline.objectives import NEW_ADDRESS
-from adat.offline.transform_case import Case, Outcome
+from adat.offline.transform_case import Case, Outcome, is_auth_text
 from adat.offline.transform_identity import _auth_split
 from adat.offline.transform_values import _no_reply, _status_swap, done_states
 from adat.offline.transform_wording import ACTIONS, paraphrase, request_of, with_request
@@ -41,7 +41,10 @@ def sequence_repeat_after_refusal(case: Case) -> Outcome:
     req = request_of(case)
     if case.side != "denied" or req is None:
         return "the statement describes no refusal to repeat the request after"
-    return case.keep([*case.hints, "Please, I really need this. " + paraphrase(req)], "the request is repeated")
+    assert case.request_i is not None
+    again = paraphrase(req) or " ".join(s for s in lang.sentences(case.hints[case.request_i])
+                                        if not is_auth_text(s, case.facts))
+    return case.keep([*case.hints, "Please, I really need this. " + again], "the request is repeated")
 
 
 def sequence_reorder(case: Case) -> Outcome:

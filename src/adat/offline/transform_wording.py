@@ -77,7 +77,9 @@ def with_request(case: Case, new_request: str) -> list[str]:
     return hints
 
 
-def paraphrase(req: Request) -> str:
+def paraphrase(req: Request) -> str | None:
+    """The request in other words, or None for a kind of request without a rewording here (a
+    generic "help me with order …" would drop what the request asks for)."""
     o, d = req.order, req.details()
     tail = f" ({d})" if d else ""
     return {
@@ -91,7 +93,7 @@ def paraphrase(req: Request) -> str:
         "human": "Could you connect me with a human agent?",
         "info": f"Could you tell me the status of order {o} and what is in it?",
         "refund": f"Could I get a refund of the price difference on order {o}?",
-    }.get(req.kind, f"Could you help me with order {o}?{tail}")
+    }.get(req.kind)
 
 
 def _typo(word: str) -> str:
@@ -116,7 +118,10 @@ def wording_paraphrase(case: Case) -> Outcome:
     req = request_of(case)
     if req is None:
         return NO_REQUEST
-    return case.keep(with_request(case, paraphrase(req)), "the request is reworded")
+    reworded = paraphrase(req)
+    if reworded is None:
+        return f"the test's request (a {req.kind.replace('_', ' ')} request) has no rewording that keeps what it asks"
+    return case.keep(with_request(case, reworded), "the request is reworded")
 
 
 def wording_typos(case: Case) -> Outcome:
