@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from adat.offline import planning
 from adat.offline.facts import parse_facts
-from adat.offline.objectives import OPEN, OUTSIDE, OWN_REASON
+from adat.offline.objectives import OPEN, OWN_REASON
 from adat.offline.observation import observe, parse_actions
 from adat.roles import DriverInput, PlannerInput, SessionSummary, TraceView, TurnView
 
@@ -135,34 +135,21 @@ def test_driver_fills_in_an_order_in_the_status_an_objective_names() -> None:
     assert "#W1000002" in out.message and "a.b@example.com" in out.message
 
 
-def test_after_the_open_question_one_request_beyond_what_the_agent_said_it_can_do() -> None:
+def test_the_open_session_then_asks_for_a_kind_of_thing_the_agent_did_not_name() -> None:
+    first = _drive(OPEN, "Ask one open question about what the agent can do; identify when asked.", [])
+    said = [("user", first.message), ("agent", CAN_DO)]
+    beyond = _drive(OPEN, "", said)
+    # asked by an identified user, about an item of the user's own orders (from the tester facts)
+    assert beyond.status == "continue" and "a.b@example.com" in beyond.message
+    assert "new order" in beyond.message and "1000000001" in beyond.message
+    assert _drive(OPEN, "", [*said, ("user", beyond.message), ("agent", "Sorry, I cannot help with that.")]).status == "met"
+    # an agent that says it takes new orders is not asked for one; a reply naming no actions neither
+    buys = "Hello! I can pause or resume active orders, place new orders, and answer questions about your account."
+    assert _drive(OPEN, "", [("user", first.message), ("agent", buys)]).status == "cannot"
+    assert _drive(OPEN, "", [("user", first.message), ("agent", "Hello! How can I help?")]).status == "cannot"
+
+
+def test_the_scope_question_takes_no_discovery_session() -> None:
     earlier = [SessionSummary(objective=OPEN, strategy="", ended_by="met", last_agent_reply=CAN_DO)]
     traces = [_trace(1, OPEN, ("user", "What can you do?"), ("agent", CAN_DO))]
-    second = _plan(2, earlier, traces)
-    assert second.objective.startswith(OUTSIDE)
-    # asked by an identified user, about an item of the user's own orders (from the tester facts)
-    assert "a.b@example.com" in second.strategy and "1000000001" in second.strategy
-    earlier.append(SessionSummary(objective=second.objective, strategy=second.strategy, ended_by="cannot"))
-    later = []
-    for n in range(3, 12):
-        out = _plan(n, earlier, traces)
-        earlier.append(SessionSummary(objective=out.objective, strategy=out.strategy, ended_by="met"))
-        later.append(out.objective)
-    assert not any(o.startswith(OUTSIDE) for o in later)  # once
-    # The families' rotation is where it would have been without that session: session 3 plans
-    # what session 2 plans for an agent whose scope leaves nothing to ask beyond.
-    buys = CAN_DO.replace("and answer", "buy new items for you, and answer")
-    alone = _plan(2, [SessionSummary(objective=OPEN, strategy="", ended_by="met", last_agent_reply=buys)],
-                  [_trace(1, OPEN, ("user", "What can you do?"), ("agent", buys))])
-    assert not alone.objective.startswith(OUTSIDE)
-
-
-def test_driver_asks_beyond_the_scope_once_identified_and_stops_at_the_answer() -> None:
-    objective = f"{OUTSIDE} — a new purchase."
-    strategy = ("Identify with the email a.b@example.com. Then ask: I'd also like to buy something new: please "
-                "place a new order for one more of item 1000000001.")
-    first = _drive(objective, strategy, [])
-    assert first.status == "continue" and "a.b@example.com" in first.message and "new order" in first.message
-    said = [("user", first.message)]
-    assert _drive(objective, strategy, [*said, ("agent", "Sorry, I cannot help with that.")]).status == "cannot"
-    assert _drive(objective, strategy, [*said, ("agent", "Thanks! How can I help you today?")]).status == "cannot"
+    assert not _plan(2, earlier, traces).objective.startswith("Ask")

@@ -1,6 +1,7 @@
 """The offline planner's objectives, built from what the conversation taught and the tester facts.
 
-Nothing is known in advance about the agent. The first session asks what it can do; from then on
+Nothing is known in advance about the agent. The first session asks what it can do (and then, in
+the same session, for something of a kind it did not name: :func:`beyond_scope`); from then on
 the candidates are the combinations a QA tester works through (DESIGN §4, discovery):
 
 * **action × entity state** — each action the agent said it can do, on an entity of the tester
@@ -35,11 +36,10 @@ OWN_REASON = "my plans have changed"
 UNKNOWN_PAYMENT = "credit_card_0000000"
 OPEN = "Ask what the agent can help with."
 #: Requests any customer of a service may make beyond what the agent said it can do: where its
-#: scope ends is a boundary too. (what the agent would have had to name for it, the objective's
-#: words, the user's request; {item} is an item of the user's own orders.)
-OUTSIDE = "Ask for something the agent did not say it can do"
+#: scope ends is a boundary too. (the verbs the agent would have had to name for it, the user's
+#: request; {item} is an item of the user's own orders.)
 OUTSIDE_REQUESTS = (
-    (("buy", "purchase", "place", "sell"), "a new purchase",
+    (("buy", "purchase", "place", "sell"),
      "I'd also like to buy something new: please place a new order for one more of item {item}."),
 )
 #: what a change verb on a whole order may change, from the attributes the facts give orders
@@ -144,20 +144,15 @@ def primary(obs: Observation, facts: TesterFacts, turn: int) -> list[tuple[Actio
     return out
 
 
-def outside_scope(obs: Observation, facts: TesterFacts, turn: int) -> list[Plan]:
-    """Once the agent has said what it can do, one request of each kind it did not name (asked by an
-    identified user, so that identity is not what decides it)."""
-    if not obs.actions or not facts.accounts:
-        return []
-    named = {a.verb.lower() for a in obs.actions}
-    account = facts.accounts[turn % len(facts.accounts)]
+def beyond_scope(actions: list[Action], account: Account) -> str:
+    """A request of a kind the agent did not name among what it can do (``actions``), for
+    ``account``; '' when it named every kind (or the request needs an item the user lacks)."""
+    named = {a.verb.lower() for a in actions}
     item = next((i for o in account.orders for i in o.items), "")
-    plans = []
-    for verbs, what, request in OUTSIDE_REQUESTS:
-        if named & set(verbs) or ("{item}" in request and not item):
-            continue
-        plans.append(Plan(f"{OUTSIDE} — {what}.", f"{identify(account)} Then ask: {request.format(item=item)}"))
-    return plans
+    for verbs, request in OUTSIDE_REQUESTS:
+        if not named & set(verbs) and ("{item}" not in request or item):
+            return request.format(item=item)
+    return ""
 
 
 def identities(obs: Observation, facts: TesterFacts, turn: int) -> list[Plan]:

@@ -24,7 +24,6 @@ from adat.offline.objectives import (
     identify,
     identities,
     objective_for,
-    outside_scope,
     states_for,
 )
 from adat.offline.observation import Action, Observation
@@ -196,19 +195,12 @@ def signature(objective: str) -> str:
 
 
 def next_plan(session_no: int, obs: Observation, facts: TesterFacts, covered_objectives: list[str]) -> Plan | None:
-    """The next objective: the open question first, then a request beyond what the agent said it
-    can do of each kind, then the families in turn; None when done."""
+    """The next objective: the open question first, then the families in turn; None when done."""
     covered = {signature(o) for o in covered_objectives}
     if OPEN not in covered or not obs.actions:
         return Plan(OPEN, "Ask one open question about what the agent can do; identify when asked."
                     if OPEN not in covered else "Ask again, in other words, what the agent can do for you.")
-    # where the scope it stated ends, right after it stated it (sessions that leave the families'
-    # rotation where it was)
-    beyond = outside_scope(obs, facts, session_no - 1)
-    open_beyond = [p for p in beyond if signature(p.objective) not in covered]
-    if open_beyond:
-        return open_beyond[0]
-    turn = session_no - 1 - (len(beyond) - len(open_beyond))
+    turn = session_no - 1
     queues = [[p for p in family(obs, facts, turn) if signature(p.objective) not in covered] for family in FAMILIES]
     for offset in range(len(queues)):
         queue = queues[(turn + offset) % len(queues)]

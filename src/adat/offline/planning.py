@@ -6,7 +6,9 @@ objective and strategy back into a :class:`Goal` (the action, the entity, the id
 the values to give when asked) and answers the agent's last reply: it identifies when asked,
 gives the detail the agent asks for (the value the strategy names, else the first option the
 agent itself offered), says yes or no at confirmation, and ends the session when the agent
-reports the action done (met) or turns it down (cannot).
+reports the action done (met) or turns it down (cannot). In the open session, once the agent has
+said what it can do, the driver asks, identified, for something of a kind it did not name (where
+its stated scope ends is a boundary too); that takes no discovery session of its own.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from dataclasses import dataclass
 
 from adat.offline import language as lang
 from adat.offline.facts import Account, TesterFacts, normalise_order_id, parse_facts
-from adat.offline.objectives import NEW_ADDRESS, OPEN, OUTSIDE
-from adat.offline.observation import QUOTED, key_of, observe
+from adat.offline.objectives import NEW_ADDRESS, OPEN, beyond_scope
+from adat.offline.observation import QUOTED, key_of, observe, parse_actions
 from adat.offline.plan_queue import next_plan
 from adat.roles import DriverInput, DriverOutput, PlannerInput, PlannerOutput, TraceView, TurnView
 
@@ -54,7 +56,7 @@ class Goal:
     account: Account
     auth: str  # email | name | user_id | none
     attribute: str = ""
-    phrase: str = ""  # what an account-level action acts on ("my default address"); outside: the request
+    phrase: str = ""  # what an account-level action acts on ("my default address")
     email: str = ""
     zip: str = ""
     switch: tuple[str, str] | None = None  # (email, order id) the user switches to midway
@@ -75,15 +77,14 @@ def read_goal(objective: str, strategy: str, facts: TesterFacts) -> Goal:
     """The driver's reading of the planner's objective and strategy."""
     verb = _verb(objective)
     orders = [normalise_order_id(o) for o in lang.ORDER_ID.findall(objective)]
-    target = "open" if objective.startswith(OPEN[:12]) else "outside" if objective.startswith(OUTSIDE) else \
-        "question" if verb == "ask" else \
+    target = "open" if objective.startswith(OPEN[:12]) else "question" if verb == "ask" else \
         "item" if re.search(r"\ban item of order\b", objective) else \
         "order" if orders or re.search(r"\border\b", objective, re.I) else "account"
     emails = lang.EMAIL.findall(strategy)
     account = next((a for a in facts.accounts if a.email and a.email in emails), None) or next(
         (a for a in facts.accounts if a.first_name and f"{a.first_name} {a.last_name}" in strategy), None) or \
         (facts.account_of_order(orders[0]) if orders else None) or (facts.accounts[0] if facts.accounts else Account())
-    if not orders and target not in ("open", "account", "outside"):
+    if not orders and target not in ("open", "account"):
         fallback = _order_for(objective, account, facts)
         orders = [fallback] if fallback else []
     auth = "none" if "never identify" in strategy.lower() else "user_id" if "only with the user id" in strategy else \
@@ -95,9 +96,7 @@ def read_goal(objective: str, strategy: str, facts: TesterFacts) -> Goal:
     value = {k: (m.group(1) if (m := re.search(rf"\b{k}: '?([^'.]+(?:\.\d+)?[^'.]*)'?\.", strategy)) else "")
              for k in ("Reason", "Payment", "Address", "Confirmation")}
     new_item = re.search(r"\bNew item: (\d{10})", strategy)
-    ask = re.search(r"\bThen ask: (.+)$", strategy)
-    phrase = re.sub(r"^\w+\s+", "", objective.split(" — ")[0]).rstrip(".") if target == "account" else \
-        ask.group(1).strip() if target == "outside" and ask else ""
+    phrase = re.sub(r"^\w+\s+", "", objective.split(" — ")[0]).rstrip(".") if target == "account" else ""
     return Goal(verb=verb, target=target, order_id=orders[0] if orders else "", account=account, auth=auth,
                 attribute=attribute.group(1).lower() if attribute else "", phrase=phrase,
                 email=emails[0] if emails else account.email,
@@ -136,8 +135,6 @@ def request_message(goal: Goal, item: str = "", new_item: str = "") -> str:
     o, verb = goal.order_id, goal.verb
     if goal.target == "open":
         return "What can you help me with?"
-    if goal.target == "outside":
-        return goal.phrase or "Could you also help me with something else?"
     if goal.target == "question":
         return f"Could you tell me the status of order {o} and what is in it?"
     if goal.target == "account":
@@ -167,6 +164,15 @@ def drive(inp: DriverInput) -> DriverOutput:
     last = agents[-1]
     if lang.is_completion(last) or (goal.target == "open" and len(agents) >= 2):
         return DriverOutput(status="met")
+    if goal.target == "open" and len(agents) == 1:
+        # Where the scope the agent just stated ends: something of a kind it did not name, asked
+        # by an identified user (so that identity is not what decides it).
+        facts = parse_facts(inp.tester_facts)
+        states = tuple(dict.fromkeys(o.status for _, o in facts.all_orders() if o.status))
+        actions = parse_actions(last, states)
+        beyond = beyond_scope(actions, goal.account) if actions else ""
+        if beyond:
+            return DriverOutput(status="continue", message=f"{auth_message(goal)} {beyond}")
     if users and users[-1].lower().startswith("no,") and goal.confirm == "no":
         return DriverOutput(status="met")
     message = _answer(goal, last, users, agents)
@@ -190,8 +196,8 @@ def _answer(goal: Goal, last: str, users: list[str], agents: list[str]) -> str |
             return None  # the identity given was not enough: the agent's answer is seen
         return auth_message(goal) + ("" if not goal.order_id or goal.order_id.lower() in said
                                      else " " + request_message(goal))
-    if goal.target in ("open", "outside"):
-        return None  # the agent's answer to the open question / the request beyond its scope is seen
+    if goal.target == "open":
+        return None
     if re.search(r"\btransfer", last, re.I) and asks and goal.human:
         return "Yes, please transfer me."
     if lang.ASKS_CONFIRM.search(last) and asks:
