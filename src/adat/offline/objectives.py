@@ -1,7 +1,7 @@
 """The offline planner's objectives, built from what the conversation taught and the tester facts.
 
-Nothing is known in advance about the agent. The first session asks what it can do (and then, in
-the same session, for something of a kind it did not name: :func:`beyond_scope`); from then on
+Nothing is known in advance about the agent. The first session asks what it can do, then, in
+the same session, for something of a kind it did not name (:func:`beyond_scope`); from then on
 the candidates are the combinations a QA tester works through (DESIGN §4, discovery):
 
 * **action × entity state** — each action the agent said it can do, on an entity of the tester
