@@ -72,8 +72,6 @@ def test_report_prints_the_sql_metrics(evaluated):
     assert score["mutation_score"] == score["killed"] / score["activated"]
 
 
-
-
 def test_moving_seeded_faults_into_mutation_testing_left_the_score_unchanged(evaluated):
     """Issue 9: the pre-move score (faults detected / faults run, no activation) and mutation
     testing's score (killed / activated) kill the same faults by the same rule; they may differ only

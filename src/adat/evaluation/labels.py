@@ -53,9 +53,8 @@ def reference_compliance(replayer: Replayer, execution: Execution, mapped_rules:
     The execution's user messages are replayed on its own variant (which must reproduce the
     recorded replies) and on the original agent, the compliant oracle. The execution reached
     the checked behaviour when its variant evaluated a mapped rule, or when it decided a rule unlike
-the policy before the original agent's checked turn and so never got there (not complied). It
-complied when, from the
-    checked turn on (the original agent's last user turn with a rule evaluation), its replies
+    the policy before the original agent's checked turn and so never got there (not complied). It
+    complied when, from the checked turn on (the original agent's last user turn with a rule evaluation), its replies
     equal the original agent's, its successful write calls and database end state equal the
     original's, and it decided no mapped rule unlike the policy. A non-compliance is attributed
     to ``fault`` when the fault's rule decided unlike the policy at or before the first differing

@@ -70,6 +70,10 @@ class TesterFacts:
     def all_orders(self) -> list[tuple[Account, OrderFact]]:
         return [(a, o) for a in self.accounts for o in a.orders]
 
+    def states(self) -> tuple[str, ...]:
+        """The order states the facts give, in the order they first appear."""
+        return tuple(dict.fromkeys(o.status for _, o in self.all_orders() if o.status))
+
 
 def normalise_order_id(text: str) -> str:
     return text if text.startswith("#") else f"#{text}"

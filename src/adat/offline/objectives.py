@@ -98,7 +98,7 @@ def objective_for(action: Action, order: OrderFact | None, situation: str = "") 
 
 def states_for(action: Action, facts: TesterFacts) -> list[str]:
     """Entity states to try: those the agent named for the action, then every other state."""
-    every = list(dict.fromkeys(o.status for _, o in facts.all_orders() if o.status))
+    every = list(facts.states())
     return [*[s for s in action.states if s in every], *[s for s in every if s not in action.states]]
 
 

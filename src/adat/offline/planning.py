@@ -32,8 +32,7 @@ def plan(inp: PlannerInput) -> PlannerOutput:
                        turns=[TurnView(role="agent", text=s.last_agent_reply)] if s.last_agent_reply else [])
              for i, s in enumerate(inp.earlier_sessions)]
     traces = [*older, *(t for t in inp.earlier_traces if t.trace_id in seen)]
-    states = tuple(dict.fromkeys(o.status for _, o in facts.all_orders() if o.status))
-    obs = observe(traces, states, {t.trace_id: key_of(t.objective) for t in traces})
+    obs = observe(traces, facts.states(), {t.trace_id: key_of(t.objective) for t in traces})
     chosen = next_plan(inp.session_no, obs, facts, [s.objective for s in inp.earlier_sessions])
     if chosen is None:
         return PlannerOutput(objective=OPEN, strategy="Ask again, in other words, what the agent can do for you.",
@@ -151,7 +150,8 @@ def request_message(goal: Goal, item: str = "", new_item: str = "") -> str:
 
 def drive(inp: DriverInput) -> DriverOutput:
     """The next user message, or the end of the session."""
-    goal = read_goal(inp.objective, inp.strategy, parse_facts(inp.tester_facts))
+    facts = parse_facts(inp.tester_facts)
+    goal = read_goal(inp.objective, inp.strategy, facts)
     users = [t.text for t in inp.turns if t.role == "user"]
     agents = [t.text for t in inp.turns if t.role == "agent"]
     if not agents:
@@ -167,9 +167,7 @@ def drive(inp: DriverInput) -> DriverOutput:
     if goal.target == "open" and len(agents) == 1:
         # Where the scope the agent just stated ends: something of a kind it did not name, asked
         # by an identified user (so that identity is not what decides it).
-        facts = parse_facts(inp.tester_facts)
-        states = tuple(dict.fromkeys(o.status for _, o in facts.all_orders() if o.status))
-        actions = parse_actions(last, states)
+        actions = parse_actions(last, facts.states())
         beyond = beyond_scope(actions, goal.account) if actions else ""
         if beyond:
             return DriverOutput(status="continue", message=f"{auth_message(goal)} {beyond}")

@@ -74,7 +74,7 @@ def _status_swap(case: Case, statuses: tuple[str, ...], change: str) -> Outcome:
 
 
 def state_status_change(case: Case) -> Outcome:
-    states = tuple(dict.fromkeys(o.status for _, o in case.facts.all_orders() if o.status))
+    states = case.facts.states()
     return _status_swap(case, states, "another status")
 
 
