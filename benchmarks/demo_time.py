@@ -47,22 +47,25 @@ def main() -> int:
         return 1
 
     from adat.config import adat_home
-    from adat.warehouse import build_catalog, declared_params, read_records, run_query
+    from adat.warehouse import build_catalog, run_query
 
     sys.path.insert(0, str(REPO))
+    from tests.support.demo_figures import demo_figures, demo_run_id
     from tests.support.pre_move import PRE_MOVE_SQL, move_mismatch
 
-    runs = [r for r in read_records(data, "runs") if r.flow == "pipeline"]
-    run_id = runs[-1].run_id
-    tests = read_records(data, "tests", run_id=run_id)
-    attempts = read_records(data, "attempts", run_id=run_id)
-    plain = sum(1 for t in tests if t.kind == "plain")
-    transformed = sum(1 for t in tests if t.kind == "transformed")
-    na = sum(1 for a in attempts if not a.applicable)
+    run_id = demo_run_id(data)
     db = build_catalog(data, adat_home() / "sql")
     coverage = run_query(db, adat_home() / "sql" / "metrics" / "rule_coverage.sql", {"run_id": run_id}).to_pylist()
     rules = int(coverage[0]["distinct_rules"]) if coverage else 0
     limit = 600  # issue 11: `adat demo --evaluate` too runs in ≤ 10 minutes on 2 cores
+    f = demo_figures(data, run_id, db) if args.evaluate else None
+    from adat.warehouse import read_records
+
+    attempts = read_records(data, "attempts", run_id=run_id)
+    tests = read_records(data, "tests", run_id=run_id)
+    plain = sum(1 for t in tests if t.kind == "plain")
+    transformed = sum(1 for t in tests if t.kind == "transformed")
+    na = sum(1 for a in attempts if not a.applicable)
 
     print(f"adat demo{' --evaluate' if args.evaluate else ''} — run {run_id} (offline/heuristic provider)")
     print(f"  wall time            {wall:8.1f} s   (target ≤ {limit} s)")
@@ -72,43 +75,33 @@ def main() -> int:
     print(f"  rules at supporting replies {rules:3d}     (target ≥ 15)")
     print(f"  machine: {os.cpu_count()} cores; data: {data}")
     missed: list[str] = []
-    if args.evaluate:
-        def metric(name: str) -> list[dict]:
-            path = adat_home() / "sql" / "metrics" / f"{name}.sql"
-            return run_query(db, path, {**dict.fromkeys(declared_params(path)), "run_id": run_id}).to_pylist()
-
-        validity = next(r for r in metric("validity_rate") if r["kind"] == "all")
-        original = [r for r in metric("false_alarm_rate") if r.get("agent_variant", "original") == "original"]
-        accuracy = [r for r in metric("accuracy") if r.get("agent_variant", "original") == "original"]
-        score = next(r for r in metric("mutation_score") if r["kind"] == "fault")
-        print(f"  V/C (all tests)      {validity['validity_rate']:8.3f}     ({validity['valid']} of {validity['counted']})")
-        far = original[0]["false_alarm_rate"] if original else None
-        if far is not None and accuracy:
-            print(f"  original agent: FAR  {far:8.3f}     accuracy {accuracy[0]['accuracy']:.3f}   (target FAR ≤ 0.05)")
+    if f is not None:
+        print(f"  V/C (all tests)      {f['validity_rate']:8.3f}     ({f['valid']} of {f['counted']})")
+        far = f["false_alarm_rate"]
+        print(f"  original agent: FAR  {far:8.3f}     accuracy {f['accuracy']:.3f}   (target FAR ≤ 0.05)")
         if far is None or far > 0.05:
             missed.append("FAR")
-        print(f"  mutation score       {score['mutation_score']:8.3f}     ({score['killed']} killed / {score['activated']} "
-              f"activated of {score['variants']} faults; not activated: {', '.join(score['not_activated']) or 'none'}; target ≥ 0.9)")
-        if score["mutation_score"] is None or score["mutation_score"] < 0.9:
+        print(f"  mutation score       {f['mutation_score']:8.3f}     ({f['killed']} killed / {f['activated']} "
+              f"activated of {f['faults']} faults; not activated: {', '.join(f['not_activated']) or 'none'}; target ≥ 0.9)")
+        if f["mutation_score"] is None or f["mutation_score"] < 0.9:
             missed.append("mutation score")
         (pre,) = run_query(db, PRE_MOVE_SQL, {"run_id": run_id}).to_pylist()
         print(f"  pre-move score       {pre['mutation_score']:8.3f}     ({pre['faults_detected']} detected / {pre['faults']} "
               "faults run, no activation; target: the same faults caught, equal when every fault is activated)")
+        score = {"variants": f["faults"], "killed_variants": f["killed_faults"], "not_activated": f["not_activated"],
+                 "activated": f["activated"], "mutation_score": f["mutation_score"]}
         mismatch = move_mismatch(pre, score)
         if mismatch:
             print(f"  pre-move mismatch: {mismatch}")
             missed.append("mutation score changed by the move")
-        both = next((r for r in metric("both_sides_share") if r["kind"] == "all"), None)
-        if both is not None and both["both_sides_share"] is not None:
-            print(f"  both_sides_share     {both['both_sides_share']:8.3f}     ((P − U) / U, P {both['p']:.0f}, U {both['u']:.0f}; "
-                  "target ≥ 0.5)")
-        if both is None or both["both_sides_share"] is None or both["both_sides_share"] < 0.5:
+        print(f"  both_sides_share     {f['both_sides_share']:8.3f}     ((P − U) / U, P {f['both_sides_p']:.0f}, "
+              f"U {f['both_sides_u']:.0f}; target ≥ 0.5)")
+        if f["both_sides_share"] is None or f["both_sides_share"] < 0.5:
             missed.append("both_sides_share")
-        inc = next((r for r in metric("inconclusive_share") if r["kind"] == "all"), None)
-        if inc is not None:
-            print(f"  original agent: inconclusive {inc['inconclusive_share']:6.1%}     "
-                  f"({inc['inconclusive']} of {inc['executions']} executions; target ≤ 5%)")
-        if inc is None or inc["inconclusive_share"] is None or inc["inconclusive_share"] > 0.05:
+        share = f["inconclusive"] / max(f["executions"], 1)
+        print(f"  original agent: inconclusive {share:6.1%}     ({f['inconclusive']} of {f['executions']} executions; "
+              "target ≤ 5%)")
+        if share > 0.05:
             missed.append("inconclusive share")
     ok = wall <= limit and plain >= 40 and transformed >= 40 and rules >= 15 and not missed
     print("OK" if ok else "TARGET MISSED" + (f": {', '.join(missed)}" if missed else ""))

@@ -13,7 +13,7 @@ from prefect import flow
 from prefect.artifacts import create_table_artifact
 
 from adat.baselines.steps import check_selectors
-from adat.config import RunConfig
+from adat.config import RunConfig, with_selector
 from adat.pipeline.fingerprint import code_fingerprint
 from flows._run_status import RUN_HOOKS, open_run
 from tasks import baseline_tasks as b
@@ -36,7 +36,7 @@ def ablation(config: RunConfig, discovery_run_id: str, selectors: list[str], rep
             run_id += f"-r{repeat + 1}" if repeats > 1 else ""
             cfg = config.model_copy(update={
                 "run_id": run_id, "seed": config.seed + repeat,
-                "selector": config.selector.model_copy(update={"name": name})})
+                "selector": with_selector(config.selector, name)})
             open_run(cfg, run_id, "ablation")
             copied = bind(b.copy_source, cfg, refresh=refresh)(cfg, run_id, code, discovery_run_id, "suite_inputs")
             done = bind(t.transform, cfg, refresh=refresh)(cfg, run_id, code, copied, priors)

@@ -3,13 +3,13 @@
     python benchmarks/selectors/nightly.py                       # 3 nights, pooled, history on / off
     python benchmarks/selectors/nightly.py --nights 4 --selector adat2
     python benchmarks/selectors/nightly.py --same-seed           # every night discovers the same statements
-    python benchmarks/selectors/nightly.py --set pooled_kappa=0.25
+    python benchmarks/selectors/nightly.py --set kappa=0.25
 
 Runs `adat run` on a copy of `data/reference/demo.yaml` (offline/heuristic for every role, so
 these are the offline stand-in's attempts, not a model's) as consecutive nights ``night0``,
 ``night1``, … in one data directory per arm, so each night's selector takes the earlier nights'
 attempts as its history (the ``selection-priors`` stage). Arm ``history`` is the config as it
-is; arm ``no history`` sets ``pooled_history_weight: 0`` for ``pooled`` (for the other selectors:
+is; arm ``no history`` sets ``history_weight: 0`` for ``pooled`` (for the other selectors:
 ``prior_weight`` stays, and each night gets a fresh data directory). Night i uses seed
 ``--seed + i`` (its discovery differs from the last night's, as an LLM tester's would) unless
 ``--same-seed``. Prints per night and arm: attempts, not-applicable share and transformed tests;
@@ -73,7 +73,7 @@ def main() -> int:
         raise SystemExit("--nights: at least 2 (the first night has no history)")
     base = yaml.safe_load(DEMO.read_text())
     settings = dict(parse_setting(s) for s in args.set)
-    arms = {"history": dict(settings), "no history": {**settings, "pooled_history_weight": 0.0}}
+    arms = {"history": dict(settings), "no history": {**settings, "history_weight": 0.0}}
     if args.arm != "both":
         arms = {arm: value for arm, value in arms.items() if arm == args.arm.replace("-", " ")}
     fresh_each_night = {"history": False, "no history": args.selector != "pooled"}
@@ -84,7 +84,7 @@ def main() -> int:
     started = time.perf_counter()
     for arm, arm_settings in arms.items():
         if args.selector != "pooled":
-            arm_settings.pop("pooled_history_weight", None)
+            arm_settings.pop("history_weight", None)
         for night in range(args.nights):
             data = root / arm.replace(" ", "-") / (f"n{night}" if fresh_each_night[arm] else "data")
             seed = args.seed + (0 if args.same_seed else night)

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from adat.config import SelectorConfig
+from adat.config import SELECTOR_SETTINGS, parse_selector, selector_settings_model
 from adat.instruction_catalog import load_instructions
 from adat.records import Instruction
 from adat.selection import Candidate, PairSelector, instruction_history_priors, make_selector
@@ -167,7 +167,7 @@ def history_rows(name: str, night: Night, instructions: list[Instruction], kids:
                  sel_seed: int, settings: dict[str, float] | None = None) -> tuple[list[tuple[str, bool]], PastAttempts]:
     """Last night's attempts, made by the same selector: what the nightly prior learns from
     (per-instruction counts, and for ``pooled`` each attempt with its statement's embedding)."""
-    prev = make_selector(SelectorConfig.model_validate({**(settings or {}), "name": name}), statements_of(night), instructions,
+    prev = make_selector(selector_config(name, settings), statements_of(night), instructions,
                          night.embeddings, n_target, sel_seed)
     rows: list[tuple[str, bool]] = []
     where: list[int] = []
@@ -185,6 +185,12 @@ def history_rows(name: str, night: Night, instructions: list[Instruction], kids:
     past = PastAttempts(np.asarray(night.embeddings)[where].reshape(len(where), -1), [r[0] for r in rows],
                         [r[1] for r in rows], reasons)
     return rows, past
+
+
+def selector_config(name: str, settings: dict[str, float] | None = None) -> Any:
+    """Selector ``name``'s settings with those of ``settings`` (``--set``) that it has."""
+    fields = selector_settings_model(name).model_fields
+    return parse_selector({**{k: v for k, v in (settings or {}).items() if k in fields}, "name": name})
 
 
 def run_seed(job: Job) -> dict[str, dict[str, Any]]:
@@ -209,22 +215,22 @@ def run_world(world: WorldFile, names: Sequence[str], n_target: int, seed: int,
         sel_seed = seed * 1000 + 7
         sel: PairSelector
         if name == "oracle":
-            sel = OracleSelector(SelectorConfig(name="adat2"), statements, instructions, night.embeddings, n_target,
+            sel = OracleSelector(parse_selector({"name": "adat2"}), statements, instructions, night.embeddings, n_target,
                                  sel_seed, truth=night.p_applicable)
         elif name == "average oracle":  # each instruction's true mean rate over tonight's statements
             average = np.repeat(night.p_applicable.mean(axis=0, keepdims=True), len(statements), axis=0)
-            sel = OracleSelector(SelectorConfig(name="adat2"), statements, instructions, night.embeddings, n_target,
+            sel = OracleSelector(parse_selector({"name": "adat2"}), statements, instructions, night.embeddings, n_target,
                                  sel_seed, truth=average)
         elif name.endswith("+history"):
             base = name.removesuffix("+history")
             rows, past = history_rows(base, world.nights["history"], instructions, kids, n_target, sel_seed, settings)
-            sel = make_selector(SelectorConfig.model_validate({**(settings or {}), "name": base}), statements, instructions,
+            sel = make_selector(selector_config(base, settings), statements, instructions,
                                 night.embeddings, n_target, sel_seed, priors=instruction_history_priors(rows), past=past)
         elif name == "llm (simulated)":
-            sel = make_selector(SelectorConfig(name="llm"), statements, instructions, night.embeddings, n_target,
+            sel = make_selector(parse_selector({"name": "llm"}), statements, instructions, night.embeddings, n_target,
                                 sel_seed, llm_choose=simulated_llm(instructions, np.random.default_rng(seed)))
         else:
-            sel = make_selector(SelectorConfig.model_validate({**(settings or {}), "name": name}), statements,
+            sel = make_selector(selector_config(name, settings), statements,
                                 instructions, night.embeddings, n_target, sel_seed)
         started = time.perf_counter()
         results[name] = run_once(sel, night, ids, kids, n_target)
@@ -306,7 +312,7 @@ def print_checks(per_seed: list[dict[str, dict[str, Any]]], names: list[str], n_
 def parse_setting(text: str) -> tuple[str, float]:
     """``KEY=VALUE`` of ``--set``: a numeric selector setting; a one-line ValueError otherwise."""
     key, sep, value = text.partition("=")
-    if not sep or key not in SelectorConfig.model_fields or key == "name":
+    if not sep or key == "name" or not any(key in model.model_fields for model in SELECTOR_SETTINGS):
         raise ValueError(f"{text!r}: use KEY=VALUE with KEY a selector setting (adat config show-defaults)")
     try:
         return key, float(value)
@@ -341,8 +347,8 @@ def main(argv: list[str] | None = None) -> int:
                          "of the statement's class drawn per pair (random, default) or one destination per "
                          "instruction (instruction)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings",
-                    help="a selector setting (a selector: key of the run config, e.g. pooled_gamma=0.5) every "
-                         "selector is made with; repeatable")
+                    help="a selector setting (a selector: key of the run config, e.g. gamma=0.5) every "
+                         "selector that has it is made with; repeatable")
     a = ap.parse_args(argv)
     try:
         settings = tuple(parse_setting(x) for x in a.settings)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from adat.errors import UserError
 from adat.yaml_io import read_yaml
@@ -55,17 +55,18 @@ class _Section(BaseModel):
 class RoleModels(_Section):
     """Which ``provider/model`` plays each tester role."""
 
-    planner: str = OFFLINE_MODEL
-    driver: str = OFFLINE_MODEL
-    extractor: str = OFFLINE_MODEL
-    grounder: str = OFFLINE_MODEL
-    generator: str = OFFLINE_MODEL
-    judge: str = OFFLINE_MODEL
-    auditor: str = OFFLINE_MODEL
-    selector: str = OFFLINE_MODEL
-    testsmith: str = OFFLINE_MODEL
-    promptsmith: str = OFFLINE_MODEL
-    mutationsmith: str = OFFLINE_MODEL
+    planner: str = Field(OFFLINE_MODEL, description="picks each discovery session's objective and strategy")
+    driver: str = Field(OFFLINE_MODEL, description="writes the user's messages in discovery sessions")
+    extractor: str = Field(OFFLINE_MODEL, description="extracts statements from the agent's replies")
+    grounder: str = Field(OFFLINE_MODEL, description="checks statements against their supporting reply and ranks them")
+    generator: str = Field(OFFLINE_MODEL, description="writes plain and transformed tests")
+    judge: str = Field(OFFLINE_MODEL, description="judges each execution pass / fail / inconclusive")
+    auditor: str = Field(OFFLINE_MODEL, description="audits tests (evaluation only; the reference agent is audited "
+                                                   "from its side log)")
+    selector: str = Field(OFFLINE_MODEL, description="chooses pairs for the llm selector only")
+    testsmith: str = Field(OFFLINE_MODEL, description="TDAD: writes tests from a spec")
+    promptsmith: str = Field(OFFLINE_MODEL, description="TDAD: edits the compiled prompt from failing visible tests")
+    mutationsmith: str = Field(OFFLINE_MODEL, description="TDAD: writes a mutant prompt per mutation intent")
     spec_agent: str = Field(OFFLINE_MODEL, description="the model a TDAD spec agent runs on")
 
     def for_role(self, role: str) -> str:
@@ -79,13 +80,14 @@ class LLMSettings(_Section):
 
     base_url: str | None = Field(None, description="OpenAI-compatible base URL; None = api.openai.com")
     api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the key")
-    timeout_s: float = 120.0
-    max_retries: int = 5
-    backoff_base_s: float = 1.0
-    backoff_max_s: float = 60.0
-    temperature: float = 0.0
-    max_output_tokens: int = 2048
-    cache: bool = True
+    timeout_s: float = Field(120.0, description="seconds one request may take")
+    max_retries: int = Field(5, description="retries of a failed request (rate limit, server or network error)")
+    backoff_base_s: float = Field(1.0, description="first retry delay; doubles per retry")
+    backoff_max_s: float = Field(60.0, description="longest retry delay")
+    temperature: float = Field(0.0, description="sampling temperature of every role")
+    max_output_tokens: int = Field(2048, description="most tokens one answer may have")
+    cache: bool = Field(True, description="answer identical requests from <data_dir>/cache/llm (never the offline "
+                                          "stand-in)")
     concurrency: int = Field(4, ge=1, description="maximum concurrent calls to the endpoint from one stage "
                              "(extraction, grounding, plain generation, judging); 1 = one after another")
     prices_usd_per_mtok: dict[str, tuple[float, float]] = Field(
@@ -115,44 +117,55 @@ class BudgetConfig(Budget):
 
 
 class ReferenceTarget(_Section):
-    type: Literal["reference"] = "reference"
+    """The built-in rule-based retail agent (a seeded fault makes a faulty variant)."""
+
+    type: Literal["reference"] = Field("reference", description="which kind of agent the run tests")
     database: str | None = Field(None, description="τ²-bench-format retail db.json; None = the shipped one")
     fault: str | None = Field(None, description="fault id from catalogs/faults/retail")
 
 
 class HttpTarget(_Section):
-    type: Literal["http"] = "http"
-    base_url: str
-    reset_path: str = "/sessions"
-    invoke_path: str = "/sessions/{session_id}/messages"
-    session_id_path: str = "session_id"
-    message_field: str = "message"
-    reply_path: str = "reply"
-    headers: dict[str, str] = Field(default_factory=dict)
-    timeout_s: float = 60.0
+    """An agent behind a JSON REST API: POST reset_path starts a session, POST invoke_path sends a message."""
+
+    type: Literal["http"] = Field("http", description="which kind of agent the run tests")
+    base_url: str = Field(description="the agent's URL, e.g. http://localhost:8080")
+    reset_path: str = Field("/sessions", description="POST here starts a session")
+    invoke_path: str = Field("/sessions/{session_id}/messages", description="POST here sends one user message")
+    session_id_path: str = Field("session_id", description="dotted JSON path of the session id in reset's reply")
+    message_field: str = Field("message", description="JSON field the user message is sent in")
+    reply_path: str = Field("reply", description="dotted JSON path of the agent's reply text")
+    headers: dict[str, str] = Field(default_factory=dict, description="request headers; ${VAR} reads a secret from "
+                                                                      "the environment or .env")
+    timeout_s: float = Field(60.0, description="seconds one reply may take")
 
 
 class PythonTarget(_Section):
-    type: Literal["python"] = "python"
+    """An agent object in Python, made by a factory with reset() and invoke()."""
+
+    type: Literal["python"] = Field("python", description="which kind of agent the run tests")
     factory: str = Field(description="'pkg.module:factory' returning an object with reset() and invoke()")
-    kwargs: dict[str, Any] = Field(default_factory=dict)
+    kwargs: dict[str, Any] = Field(default_factory=dict, description="keyword arguments of the factory")
 
 
 class LLMAgentTarget(_Section):
-    type: Literal["llm-agent"] = "llm-agent"
+    """An LLM with a policy document as system prompt and the retail tools (the τ²-bench setting)."""
+
+    type: Literal["llm-agent"] = Field("llm-agent", description="which kind of agent the run tests")
     model: str = Field(description="provider/model of the agent under test")
     policy: str | None = Field(None, description="policy document; None = the shipped retail policy")
-    database: str | None = None
-    fault: str | None = None
-    max_steps: int = 12
+    database: str | None = Field(None, description="τ²-bench-format retail db.json; None = the shipped one")
+    fault: str | None = Field(None, description="fault id from catalogs/faults/retail (edits the policy)")
+    max_steps: int = Field(12, description="most tool calls and replies of the agent per user message")
 
 
 TargetConfig = Annotated[ReferenceTarget | HttpTarget | PythonTarget | LLMAgentTarget, Field(discriminator="type")]
 
 
 class DiscoveryConfig(_Section):
-    sessions: int = Field(24, ge=1)
-    turn_limit: int = Field(12, ge=1)
+    """Discovery: conversations that find what the agent says about its policy."""
+
+    sessions: int = Field(24, ge=1, description="discovery conversations")
+    turn_limit: int = Field(12, ge=1, description="most user messages per discovery conversation")
     planner_recent_traces: int = Field(3, ge=0, description="most recent discovery traces shown to the planner")
 
 
@@ -163,63 +176,112 @@ class StatementsConfig(_Section):
 
 
 class GenerationConfig(_Section):
+    """Test generation (plain and transformed)."""
+
     n: int = Field(150, ge=1, description="top-n statements for plain tests; target transformed tests")
     turn_limit: int = Field(10, ge=1, description="turn limit written into generated tests")
     recent_tests: int = Field(5, ge=0, description="most recent tests shown to the generator")
 
 
-class SelectorConfig(_Section):
-    """Adaptive pair selection (DESIGN §5); every parameter of the algorithm lives here."""
+class _SelectorWalk(_Section):
+    """What every selector shares: the walk over blocks of statements in rank order (DESIGN §5)."""
 
-    name: Literal["adat2", "cold-start", "uniform", "static", "thompson", "ucb1", "epsilon-greedy",
-                  "exp3", "gp-bo", "llm", "pooled", "pooled-cold-start"] = Field(
-        "pooled", description="the pair selector: pooled (default; docs/selection.md) or adat2, the paper's "
-                              "Algorithm 1, or a baseline of the ablation")
-    block_size: int = Field(10, ge=1)
+    block_size: int = Field(10, ge=1, description="B: statements per block, taken in rank order")
     max_not_applicable: int = Field(3, ge=1, description="m: set a statement aside after m n/a in a pass")
-    gamma: float = Field(0.5, gt=0.0, le=1.0, description="reuse penalty")
-    c: float = Field(0.0, ge=0.0, description="Bayes-UCB horizon exponent")
-    prior_weight: float = Field(2.0, ge=0.0, description="pseudo-count weight of the applicability prior")
-    max_attempts_cap: int = Field(400, ge=1)
-    attempts_per_test: int = Field(6, ge=1, description="attempt budget is min(cap, this * n)")
-    max_passes: int = Field(2, ge=1)
+    max_attempts_cap: int = Field(400, ge=1, description="most transformation attempts; the budget is "
+                                                         "min(this, attempts_per_test * generation.n)")
+    attempts_per_test: int = Field(6, ge=1, description="attempt budget is min(max_attempts_cap, this * n)")
+    max_passes: int = Field(2, ge=1, description="passes over the blocks before the transformation stops")
     both_sides: float = Field(3.0, ge=0.0, description="both sides of a boundary: a pair whose instruction can "
                               "move a statement's request to the side its tests lack weighs 1 + this (0: off)")
-    epsilon: float = Field(0.1, ge=0.0, le=1.0)
-    exp3_gamma: float = Field(0.1, gt=0.0, le=1.0)
-    ucb1_c: float = Field(2.0, gt=0.0, description="UCB1 exploration constant: mean + sqrt(c ln t / n_k)")
-    gp_ucb_beta: float = Field(2.0, ge=0.0, description="GP-BO acquisition: mean + beta * sd")
-    gp_lengthscale: float = Field(0.5, gt=0.0, description="GP-BO kernel length scale over 1 - cos(statements)")
-    gp_instruction_corr: float = Field(0.2, ge=0.0, lt=1.0, description="GP-BO kernel correlation of different instructions")
-    gp_noise: float = Field(0.1, gt=0.0, description="GP-BO observation noise variance")
-    pooled_kappa: float = Field(0.5, ge=0.0, description="pooled: optimism, E[theta] + kappa * sd[theta]")
-    pooled_global_sd: float = Field(1.5, gt=0.0, description="pooled: prior sd of the global logit level (cold start)")
-    pooled_factor_sd: float = Field(0.7, gt=0.0, description="pooled: prior sd of a factor's logit level around the catalog")
-    pooled_cold_factor_sd: float = Field(1.5, gt=0.0, description="pooled-cold-start: prior sd of a factor's logit level")
-    pooled_instruction_sd: float = Field(0.5, gt=0.0, description="pooled: prior sd of an instruction's own deviation")
-    pooled_neighbour_floor: float = Field(0.2, ge=0.0, lt=1.0, description="pooled: cosine below which statements are not neighbours")
-    pooled_neighbour_weight: float = Field(1.0, gt=0.0, description="pooled: pseudo-counts one outcome adds at an identical statement")
-    pooled_factor_share: float = Field(0.0, ge=0.0, le=1.0, description="pooled: weight of same-factor instructions' outcomes on neighbours")
-    pooled_reward_weight: float = Field(0.0, ge=0.0, description="pooled: exponent of E[mu] (the verdict reward) in the score")
-    pooled_factor_gamma: float = Field(1.0, gt=0.0, le=1.0, description="pooled: per-block penalty per test of the same factor")
-    pooled_gamma: float = Field(1.0, gt=0.0, le=1.0, description="pooled: AdaT2's per-block reuse penalty per test of the instruction (1: off)")
-    pooled_spread_gamma: float = Field(0.95, gt=0.0, le=1.0, description="pooled: penalty per neighbour test of the same factor")
-    pooled_reason_share: float = Field(1.0, ge=0.0, le=1.0, description="pooled: prior weight of a 'statement' n/a reason against the factor's other instructions on neighbours (learned during the run)")
-    pooled_reason_prior_weight: float = Field(2.0, gt=0.0, description="pooled: weight of pooled_reason_share as the prior of the learned share")
-    pooled_cold_obs_weight: float = Field(0.5, gt=0.0, le=1.0, description="pooled-cold-start: weight of one outcome in the instruction model (statements differ, so one outcome says less than a Bernoulli draw about an instruction's average rate; 1: full)")
-    pooled_history_weight: float = Field(0.5, ge=0.0, le=1.0, description="pooled: weight of one earlier-run attempt (this generator model's) against one of this run, in the instruction model and as neighbour evidence for this run's statements near its statement (the agent and its statements change between runs; 0: history unused)")
-    pooled_cold_explore: float = Field(0.0, ge=0.0, description="pooled-cold-start: bonus explore / (1 + attempts of the factor) for little-tried factors")
-    pooled_spread_floor: float = Field(0.5, ge=0.0, lt=1.0, description="pooled: cosine below which tests are not neighbours for the spread penalty")
-    pooled_defer_novelty: float = Field(0.3, ge=0.0, le=1.0, description="pooled: before the last pass, a statement whose novelty is below this (a near-duplicate of a tested one) waits for the next pass (0: off)")
-    pooled_centre_embeddings: bool = Field(True, description="pooled: measure statement similarity on the run's embeddings centred on their mean (the direction every statement of one domain shares; the similarity floors were tuned on embeddings without it)")
-    pooled_side_gamma: float = Field(0.5, gt=0.0, le=1.0, description="pooled: the both-sides bonus of an instruction (selector.both_sides) shrinks by this factor per test it already wrote under the bonus, so the bonus spreads over instructions (1: never)")
-    pooled_unavailable_prior: float = Field(0.1, ge=0.0, lt=1.0, description="pooled: prior share of instructions the generator cannot apply anywhere in this run (its 'instruction' reasons say why: no implementation, nothing in the tester facts or traces); learned during the run (0: off)")
-    pooled_unavailable_prior_weight: float = Field(10.0, gt=0.0, description="pooled: weight, in instructions, of pooled_unavailable_prior as the prior of the learned share")
-    pooled_instruction_reason_share: float = Field(0.5, gt=0.0, lt=1.0, description="pooled: prior share of an applicable instruction's n/a that give an 'instruction' reason (learned from the instructions that have written a test; weight 2)")
-    pooled_cold_exploit_after: float = Field(0.5, gt=0.0, le=1.0, description="pooled-cold-start: once this share of the n tests exists the walk exploits: the block's statement with the best pair (untested ones first), and one n/a sets a statement aside for the pass (1: never)")
+
+
+class AdaT2Selection(_SelectorWalk):
+    """AdaT2's Bayes-UCB pair selection (the paper's Algorithm 1) and its ablation variants:
+    ``cold-start`` (Beta(1,1) priors), ``static`` (posteriors never updated), ``thompson``."""
+
+    name: Literal["adat2", "cold-start", "static", "thompson"] = Field(
+        "adat2", description="adat2: the paper's Algorithm 1; cold-start, static, thompson: its ablation variants")
+    gamma: float = Field(0.5, gt=0.0, le=1.0, description="reuse penalty per test of the instruction in the block")
+    c: float = Field(0.0, ge=0.0, description="Bayes-UCB horizon exponent of the quantile level")
+    prior_weight: float = Field(2.0, ge=0.0, description="pseudo-count weight of the applicability prior")
+
+
+class BaselineSelection(_SelectorWalk):
+    """The ablation's baseline selectors (docs/selection.md): ``uniform`` (a random untried pair),
+    ``ucb1``, ``epsilon-greedy`` and ``exp3`` (classic bandits over instructions), ``gp-bo``
+    (a Gaussian process over statement × instruction) and ``llm`` (the selector role picks)."""
+
+    name: Literal["uniform", "ucb1", "epsilon-greedy", "exp3", "gp-bo", "llm"] = Field(
+        description="which baseline selector")
+    prior_weight: float = Field(2.0, ge=0.0, description="gp-bo and llm: pseudo-count weight of the "
+                                                         "applicability prior that orders their candidates")
+
+
+class PooledSelection(_SelectorWalk):
+    """adat's default selector (docs/selection.md): one logistic model of applicability pooled over
+    instructions, their factors and neighbouring statements, fed by this generator model's earlier
+    runs; ``pooled-cold-start`` learns from this run alone."""
+
+    name: Literal["pooled", "pooled-cold-start"] = Field(
+        "pooled", description="pooled (default) or pooled-cold-start (no catalog prior, no history)")
+    kappa: float = Field(0.5, ge=0.0, description="optimism: E[theta] + kappa * sd[theta]")
+    gamma: float = Field(1.0, gt=0.0, le=1.0, description="AdaT2's per-block reuse penalty per test of the "
+                                                          "instruction (1: off)")
+    spread_gamma: float = Field(0.95, gt=0.0, le=1.0, description="penalty per neighbour test of the same factor")
+    side_gamma: float = Field(0.5, gt=0.0, le=1.0, description="the both-sides bonus of an instruction shrinks "
+                              "by this factor per test it already wrote under the bonus (1: never)")
+    defer_novelty: float = Field(0.3, ge=0.0, le=1.0, description="before the last pass, a statement whose "
+                                 "novelty is below this (a near-duplicate of a tested one) waits for the next "
+                                 "pass (0: off)")
+    history_weight: float = Field(0.5, ge=0.0, le=1.0, description="weight of one earlier-run attempt (this "
+                                  "generator model's) against one of this run (0: history unused)")
+    unavailable_prior: float = Field(0.1, ge=0.0, lt=1.0, description="prior share of instructions the "
+                                     "generator cannot apply anywhere in this run; learned during the run (0: off)")
+    centre_embeddings: bool = Field(True, description="measure statement similarity on the run's embeddings "
+                                    "centred on their mean (the direction a domain's statements share)")
+    cold_obs_weight: float = Field(0.5, gt=0.0, le=1.0, description="pooled-cold-start: weight of one outcome "
+                                   "in the instruction model (1: full)")
+    cold_exploit_after: float = Field(0.5, gt=0.0, le=1.0, description="pooled-cold-start: once this share of "
+                                      "the n tests exists the walk exploits (1: never)")
+
+
+#: ``selector:`` of a run config: the settings of the selector ``name`` names (a config that
+#: omits ``name`` gets the default, ``pooled``)
+SelectorConfig = Annotated[AdaT2Selection | BaselineSelection | PooledSelection, Field(discriminator="name")]
+SELECTOR_SETTINGS: tuple[type[_SelectorWalk], ...] = (PooledSelection, AdaT2Selection, BaselineSelection)
+#: every selector a run config can name, in the ablation's order (``--selectors all``)
+SELECTOR_NAMES: tuple[str, ...] = ("adat2", "cold-start", "uniform", "static", "thompson", "ucb1", "epsilon-greedy",
+                                   "exp3", "gp-bo", "llm", "pooled", "pooled-cold-start")
+
+
+#: the kinds of the union sections of a run config, by section
+UNION_SECTIONS: dict[str, tuple[str, ...]] = {"selector": SELECTOR_NAMES,
+                                              "target": ("reference", "http", "python", "llm-agent")}
+
+
+def parse_selector(data: dict[str, Any]) -> SelectorConfig:
+    """The settings of ``data["name"]`` (default ``pooled``) validated from ``data``."""
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(SelectorConfig).validate_python({"name": "pooled", **data})
+
+
+def with_selector(current: SelectorConfig, name: str) -> SelectorConfig:
+    """Selector ``name``, keeping the walk settings of ``current`` (and all its settings when both
+    are the same kind of selector): the ablation runs every selector under one walk."""
+    shared = _SelectorWalk.model_fields if type(current) is not selector_settings_model(name) else type(current).model_fields
+    return parse_selector({**current.model_dump(include=set(shared)), "name": name})
+
+
+def selector_settings_model(name: str) -> type[_SelectorWalk]:
+    """The settings model of selector ``name``."""
+    return next(m for m in SELECTOR_SETTINGS if name in get_args(m.model_fields["name"].annotation))
 
 
 class ExecutionConfig(_Section):
+    """Executing tests against the target and judging them."""
+
     workers: int = Field(4, ge=1, description="concurrent executions")
     task_runner: Literal["threads", "dask"] = Field(
         "threads", description="threads: executions and judging in one task, a thread pool of `workers`; dask: one "
@@ -235,8 +297,11 @@ class ExecutionConfig(_Section):
 
 
 class EvaluationConfig(_Section):
-    faults: list[str] | Literal["all"] = "all"
-    groupings: int = Field(3, ge=1)
+    """``adat evaluate``: auditing, labels and the seeded-fault regressions."""
+
+    faults: list[str] | Literal["all"] = Field("all", description="fault ids run by evaluate / regress, or all")
+    groupings: int = Field(3, ge=1, description="groupings of the audit's mappings into boundaries; U and P are "
+                                                "their medians")
     artifacts: list[str] = Field(
         default_factory=list,
         description="files the LLM auditor reads (policy or prompt, tool code, knowledge base); "
@@ -271,21 +336,31 @@ class RunConfig(_Section):
 
     run_id: str | None = Field(None, pattern=RUN_ID_PATTERN,
                                description="None = generated at start; letters, digits, '.', '_', '-'")
-    seed: int = 0
+    seed: int = Field(0, description="seeds every random choice of the run (selector, splits)")
     data_dir: str = Field("data", description="warehouse root (runs/ Parquet, adat.duckdb)")
-    target: TargetConfig = Field(default_factory=ReferenceTarget)
-    models: RoleModels = Field(default_factory=RoleModels)
-    llm: LLMSettings = Field(default_factory=LLMSettings)
+    target: TargetConfig = Field(default_factory=ReferenceTarget, description="the agent under test; type: reference "
+                                 "| http | python | llm-agent")
+    models: RoleModels = Field(default_factory=RoleModels, description="provider/model per tester role: openai/<model> "
+                               "(any OpenAI-compatible endpoint) or offline/heuristic (the rule-based stand-in)")
+    llm: LLMSettings = Field(default_factory=LLMSettings, description="how the LLM client talks to the endpoint")
     tester_facts: list[str] = Field(default_factory=list, description="facts a QA tester is given (test accounts, ids)")
-    discovery: DiscoveryConfig = Field(default_factory=DiscoveryConfig)
-    statements: StatementsConfig = Field(default_factory=StatementsConfig)
-    generation: GenerationConfig = Field(default_factory=GenerationConfig)
-    selector: SelectorConfig = Field(default_factory=SelectorConfig)
-    execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
-    evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
-    baselines: BaselinesConfig = Field(default_factory=BaselinesConfig)
-    spec_suite: SpecSuiteConfig = Field(default_factory=SpecSuiteConfig)
-    budget: BudgetConfig = Field(default_factory=BudgetConfig)
+    discovery: DiscoveryConfig = Field(default_factory=DiscoveryConfig, description="discovery conversations")
+    statements: StatementsConfig = Field(default_factory=StatementsConfig, description="statement grounding")
+    generation: GenerationConfig = Field(default_factory=GenerationConfig, description="test generation")
+    selector: SelectorConfig = Field(default_factory=PooledSelection, description="the pair selector of the "
+                                     "test transformation and its settings (docs/selection.md)")
+    execution: ExecutionConfig = Field(default_factory=ExecutionConfig, description="executing and judging tests")
+    evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig, description="adat evaluate / regress")
+    baselines: BaselinesConfig = Field(default_factory=BaselinesConfig, description="AgentEval and direct baselines")
+    spec_suite: SpecSuiteConfig = Field(default_factory=SpecSuiteConfig, description="TDAD spec suites")
+    budget: BudgetConfig = Field(default_factory=BudgetConfig, description="limits on provider calls, tokens and "
+                                 "dollars, for the run and per phase (README, Budgets)")
+
+    @field_validator("selector", mode="before")
+    @classmethod
+    def _default_selector_name(cls, value: Any) -> Any:
+        """``selector:`` without ``name`` means the default selector."""
+        return {"name": "pooled", **value} if isinstance(value, dict) and "name" not in value else value
 
     def data_path(self) -> Path:
         p = Path(self.data_dir)
@@ -327,7 +402,13 @@ def validation_user_error(exc: ValidationError, file: str) -> UserError:
 
 
 def _one_validation_error(err: Any, file: str) -> UserError:
-    loc = ".".join(str(part) for part in err["loc"])
+    parts = [str(part) for part in err["loc"]]
+    # a union section's error names the kind it was validated as (selector.pooled.gama): drop it
+    for i, part in enumerate(parts[:-1]):
+        if part in UNION_SECTIONS and parts[i + 1] in UNION_SECTIONS[part]:
+            del parts[i + 1]
+            break
+    loc = ".".join(parts)
     msg = err["msg"]
     if err["type"] == "extra_forbidden":
         fix = "remove it or check its spelling against `adat config show-defaults`"

@@ -53,3 +53,17 @@ def test_a_generator_error_skips_only_that_target(roles: Roles, traces: list[Tra
     result = generate_agenteval_tests(roles.cfg, roles.client(), traces, RUN, keyword_embed)
     assert set(result.skipped) == {"n02", "n03"} and result.skipped["n02"].startswith("generator error")
     assert agenteval_test_id(RUN, "n01") in {t.test_id for t in result.tests}
+
+
+def test_agenteval_samples_is_how_many_member_replies_of_a_node_the_generator_sees(
+        roles: Roles, traces: list[Trace]) -> None:
+    roles.cfg.baselines.agenteval_similarity = 0.9
+    seen: dict[int, int] = {}
+    for samples in (1, 3):
+        roles.cfg.baselines.agenteval_samples = samples
+        fake = roles.script("generator", answer)
+        generate_agenteval_tests(roles.cfg, roles.client(), traces, RUN, keyword_embed)
+        activity = [len(r.variables["target"]["activity"]) for r in fake.requests]
+        assert max(activity) <= samples
+        seen[samples] = max(activity)
+    assert seen[1] == 1 and seen[3] > 1  # the graph has a node with several members: the setting bites

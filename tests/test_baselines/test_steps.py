@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import get_args
 
 import pytest
 
 from adat.baselines.steps import ablation_priors_step, check_selectors, copy_source_step, selector_names
-from adat.config import RunConfig, SelectorConfig
+from adat.config import SELECTOR_NAMES, RunConfig
 from adat.errors import UserError
 from adat.records import Attempt, Instruction, RuleEvent, Run, Statement, TestCase, Trace, Turn
 from adat.warehouse.parquet import read_records, write_records
@@ -90,7 +89,7 @@ def test_ablation_priors_come_from_runs_before_the_source(cfg: RunConfig) -> Non
 
 
 def test_selector_names_come_from_the_config_type() -> None:
-    assert selector_names() == list(get_args(SelectorConfig.model_fields["name"].annotation))
+    assert selector_names() == list(SELECTOR_NAMES)
     assert check_selectors(["uniform", "adat2", "uniform"]) == ["uniform", "adat2"]
     with pytest.raises(UserError, match="unknown selector"):
         check_selectors(["adat2", "bogus"])

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from adat.cli.main import app
+from adat.config import RunConfig
 
 ADAT = [sys.executable, "-c", "from adat.cli.main import app; app()"]
 
@@ -72,7 +73,8 @@ def test_show_defaults_is_a_valid_config(tmp_path: Path) -> None:
     assert shown.returncode == 0
     path = tmp_path / "defaults.yaml"
     path.write_text(shown.stdout)
-    assert yaml.safe_load(shown.stdout)["selector"]["gamma"] == 0.5
+    assert RunConfig.model_validate(yaml.safe_load(shown.stdout)) == RunConfig()
+    assert "# optimism: E[theta] + kappa * sd[theta]\n  kappa: 0.5" in shown.stdout  # described, in place
     checked = adat("config", "check", str(path))
     assert checked.returncode == 0, checked.stderr
 

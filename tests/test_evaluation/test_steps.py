@@ -93,6 +93,10 @@ def test_mapped_selection_follows_the_paper(evaluated):
     # asking for a "yes" is no rule evaluation on the original agent, so nothing maps to this fault
     assert regression_test_ids(labels, load_fault("no_write_confirmation"), "mapped") == []
     assert regression_test_ids(labels, load_fault("no_write_confirmation"), "valid") == ["t-confirm", "t-reason"]
+    # the run config chooses: the step runs only the mapped tests on the faulty variant
+    mapped = cfg.model_copy(update={"evaluation": cfg.evaluation.model_copy(update={"regression_tests": "mapped"})})
+    assert steps.regression_step(mapped, RUN, "no_write_confirmation").counts["tests"] == 0.0
+    assert steps.regression_step(cfg, RUN, "no_write_confirmation").counts["tests"] == 2.0  # as the fixture left it
 
 
 def test_print_evaluation_reports_the_sql_metrics(evaluated):

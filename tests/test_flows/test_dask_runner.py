@@ -42,3 +42,16 @@ def test_dask_local_cluster_matches_the_thread_runner(prefect_harness, tmp_path)
     tests, verdicts = runs["threads"]
     assert any(kind == "plain" for kind in tests.values()) and verdicts
     assert runs["dask"] == (tests, verdicts)
+
+
+def test_a_dask_address_means_that_scheduler_not_a_local_cluster(tmp_path):
+    pytest.importorskip("prefect_dask", reason="prefect-dask is an optional extra: pip install -e '.[dask]'")
+    from flows.execute import task_runner
+
+    cfg = small_demo_config(tmp_path, sessions=1, n=1)
+    remote = cfg.model_copy(update={"execution": cfg.execution.model_copy(update={
+        "task_runner": "dask", "dask_address": "tcp://127.0.0.1:8786"})})
+    runner = task_runner(remote)  # made, not started: nothing connects until a flow enters it
+    assert runner.address == "tcp://127.0.0.1:8786"
+    local = task_runner(cfg.model_copy(update={"execution": cfg.execution.model_copy(update={"task_runner": "dask"})}))
+    assert local.address is None

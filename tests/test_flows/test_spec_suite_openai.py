@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 import yaml
 
-from adat.config import ROLES
 from adat.warehouse import read_records
 from adat.warehouse.queries import ReportQueries
 from tests.support.chat_server import ChatServer, Reply
@@ -84,7 +83,8 @@ def _write(tmp_path: Path) -> tuple[Path, Path, Path]:
 def test_spec_run_with_every_role_on_the_openai_provider(tmp_path: Path) -> None:
     spec, pack, seed = _write(tmp_path)
     config = {"run_id": "spec-openai", "data_dir": str(tmp_path / "data"),
-              "models": dict.fromkeys(ROLES, "openai/scripted-model"),
+              "models": {"testsmith": "openai/scripted-model", "promptsmith": "openai/scripted-model",
+                         "mutationsmith": "openai/scripted-model", "spec_agent": "openai/scripted-model"},
               "llm": {"base_url": "", "api_key_env": "ADAT_TEST_KEY", "max_retries": 1}}
     with ChatServer() as chat:
         chat.responder = scripted_model

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from adat.config import SelectorConfig
+from adat.config import parse_selector
 from adat.records import Instruction
 from adat.selection import Pair, PairSelector, make_selector
 
@@ -64,7 +64,7 @@ def hashed_outcome(pair: Pair) -> tuple[bool, str | None]:
 
 def build(name: str = "adat2", *, n_statements: int = 6, priors: list[float] | None = None, n_target: int = 10,
           seed: int = 0, **cfg: object) -> PairSelector:
-    sel_cfg = SelectorConfig.model_validate({"name": name, **cfg})
+    sel_cfg = parse_selector({"name": name, **cfg})
     ins = instructions(priors if priors is not None else [0.9, 0.5, 0.2, 0.7])
     return make_selector(sel_cfg, statements(n_statements), ins, embeddings(n_statements), n_target, seed,
                          llm_choose=lambda cands: (cands[-1].statement_id, cands[-1].instruction_id))

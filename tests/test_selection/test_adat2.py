@@ -101,3 +101,21 @@ def test_cold_start_ignores_catalog_and_history() -> None:
     sel = build("cold-start", priors=[0.95, 0.05, 0.5, 0.5])
     assert isinstance(sel, AdaT2Selector)
     assert sel.theta.a.tolist() == [1.0] * 4 and sel.theta.b.tolist() == [1.0] * 4
+
+
+def test_prior_weight_is_how_many_observations_the_catalog_rate_is_worth() -> None:
+    from adat.config import parse_selector
+    from adat.selection import make_selector
+    from tests.test_selection.synthetic import embeddings, instructions, statements
+
+    def prior(name: str, weight: float):  # type: ignore[no-untyped-def]
+        return make_selector(parse_selector({"name": name, "prior_weight": weight}), statements(2),
+                             instructions([0.9, 0.1]), embeddings(2), 2)
+
+    flat, strong = prior("adat2", 0.0), prior("adat2", 20.0)
+    assert list(flat.theta.a) == list(flat.theta.b) == [1.0, 1.0]  # weight 0: Beta(1, 1), the catalog ignored
+    assert strong.theta.a[0] == pytest.approx(1.0 + 18.0) and strong.theta.b[1] == pytest.approx(1.0 + 18.0)
+    # gp-bo's prior mean follows the same prior: the catalog's order, pulled to 1/2 at weight 0
+    gp_flat, gp_strong = prior("gp-bo", 0.0), prior("gp-bo", 20.0)
+    assert gp_flat.prior_mean[0] == pytest.approx(gp_flat.prior_mean[1])
+    assert gp_strong.prior_mean[0] > gp_strong.prior_mean[1]

@@ -143,9 +143,9 @@ def test_a_loose_tagger_calls_a_share_of_declines_statement_and_nothing_else(ben
 def test_set_makes_every_selector_with_the_setting(bench: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
     job = bench.Job(0, 40, 10, 12, 4, 0.7, 1.2, ("pooled",))
     plain = bench.run_seed(job)["pooled"]
-    spread = bench.run_seed(bench.Job(0, 40, 10, 12, 4, 0.7, 1.2, ("pooled",), settings=(("pooled_gamma", 0.3),)))
+    spread = bench.run_seed(bench.Job(0, 40, 10, 12, 4, 0.7, 1.2, ("pooled",), settings=(("gamma", 0.3),)))
     assert spread["pooled"]["top"] < plain["top"]  # AdaT2's reuse penalty spreads the tests over instructions
-    assert bench.main(["--set", "pooled_gamma=oops", "--seeds", "1"]) == 2
+    assert bench.main(["--set", "gamma=oops", "--seeds", "1"]) == 2
     assert bench.main(["--set", "no_such_setting=1", "--seeds", "1"]) == 2
     err = capsys.readouterr().err
     assert "'oops' is not a number" in err and "no_such_setting=1" in err

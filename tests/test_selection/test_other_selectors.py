@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from adat.config import SelectorConfig
+from adat.config import parse_selector
 from adat.errors import UserError
 from adat.llm.types import LLMError
 from adat.selection import GPBOSelector, LLMSelector, make_selector
@@ -47,7 +47,7 @@ def test_llm_selector_uses_a_valid_answer() -> None:
         seen.append(cands)
         return cands[-1].statement_id, cands[-1].instruction_id
 
-    sel = make_selector(SelectorConfig(name="llm"), statements(4), instructions([0.9, 0.1]), embeddings(4), 2,
+    sel = make_selector(parse_selector({"name": "llm"}), statements(4), instructions([0.9, 0.1]), embeddings(4), 2,
                         llm_choose=choose)
     pair = sel.next_pair()
     assert pair is not None and (pair.statement_id, pair.instruction_id) == (seen[0][-1].statement_id,
@@ -63,7 +63,7 @@ def test_llm_selector_falls_back_to_the_first_candidate_and_counts(answer: objec
             raise answer
         return answer  # type: ignore[return-value]
 
-    sel = make_selector(SelectorConfig(name="llm"), statements(4), instructions([0.9, 0.1]), embeddings(4), 2,
+    sel = make_selector(parse_selector({"name": "llm"}), statements(4), instructions([0.9, 0.1]), embeddings(4), 2,
                         llm_choose=choose)
     assert isinstance(sel, LLMSelector)
     pairs = drive(sel, hashed_outcome)
@@ -73,12 +73,12 @@ def test_llm_selector_falls_back_to_the_first_candidate_and_counts(answer: objec
 
 def test_llm_selector_needs_an_llm() -> None:
     with pytest.raises(UserError, match="selector.name"):
-        make_selector(SelectorConfig(name="llm"), statements(2), instructions([0.5]), embeddings(2), 1)
+        make_selector(parse_selector({"name": "llm"}), statements(2), instructions([0.5]), embeddings(2), 1)
 
 
 def test_gp_posterior_moves_towards_observations_and_generalises_over_similar_statements() -> None:
     emb = np.array([[1.0, 0.0], [0.99, 0.14], [0.0, 1.0]])
-    sel = make_selector(SelectorConfig(name="gp-bo", block_size=3), statements(3), instructions([0.5, 0.5]), emb, 3)
+    sel = make_selector(parse_selector({"name": "gp-bo", "block_size": 3}), statements(3), instructions([0.5, 0.5]), emb, 3)
     assert isinstance(sel, GPBOSelector)
     hs, ks = np.array([1, 2, 1]), np.array([0, 0, 1])
     mean0, sd0 = sel.posterior(hs, ks)

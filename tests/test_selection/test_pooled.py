@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from adat.config import SelectorConfig
+from adat.config import parse_selector
 from adat.selection import make_selector
-from adat.selection.pooled import CENTRE_MIN_STATEMENTS, PastAttempts, PooledSelector
+from adat.selection.pooled import CENTRE_MIN_STATEMENTS, NEIGHBOUR_WEIGHT, PastAttempts, PooledSelector
 from tests.test_selection.synthetic import (
     always_pass,
     drive,
@@ -22,7 +22,7 @@ def _pooled(embeddings: np.ndarray, priors: list[float], factors: list[str], *, 
             history: dict[str, tuple[float, float]] | None = None, past: PastAttempts | None = None,
             **cfg: object) -> PooledSelector:
     name = "pooled-cold-start" if cold_start else "pooled"
-    sel = make_selector(SelectorConfig.model_validate({"name": name, "block_size": len(embeddings), **cfg}),
+    sel = make_selector(parse_selector({"name": name, "block_size": len(embeddings), **cfg}),
                         statements(len(embeddings)), instructions(priors, factors), embeddings, 10, seed=3,
                         priors=history, past=past)
     assert isinstance(sel, PooledSelector)
@@ -136,20 +136,20 @@ def test_a_cold_start_outcome_counts_at_the_observation_weight(weight: float) ->
         return sel
 
     n, y = [4.0, 2.0, 0.0], [1.0, 2.0, 0.0]
-    cold = fitted(n, y, cold_start=True, pooled_cold_obs_weight=weight)
-    scaled = fitted([weight * v for v in n], [weight * v for v in y], cold_start=True, pooled_cold_obs_weight=1.0)
-    unweighted = fitted(n, y, cold_start=True, pooled_cold_obs_weight=1.0)
+    cold = fitted(n, y, cold_start=True, cold_obs_weight=weight)
+    scaled = fitted([weight * v for v in n], [weight * v for v in y], cold_start=True, cold_obs_weight=1.0)
+    unweighted = fitted(n, y, cold_start=True, cold_obs_weight=1.0)
     assert cold.coef == pytest.approx(scaled.coef, abs=1e-8)
     assert cold.logit_var == pytest.approx(scaled.logit_var, abs=1e-8)
     assert (cold.logit_var[:2] > unweighted.logit_var[:2]).all()
-    warm = fitted(n, y, pooled_cold_obs_weight=weight)
-    assert warm.coef == pytest.approx(fitted(n, y, pooled_cold_obs_weight=1.0).coef, abs=1e-12)
+    warm = fitted(n, y, cold_obs_weight=weight)
+    assert warm.coef == pytest.approx(fitted(n, y, cold_obs_weight=1.0).coef, abs=1e-12)
 
 
 @pytest.mark.parametrize(("spread_gamma", "second"), [(0.5, "k2"), (1.0, "k0")])
 def test_a_factor_that_made_a_test_on_a_near_duplicate_weighs_less(spread_gamma: float, second: str) -> None:
     emb = _emb()[:2]  # two near-duplicate statements
-    sel = _pooled(emb, [0.9, 0.85, 0.8], ["wording", "wording", "value"], pooled_spread_gamma=spread_gamma)
+    sel = _pooled(emb, [0.9, 0.85, 0.8], ["wording", "wording", "value"], spread_gamma=spread_gamma)
     first = sel.next_pair()
     assert first is not None and first.instruction_id == "k0"
     sel.update(first, applicable=True, verdict="pass")
@@ -161,7 +161,7 @@ def test_a_factor_that_made_a_test_on_a_near_duplicate_weighs_less(spread_gamma:
 def test_a_statement_reason_counts_against_the_factor_on_neighbours_an_instruction_reason_does_not() -> None:
     after = {}
     for reason in ("statement", "instruction", None):  # rule 4 alone: rule 7 (below) off
-        sel = _pooled(_emb(), [0.9, 0.6, 0.6], ["wording", "wording", "value"], pooled_unavailable_prior=0.0)
+        sel = _pooled(_emb(), [0.9, 0.6, 0.6], ["wording", "wording", "value"], unavailable_prior=0.0)
         pair = sel.next_pair()
         assert pair is not None and pair.instruction_id == "k0"
         h = sel.statement_ids.index(pair.statement_id)
@@ -178,7 +178,7 @@ def test_a_statement_reason_counts_against_the_factor_on_neighbours_an_instructi
 
 @pytest.mark.parametrize("name", ["adat2", "pooled"])
 def test_a_reason_needs_a_declined_pair_and_a_known_kind(name: str) -> None:
-    sel = make_selector(SelectorConfig(name=name), statements(3), instructions([0.5, 0.5], ["a", "b"]), _emb(), 3)
+    sel = make_selector(parse_selector({"name": name}), statements(3), instructions([0.5, 0.5], ["a", "b"]), _emb(), 3)
     pair = sel.next_pair()
     assert pair is not None
     with pytest.raises(ValueError, match="reason 'statement'"):
@@ -190,7 +190,7 @@ def test_a_reason_needs_a_declined_pair_and_a_known_kind(name: str) -> None:
 def test_adat2_ignores_reasons() -> None:
     runs = []
     for reason in ("statement", "instruction"):
-        sel = make_selector(SelectorConfig(name="adat2"), statements(6), instructions([0.6, 0.5, 0.4], ["a", "a", "b"]),
+        sel = make_selector(parse_selector({"name": "adat2"}), statements(6), instructions([0.6, 0.5, 0.4], ["a", "a", "b"]),
                             np.eye(6), 5, seed=1)
         pairs = []
         while (pair := sel.next_pair()) is not None:
@@ -205,7 +205,7 @@ def test_a_near_duplicate_of_a_tested_statement_waits_for_the_last_pass(defer: f
                                                                          third_pass: int) -> None:
     # blocks [s0, s1] and [s2]; s0 and s1 are near-duplicates (cos 0.95: novelty 0.05 once one has a test)
     sel = _pooled(_emb(), [0.9, 0.85, 0.8], ["wording", "wording", "value"], block_size=2,
-                  pooled_defer_novelty=defer)
+                  defer_novelty=defer)
     seen = []
     for _ in range(3):
         pair = sel.next_pair()
@@ -223,7 +223,7 @@ def test_a_near_duplicate_of_a_tested_statement_waits_for_the_last_pass(defer: f
 def test_a_cold_start_exploits_in_the_second_half_of_the_run(name: str, exploit_after: float, moves_on: bool) -> None:
     """From a cold start, once n/2 tests exist, one n/a sets a statement aside for the pass and the
     walk takes the statement with the best pair; before that (and with a catalog) m = 3 holds."""
-    cfg = SelectorConfig.model_validate({"name": name, "block_size": 6, "pooled_cold_exploit_after": exploit_after})
+    cfg = parse_selector({"name": name, "block_size": 6, "cold_exploit_after": exploit_after})
     sel = make_selector(cfg, statements(6), instructions([0.5] * 3, ["wording", "value", "scope"]), np.eye(6), 4,
                         seed=0)
     assert isinstance(sel, PooledSelector)
@@ -261,7 +261,7 @@ def test_similarity_is_measured_on_embeddings_centred_on_their_mean() -> None:
     priors, factors = [0.5, 0.5], ["wording", "value"]
     centred = _pooled(emb, priors, factors)
     assert centred.neighbour_w[0, 1] > 0.5 and (centred.neighbour_w[0, 2:] == 0).all()
-    raw = _pooled(emb, priors, factors, pooled_centre_embeddings=False)
+    raw = _pooled(emb, priors, factors, centre_embeddings=False)
     assert (raw.neighbour_w[0, 2:] > 0.5).all() and (raw.spread_w[0, 2:] > 0.5).all()
     few = _pooled(emb[:CENTRE_MIN_STATEMENTS - 1], priors, factors)  # too few for a mean: as they are
     assert (few.neighbour_w == raw.neighbour_w[:CENTRE_MIN_STATEMENTS - 1, :CENTRE_MIN_STATEMENTS - 1]).all()
@@ -273,7 +273,7 @@ def test_the_both_sides_bonus_of_an_instruction_shrinks_with_its_tests_under_it(
     # Two movers that always apply, k0 a little likelier; every statement lacks a side they reach.
     # Without the decay k0 takes the bonus on every statement; with it the bonus moves on to k1.
     sel = _pooled(embeddings(12, seed=4), [0.9, 0.8, 0.95], ["value", "value", "wording"],
-                  pooled_side_gamma=side_gamma, pooled_defer_novelty=0.0)
+                  side_gamma=side_gamma, defer_novelty=0.0)
     sel.prefer(lambda sid, kid: 4.0 if kid in ("k0", "k1") else 1.0)
     used = [p.instruction_id for p in drive(sel, always_pass)]
     assert len(used) == 10 and "k2" not in used  # the bonus still decides against the rewording
@@ -299,7 +299,7 @@ def test_an_instruction_the_generator_says_it_cannot_apply_is_soon_dropped() -> 
     rule the factor's success keeps k0's θ up (its own deviation has a tight prior) and it is
     tried on statement after statement, as on the reference agent (docs/selection.md)."""
     on, chosen_on = _one_dead_instruction("instruction")
-    off, chosen_off = _one_dead_instruction("instruction", pooled_unavailable_prior=0.0)
+    off, chosen_off = _one_dead_instruction("instruction", unavailable_prior=0.0)
     assert chosen_off.count("k0") >= 8
     assert chosen_on.count("k0") <= 4 < chosen_off.count("k0") - 4
     assert on.p_unavailable[0] > 0.5 and on.p_unavailable[1] == 0.0  # one surprising n/a at θ ≈ 0.9
@@ -309,7 +309,7 @@ def test_an_instruction_the_generator_says_it_cannot_apply_is_soon_dropped() -> 
 @pytest.mark.parametrize("reason", ["statement", None])
 def test_only_instruction_reasons_say_an_instruction_is_unavailable(reason: str | None) -> None:
     sel, chosen = _one_dead_instruction(reason)
-    off, chosen_off = _one_dead_instruction(reason, pooled_unavailable_prior=0.0)
+    off, chosen_off = _one_dead_instruction(reason, unavailable_prior=0.0)
     assert sel.p_unavailable[0] == pytest.approx(sel.unavailable_share())  # no evidence beyond the prior
     assert chosen == chosen_off
 
@@ -356,7 +356,7 @@ def test_history_moves_the_factor_so_its_untried_instructions_move_too() -> None
     low = _pooled(emb, priors, factors, history={"k0": (0.0, 20.0)}).applicability(0, np.arange(3), unavailable=False)[0]
     assert low[0] < low[1] < low[2] - 0.05
     # weight 0: the history is not used at all
-    off = _pooled(emb, priors, factors, history={"k0": (20.0, 0.0)}, pooled_history_weight=0.0)
+    off = _pooled(emb, priors, factors, history={"k0": (20.0, 0.0)}, history_weight=0.0)
     np.testing.assert_allclose(off.applicability(0, np.arange(3))[0], plain.applicability(0, np.arange(3))[0])
 
 
@@ -370,26 +370,26 @@ def test_an_earlier_runs_outcome_counts_for_this_runs_statements_near_its_statem
     fail on s0 and its near-duplicate s1 more than on s2, at half an outcome of this run."""
     emb, priors, factors = _emb(), [0.6, 0.6, 0.6], ["wording", "wording", "value"]
     near_s0 = [[1.0, 0.05, 0.0, 0.0], [0.98, 0.1, 0.0, 0.0]]
-    plain = _pooled(emb, priors, factors, pooled_centre_embeddings=False)
-    seen = _pooled(emb, priors, factors, past=_past(near_s0, "k0", False), pooled_centre_embeddings=False)
+    plain = _pooled(emb, priors, factors, centre_embeddings=False)
+    seen = _pooled(emb, priors, factors, past=_past(near_s0, "k0", False), centre_embeddings=False)
     before = np.array([plain.applicability(j, np.arange(3))[0] for j in range(3)])
     after = np.array([seen.applicability(j, np.arange(3))[0] for j in range(3)])
     assert after[0, 0] < after[1, 0] < after[2, 0] == pytest.approx(before[2, 0])
     np.testing.assert_allclose(after[:, 2], before[:, 2])   # another factor's instruction: unmoved
     # weighted as half of one of this run's outcomes on that statement
-    tonight = _pooled(emb, priors, factors, pooled_centre_embeddings=False)
-    assert seen.near_failure[0, 0] == pytest.approx(0.5 * plain.cfg.pooled_neighbour_weight * sum(
+    tonight = _pooled(emb, priors, factors, centre_embeddings=False)
+    assert seen.near_failure[0, 0] == pytest.approx(0.5 * NEIGHBOUR_WEIGHT * sum(
         float(np.clip((np.dot(emb[0], v) / np.linalg.norm(v) - 0.2) / 0.8, 0, 1)) for v in np.array(near_s0)))
     assert tonight.near_failure.sum() == 0.0
     # a 'statement' reason counts against the factor's other instruction nearby, as in the run
-    why = _pooled(emb, priors, factors, past=_past(near_s0, "k0", False, "statement"), pooled_centre_embeddings=False)
+    why = _pooled(emb, priors, factors, past=_past(near_s0, "k0", False, "statement"), centre_embeddings=False)
     assert why.applicability(0, np.array([1]))[0][0] < seen.applicability(0, np.array([1]))[0][0]
     # off, and from a cold start: no evidence from earlier runs
-    for sel in (_pooled(emb, priors, factors, past=_past(near_s0, "k0", False), pooled_history_weight=0.0),
+    for sel in (_pooled(emb, priors, factors, past=_past(near_s0, "k0", False), history_weight=0.0),
                 _pooled(emb, priors, factors, past=_past(near_s0, "k0", False), cold_start=True)):
-        assert sel.near_failure.sum() == 0.0 and sel.factor_failure.sum() == 0.0
+        assert sel.near_failure.sum() == 0.0 and sel.reason_failure.sum() == 0.0
     # an instruction no longer in the catalog is left out
-    gone = _pooled(emb, priors, factors, past=_past(near_s0, "k-retired", False), pooled_centre_embeddings=False)
+    gone = _pooled(emb, priors, factors, past=_past(near_s0, "k-retired", False), centre_embeddings=False)
     assert gone.near_failure.sum() == 0.0
 
 

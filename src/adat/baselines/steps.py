@@ -118,11 +118,9 @@ def _discovery_traces(ctx: RunContext) -> list[Trace]:
 
 def selector_names() -> list[str]:
     """Every selector a run config can name (``selector.name``), in the config's order."""
-    from typing import get_args
+    from adat.config import SELECTOR_NAMES
 
-    from adat.config import SelectorConfig
-
-    return list(get_args(SelectorConfig.model_fields["name"].annotation))
+    return list(SELECTOR_NAMES)
 
 
 def check_selectors(names: list[str]) -> list[str]:

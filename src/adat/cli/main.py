@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-import yaml
 
 from adat.cli.app import AdatTyper, fail, skip_teardown_at_exit, terminal_console, warehouse_root
 from adat.cli.compare_cmd import ablation, baselines, compare
@@ -74,8 +73,10 @@ def config_check(file: Annotated[Path, typer.Argument(help="Run-config YAML to v
 
 @config_app.command("show-defaults")
 def config_show_defaults() -> None:
-    """Print every setting with its default, as YAML you can copy into a run config."""
-    console.print(yaml.safe_dump(RunConfig().model_dump(mode="json"), sort_keys=False), markup=False)
+    """Print every setting with its default and description, as YAML you can copy into a run config."""
+    from adat.config_defaults import commented_defaults
+
+    sys.stdout.write(commented_defaults())
 
 
 @app.command("sql")

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from adat.config import SelectorConfig
+from adat.config import AdaT2Selection
 from adat.records import Instruction
 from adat.selection.block_walk import BlockWalkSelector
 from adat.selection.novelty import argmax_lexicographic
@@ -47,7 +47,9 @@ class AdaT2Selector(NoveltyOrderSelector):
     ``"thompson"`` (one draw from each posterior instead of the two quantiles).
     """
 
-    def __init__(self, cfg: SelectorConfig, statements: Sequence[StatementLike],
+    cfg: AdaT2Selection
+
+    def __init__(self, cfg: AdaT2Selection, statements: Sequence[StatementLike],
                  instructions: Sequence[Instruction], embeddings: np.ndarray, n_target: int,
                  seed: int = 0, *, priors: Mapping[str, tuple[float, float]] | None = None,
                  cold_start: bool = False, mode: str = "bayes-ucb", name: str = "adat2") -> None:

@@ -18,6 +18,9 @@ from adat.selection.adat2 import NoveltyOrderSelector
 from adat.selection.novelty import argmax_lexicographic
 
 NO_VERDICT_REWARD = 0.5
+UCB1_C = 2.0      # UCB1 exploration constant: mean + sqrt(c ln t / n_k)
+EPSILON = 0.1     # ε-greedy: share of random choices
+EXP3_GAMMA = 0.1  # Exp3: exploration share
 
 
 def attempt_reward(applicable: bool, reward: float | None) -> float:
@@ -52,7 +55,7 @@ class UCB1Selector(_ScalarRewardSelector):
     def _choose_instruction(self, h: int, arms: np.ndarray, t: int) -> tuple[int, dict[str, Any]]:
         means = self._means(arms)
         pulls = self.pulls[arms]
-        bonus = np.sqrt(self.cfg.ucb1_c * math.log(max(t, 2)) / np.maximum(pulls, 1))
+        bonus = np.sqrt(UCB1_C * math.log(max(t, 2)) / np.maximum(pulls, 1))
         score = np.where(pulls > 0, means + bonus, np.inf)
         i = argmax_lexicographic(self.rng, score)
         return int(arms[i]), {"score": float(score[i]) if np.isfinite(score[i]) else "inf",
@@ -66,7 +69,7 @@ class EpsilonGreedySelector(_ScalarRewardSelector):
 
     def _choose_instruction(self, h: int, arms: np.ndarray, t: int) -> tuple[int, dict[str, Any]]:
         means = self._means(arms)
-        explore = bool(self.rng.random() < self.cfg.epsilon)
+        explore = bool(self.rng.random() < EPSILON)
         i = int(self.rng.integers(len(arms))) if explore else argmax_lexicographic(self.rng, means)
         return int(arms[i]), {"explore": explore, "mean": round(float(means[i]), 6)}
 
@@ -87,7 +90,7 @@ class Exp3Selector(NoveltyOrderSelector):
         self._chosen_p: float = 1.0
 
     def _choose_instruction(self, h: int, arms: np.ndarray, t: int) -> tuple[int, dict[str, Any]]:
-        g = self.cfg.exp3_gamma
+        g = EXP3_GAMMA
         lw = self.log_w[arms]
         w = np.exp(lw - lw.max())
         p = (1.0 - g) * w / w.sum() + g / len(arms)
@@ -97,4 +100,4 @@ class Exp3Selector(NoveltyOrderSelector):
 
     def _learn(self, h: int, k: int, applicable: bool, reward: float | None) -> None:
         estimate = attempt_reward(applicable, reward) / self._chosen_p
-        self.log_w[k] += self.cfg.exp3_gamma * estimate / len(self.instruction_ids)
+        self.log_w[k] += EXP3_GAMMA * estimate / len(self.instruction_ids)

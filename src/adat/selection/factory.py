@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from adat.config import SelectorConfig
+from adat.config import AdaT2Selection, PooledSelection, SelectorConfig
 from adat.errors import UserError
 from adat.records import Instruction
 from adat.selection.adat2 import AdaT2Selector
@@ -30,16 +30,19 @@ def make_selector(cfg: SelectorConfig, statements: Sequence[StatementLike], inst
     required by the ``llm`` selector only. ``past`` (the same earlier attempts, one row each, with
     their statements' embeddings) is neighbour evidence for ``pooled``; other selectors ignore it.
     """
-    args = (cfg, statements, instructions, embeddings, n_target, seed)
+    rest = (statements, instructions, embeddings, n_target, seed)
+    args = (cfg, *rest)
     name = cfg.name
-    if name == "adat2":
-        return AdaT2Selector(*args, priors=priors)
-    if name == "cold-start":
-        return AdaT2Selector(*args, cold_start=True, name="cold-start")
-    if name == "static":
-        return AdaT2Selector(*args, priors=priors, mode="static", name="static")
-    if name == "thompson":
-        return AdaT2Selector(*args, priors=priors, mode="thompson", name="thompson")
+    if isinstance(cfg, AdaT2Selection):
+        if name == "cold-start":
+            return AdaT2Selector(cfg, *rest, cold_start=True, name="cold-start")
+        if name in ("static", "thompson"):
+            return AdaT2Selector(cfg, *rest, priors=priors, mode=name, name=name)
+        return AdaT2Selector(cfg, *rest, priors=priors)
+    if isinstance(cfg, PooledSelection):
+        if name == "pooled-cold-start":
+            return PooledSelector(cfg, *rest, cold_start=True, name="pooled-cold-start")
+        return PooledSelector(cfg, *rest, priors=priors, past=past)
     if name == "uniform":
         return UniformSelector(*args)
     if name == "ucb1":
@@ -49,14 +52,10 @@ def make_selector(cfg: SelectorConfig, statements: Sequence[StatementLike], inst
     if name == "exp3":
         return Exp3Selector(*args)
     if name == "gp-bo":
-        return GPBOSelector(*args, priors=priors)
-    if name == "pooled":
-        return PooledSelector(*args, priors=priors, past=past)
-    if name == "pooled-cold-start":
-        return PooledSelector(*args, cold_start=True, name="pooled-cold-start")
+        return GPBOSelector(cfg, *rest, priors=priors)
     if name == "llm":
         if llm_choose is None:
             raise UserError("the llm selector needs an LLM", field="selector.name",
                             fix="set models.selector to a provider/model, or choose another selector")
-        return LLMSelector(*args, llm_choose=llm_choose, priors=priors)
+        return LLMSelector(cfg, *rest, llm_choose=llm_choose, priors=priors)
     raise UserError(f"unknown selector {name!r}", field="selector.name", fix="see `adat config show-defaults`")

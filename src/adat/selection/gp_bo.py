@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve, solve_triangular
 
-from adat.config import SelectorConfig
+from adat.config import BaselineSelection
 from adat.records import Instruction
 from adat.selection.bandits import attempt_reward
 from adat.selection.block_walk import BlockWalkSelector
@@ -32,21 +32,26 @@ from adat.selection.posteriors import theta_prior
 
 _PRIOR_REWARD_MEAN = 0.5  # E[μ] under its Beta(1, 1) start
 _SIGNAL_VARIANCE = 0.25   # rewards lie in [0, 1], so no pair's reward varies by more than 1/4
+UCB_BETA = 2.0            # acquisition: mean + beta * sd
+LENGTHSCALE = 0.5         # kernel length scale over 1 - cos(statements)
+INSTRUCTION_CORR = 0.2    # kernel correlation of different instructions
+NOISE = 0.1               # observation noise variance
 
 
 class GPBOSelector(BlockWalkSelector):
     """Joint pair choice by GP-UCB; see the module docstring for the model."""
 
     name = "gp-bo"
+    cfg: BaselineSelection
 
-    def __init__(self, cfg: SelectorConfig, statements: Sequence[StatementLike],
+    def __init__(self, cfg: BaselineSelection, statements: Sequence[StatementLike],
                  instructions: Sequence[Instruction], embeddings: np.ndarray, n_target: int,
                  seed: int = 0, *, priors: Mapping[str, tuple[float, float]] | None = None) -> None:
         super().__init__(cfg, statements, instructions, embeddings, n_target, seed)
         emb = self.novelty.emb
-        self.statement_kernel = _SIGNAL_VARIANCE * np.exp(-(1.0 - emb @ emb.T) / cfg.gp_lengthscale)
+        self.statement_kernel = _SIGNAL_VARIANCE * np.exp(-(1.0 - emb @ emb.T) / LENGTHSCALE)
         factors = np.array([i.factor for i in self.instructions])
-        rho = cfg.gp_instruction_corr
+        rho = INSTRUCTION_CORR
         same_factor = factors[:, None] == factors[None, :]
         self.instruction_kernel = np.where(same_factor, (1.0 + rho) / 2.0, rho)
         np.fill_diagonal(self.instruction_kernel, 1.0)
@@ -63,7 +68,7 @@ class GPBOSelector(BlockWalkSelector):
             return mean, np.full(len(hs), np.sqrt(_SIGNAL_VARIANCE))
         oh, ok = np.array(self.obs_h), np.array(self.obs_k)
         k_obs = self.statement_kernel[np.ix_(oh, oh)] * self.instruction_kernel[np.ix_(ok, ok)]
-        k_obs[np.diag_indices_from(k_obs)] += self.cfg.gp_noise
+        k_obs[np.diag_indices_from(k_obs)] += NOISE
         k_cross = self.statement_kernel[np.ix_(hs, oh)] * self.instruction_kernel[np.ix_(ks, ok)]
         factor = cho_factor(k_obs, lower=True)
         residual = np.array(self.obs_y) - self.prior_mean[ok]
@@ -75,7 +80,7 @@ class GPBOSelector(BlockWalkSelector):
     def _choose(self, eligible: np.ndarray, t: int) -> tuple[int, int, dict[str, Any]]:
         hs, ks = untried_pairs(self, eligible)
         mean, sd = self.posterior(hs, ks)
-        acquisition = mean + self.cfg.gp_ucb_beta * sd
+        acquisition = mean + UCB_BETA * sd
         i = argmax_lexicographic(self.rng, acquisition, mean)
         return int(hs[i]), int(ks[i]), {"acquisition": round(float(acquisition[i]), 6),
                                          "mean": round(float(mean[i]), 6), "sd": round(float(sd[i]), 6)}

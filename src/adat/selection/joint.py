@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from adat.config import SelectorConfig
+from adat.config import BaselineSelection
 from adat.records import Instruction
 from adat.selection.block_walk import BlockWalkSelector
 from adat.selection.pair import Candidate, StatementLike
@@ -49,8 +49,9 @@ class LLMSelector(BlockWalkSelector):
     """
 
     name = "llm"
+    cfg: BaselineSelection
 
-    def __init__(self, cfg: SelectorConfig, statements: Sequence[StatementLike],
+    def __init__(self, cfg: BaselineSelection, statements: Sequence[StatementLike],
                  instructions: Sequence[Instruction], embeddings: np.ndarray, n_target: int,
                  seed: int = 0, *, llm_choose: LLMChoose,
                  priors: Mapping[str, tuple[float, float]] | None = None) -> None:

@@ -10,29 +10,29 @@ AdaT2's statement order (blocks, novelty, set-aside after m n/a) and estimates t
    level per instruction factor (what one attempt teaches about a *kind* of instruction reaches
    all of that kind), ``a_k`` the instruction's own deviation. Fitted by MAP with a Laplace
    posterior after each outcome (a few Newton steps, ~120 parameters), from this run's outcomes
-   and, at weight ``pooled_history_weight``, this generator model's earlier runs (rule 8).
-2. **Statement neighbours** — the outcomes of the same instruction, and (weight ρ) of other
-   instructions of the same factor, on statements near h in embedding space, weighted by
+   and, at weight ``history_weight``, this generator model's earlier runs (rule 8).
+2. **Statement neighbours** — the outcomes of the same instruction on statements near h in
+   embedding space (and an n/a whose reason is the statement, of every instruction of its
+   factor), weighted by
    ``w(h, h') = clip((cos(e_h, e_h') − c₀) / (1 − c₀), 0, 1)`` (cosines of the run's embeddings
-   centred on their mean, ``pooled_centre_embeddings``; :func:`centred`): an instruction that failed on
+   centred on their mean, ``centre_embeddings``; :func:`centred`): an instruction that failed on
    a statement is expected to fail on its near-duplicates and on statements about the same
    thing, and one that worked there is expected to work again. Earlier runs' attempts
-   (:class:`PastAttempts`) count here too, at weight ``pooled_history_weight``.
+   (:class:`PastAttempts`) count here too, at weight ``history_weight``.
 
 The model's Laplace posterior becomes a Beta(n₀·p, n₀·(1 − p)) with the strength n₀ of the
 same variance, the neighbour evidence is added as weighted counts, and the instruction for the
-chosen statement maximises ``(E[θ] + κ·sd[θ]) · E[μ_k]^r · γ^{u_k} · γ_f^{v_f} · γ_s^{n_f(h)}``
-— optimistic applicability, AdaT2's verdict reward μ (r = 0: off), AdaT2's per-block reuse
-penalty and a per-block factor penalty (both off by default: N_n rewards using an instruction
-that keeps working), and the spread penalty: ``n_f(h)`` sums ``w_s(h, h')`` (the same ramp with
+chosen statement maximises ``(E[θ] + κ·sd[θ]) · γ^{u_k} · γ_s^{n_f(h)}`` — optimistic
+applicability, AdaT2's per-block reuse penalty (off by default: N_n rewards using an
+instruction that keeps working) and the spread penalty: ``n_f(h)`` sums ``w_s(h, h')`` (the same ramp with
 a higher floor) over the tests of factor f already made on statements h' near h, since the same
 kind of change on a near-duplicate statement makes a near-duplicate test.
 The caller's both-sides weight (:meth:`prefer`) enters as a bonus that shrinks by
-``pooled_side_gamma`` per test the instruction already wrote under one (:meth:`side_weights`).
+``side_gamma`` per test the instruction already wrote under one (:meth:`side_weights`).
 Two rules are added to the walk: before the last pass, a statement whose novelty is below
-``pooled_defer_novelty`` (a near-duplicate of a statement with a test) waits for the next pass,
+``defer_novelty`` (a near-duplicate of a statement with a test) waits for the next pass,
 so the tests spread over statements at no cost in attempts; and from a cold start, once
-``pooled_cold_exploit_after`` · n tests exist, the walk exploits: it takes the block's statement
+``cold_exploit_after`` · n tests exist, the walk exploits: it takes the block's statement
 with the best pair (untested statements first) and sets a statement aside after one n/a. Early
 on, the second and third attempts on a statement that declined its best pair are where new
 kinds of change get tried; in the second half of the run a new kind pays for few tests, and the
@@ -53,15 +53,27 @@ from typing import Any
 
 import numpy as np
 
-from adat.config import SelectorConfig
+from adat.config import PooledSelection
 from adat.records import Instruction
 from adat.selection.adat2 import NoveltyOrderSelector
 from adat.selection.novelty import argmax_lexicographic
 from adat.selection.pair import StatementLike
-from adat.selection.posteriors import BetaPosteriors
 
 _NEWTON_STEPS = 2  # warm-started from the last fit: one outcome moves the MAP little
 _MAX_STRENGTH = 200.0  # the model's Beta strength is capped so neighbours always count
+# The model's fixed constants (tuned on the simulated worlds of benchmarks/selectors; the research
+# log, docs/research/selection-log.md, records each choice; PooledSelection holds what a user may set):
+GLOBAL_SD_COLD = 1.5        # prior sd of the global logit level β₀ from a cold start (0.2 with a catalog)
+FACTOR_SD = 0.7             # prior sd of a factor's logit level b_f around the catalog
+FACTOR_SD_COLD = 1.5        # ... from a cold start
+INSTRUCTION_SD = 0.5        # prior sd of an instruction's own deviation a_k
+NEIGHBOUR_FLOOR = 0.2       # cosine below which statements are not neighbours
+NEIGHBOUR_WEIGHT = 1.0      # pseudo-counts one outcome adds at an identical statement
+SPREAD_FLOOR = 0.5          # cosine below which tests are not neighbours for the spread penalty
+REASON_SHARE = 1.0          # prior weight of a 'statement' n/a against the factor's other instructions nearby
+REASON_PRIOR_WEIGHT = 2.0   # weight of REASON_SHARE as the prior of the learned share
+UNAVAILABLE_PRIOR_WEIGHT = 10.0  # weight, in instructions, of the unavailable_prior setting
+INSTRUCTION_REASON_SHARE = 0.5   # prior share of an applicable instruction's n/a tagged 'instruction'
 
 
 def _logit(p: np.ndarray) -> np.ndarray:
@@ -102,7 +114,7 @@ def centred_on(emb: np.ndarray, others: np.ndarray) -> np.ndarray:
 class PastAttempts:
     """Earlier runs' attempts (of this generator model): one row per attempt, with the embedding
     of the statement it was made on, so what an instruction did on a statement last night counts
-    as neighbour evidence for tonight's statements like it (``pooled_history_weight``)."""
+    as neighbour evidence for tonight's statements like it (``history_weight``)."""
 
     embeddings: np.ndarray            # (H, d)
     instruction_ids: Sequence[str]
@@ -123,7 +135,9 @@ def neighbour_weights(cos: np.ndarray, floor: float) -> np.ndarray:
 class PooledSelector(NoveltyOrderSelector):
     """See the module docstring."""
 
-    def __init__(self, cfg: SelectorConfig, statements: Sequence[StatementLike],
+    cfg: PooledSelection
+
+    def __init__(self, cfg: PooledSelection, statements: Sequence[StatementLike],
                  instructions: Sequence[Instruction], embeddings: np.ndarray, n_target: int,
                  seed: int = 0, *, priors: Mapping[str, tuple[float, float]] | None = None,
                  cold_start: bool = False, name: str = "pooled", past: PastAttempts | None = None) -> None:
@@ -136,41 +150,35 @@ class PooledSelector(NoveltyOrderSelector):
         self.hist_count, self.hist_success = self._history_counts(priors or {}, cold_start, cfg)
         # parameter layout: [β₀ | b_f (F) | a_k (K)]
         self._k0 = 1 + n_f
-        prior_var = np.concatenate([[cfg.pooled_global_sd ** 2 if cold_start else 0.2 ** 2],
-                                    np.full(n_f, (cfg.pooled_cold_factor_sd if cold_start else cfg.pooled_factor_sd) ** 2), instruction_var])
+        prior_var = np.concatenate([[GLOBAL_SD_COLD ** 2 if cold_start else 0.2 ** 2],
+                                    np.full(n_f, (FACTOR_SD_COLD if cold_start else FACTOR_SD) ** 2), instruction_var])
         self.prior_precision = 1.0 / prior_var
         self.coef = np.zeros(len(prior_var))
         self.logit_var = prior_var[0] + prior_var[1 + self.factor_of] + instruction_var  # (K,) before data
         self.obs_count = np.zeros(n_k)    # attempts per instruction (the model's sufficient statistics)
         self.obs_success = np.zeros(n_k)
-        emb = centred(self.novelty.emb) if cfg.pooled_centre_embeddings else self.novelty.emb
+        emb = centred(self.novelty.emb) if cfg.centre_embeddings else self.novelty.emb
         cos = emb @ emb.T if n_s else np.zeros((0, 0))  # one S × S product per run
-        self.neighbour_w = cfg.pooled_neighbour_weight * neighbour_weights(cos, cfg.pooled_neighbour_floor)
+        self.neighbour_w = NEIGHBOUR_WEIGHT * neighbour_weights(cos, NEIGHBOUR_FLOOR)
         self.near_success = np.zeros((n_s, n_k))   # Σ w(h, h') over h' where k applied
         self.near_failure = np.zeros((n_s, n_k))
-        self.factor_success = np.zeros((n_s, n_f))  # the same, over every instruction of a factor
-        self.factor_failure = np.zeros((n_s, n_f))
         self.reason_failure = np.zeros((n_s, n_f))  # Σ w(h, h') over 'statement' n/a of factor f at h'
         self.reason_near = np.zeros((n_s, n_k))     # ... of instruction k itself (not counted twice)
         self.reason_expected = 0.0  # Σ e·p₀ over attempts exposed (e) to a factor-mate's 'statement' reason
         self.reason_missed = 0.0    # Σ e·(p₀ − y): successes the reason evidence correctly took away
-        self.factor_tries = np.zeros(n_f)
-        self.explore = cfg.pooled_cold_explore if cold_start else 0.0
-        self.obs_weight = cfg.pooled_cold_obs_weight if cold_start else 1.0
-        self.mu = BetaPosteriors.uniform(n_k)
-        self.block_factor_tests = np.zeros((len(self.blocks), n_f), dtype=int)
-        self.spread_w = neighbour_weights(cos, cfg.pooled_spread_floor)
+        self.obs_weight = cfg.cold_obs_weight if cold_start else 1.0
+        self.spread_w = neighbour_weights(cos, SPREAD_FLOOR)
         self.near_factor_tests = np.zeros((n_s, n_f))  # Σ w_spread(h, h') over tests of factor f at h'
         self.side_tests = np.zeros(n_k)  # tests each instruction wrote under a both-sides bonus (prefer())
         self._chosen_bonus = False        # whether the pair being learned was chosen under one
         # cold start: from this many tests on, the walk exploits (None: never)
-        self.exploit_after = cfg.pooled_cold_exploit_after * n_target if cold_start else None
+        self.exploit_after = cfg.cold_exploit_after * n_target if cold_start else None
         # rule 7: instructions the generator cannot apply anywhere in this run (zero-inflation)
         self.instruction_na = np.zeros(n_k)      # n/a of k whose reason is 'instruction'
         self.statement_na = np.zeros(n_k)        # ... 'statement'
         self.instruction_na_surprise = np.zeros(n_k)  # Σ −log(1 − p₀) over the former
-        self.p_unavailable = np.full(n_k, cfg.pooled_unavailable_prior)
-        self._pi = cfg.pooled_unavailable_prior
+        self.p_unavailable = np.full(n_k, cfg.unavailable_prior)
+        self._pi = cfg.unavailable_prior
         self.absorbs_unavailable = cold_start  # see applicability()
         if past is not None and len(past.instruction_ids) and not cold_start:
             self._add_past(past, emb)
@@ -179,19 +187,18 @@ class PooledSelector(NoveltyOrderSelector):
                 self._refit()
 
     def _add_past(self, past: PastAttempts, emb: np.ndarray) -> None:
-        """Earlier runs' outcomes as neighbour evidence at weight ``pooled_history_weight`` (their
+        """Earlier runs' outcomes as neighbour evidence at weight ``history_weight`` (their
         per-instruction counts are in the model's fit, :meth:`_history_counts`; they do not enter
         the spread penalty, which is about tonight's tests, nor rule 7, which is about this run)."""
         kid = {iid: k for k, iid in enumerate(self.instruction_ids)}
         rows = [j for j, iid in enumerate(past.instruction_ids) if iid in kid]
-        if not rows or self.cfg.pooled_history_weight <= 0.0 or not len(emb):
+        if not rows or self.cfg.history_weight <= 0.0 or not len(emb):
             return
         other = np.asarray(past.embeddings, dtype=np.float64)[rows]
         other = other / np.maximum(np.linalg.norm(other, axis=1, keepdims=True), 1e-12)
-        if self.cfg.pooled_centre_embeddings:
+        if self.cfg.centre_embeddings:
             other = centred_on(self.novelty.emb, other)
-        w = self.cfg.pooled_history_weight * self.cfg.pooled_neighbour_weight \
-            * neighbour_weights(emb @ other.T, self.cfg.pooled_neighbour_floor)   # (S, H)
+        w = self.cfg.history_weight * NEIGHBOUR_WEIGHT * neighbour_weights(emb @ other.T, NEIGHBOUR_FLOOR)  # (S, H)
         ks = np.array([kid[past.instruction_ids[j]] for j in rows])
         fs = self.factor_of[ks]
         ok = np.array([bool(past.applicable[j]) for j in rows])
@@ -201,22 +208,20 @@ class PooledSelector(NoveltyOrderSelector):
             target += w[:, mask] @ np.eye(width)[cols[mask]]
         add(self.near_success, ks, ok, n_k)
         add(self.near_failure, ks, ~ok, n_k)
-        add(self.factor_success, fs, ok, n_f)
-        add(self.factor_failure, fs, ~ok, n_f)
         add(self.reason_failure, fs, why, n_f)
         add(self.reason_near, ks, why, n_k)
 
-    def _offsets(self, cold_start: bool, cfg: SelectorConfig) -> tuple[np.ndarray, np.ndarray]:
+    def _offsets(self, cold_start: bool, cfg: PooledSelection) -> tuple[np.ndarray, np.ndarray]:
         """o_k (the catalog rate's logit; 0 from a cold start) and the prior variance of a_k."""
         n_k = len(self.instructions)
-        base_var = np.full(n_k, cfg.pooled_instruction_sd ** 2)
+        base_var = np.full(n_k, INSTRUCTION_SD ** 2)
         if cold_start:
             return np.zeros(n_k), base_var
         return _logit(np.array([i.prior_applicability for i in self.instructions], dtype=float)), base_var
 
     def _history_counts(self, history: Mapping[str, tuple[float, float]], cold_start: bool,
-                        cfg: SelectorConfig) -> tuple[np.ndarray, np.ndarray]:
-        """Earlier runs' (attempts, applicable) per instruction at weight ``pooled_history_weight``.
+                        cfg: PooledSelection) -> tuple[np.ndarray, np.ndarray]:
+        """Earlier runs' (attempts, applicable) per instruction at weight ``history_weight``.
 
         They are not folded into o_k (as AdaT2 folds them into its Beta prior): they enter the
         model's likelihood as data (:meth:`_refit`), so what last night taught about an
@@ -227,7 +232,7 @@ class PooledSelector(NoveltyOrderSelector):
         if not cold_start:
             for k, ins in enumerate(self.instructions):
                 succ, fail = history.get(ins.instruction_id, (0.0, 0.0))
-                counts[:, k] = cfg.pooled_history_weight * (succ + fail), cfg.pooled_history_weight * succ
+                counts[:, k] = cfg.history_weight * (succ + fail), cfg.history_weight * succ
         return counts[0], counts[1]
 
     # -- the model -----------------------------------------------------------------------------
@@ -239,7 +244,7 @@ class PooledSelector(NoveltyOrderSelector):
         complement: O(K) vector work and a ~13 × 13 solve, no large matrix products (which a
         multi-threaded BLAS would slow down on a busy machine).
         """
-        # From a cold start an outcome counts at weight pooled_cold_obs_weight (overdispersion:
+        # From a cold start an outcome counts at weight cold_obs_weight (overdispersion:
         # statements differ, so it says less about the instruction's average than a Bernoulli draw).
         n = self.obs_weight * self.obs_count + self.hist_count
         y = self.obs_weight * self.obs_success + self.hist_success
@@ -284,18 +289,18 @@ class PooledSelector(NoveltyOrderSelector):
         """How far a 'statement' reason counts against the factor's other instructions nearby.
 
         Learned: the successes the reason evidence predicted away, over those the model without
-        it expected, on the attempts exposed to it; ``pooled_reason_share`` is the prior value
-        (weight ``pooled_reason_prior_weight``). A world where a factor's instructions do not
+        it expected, on the attempts exposed to it; ``reason_share`` is the prior value
+        (weight ``reason_prior_weight``). A world where a factor's instructions do not
         share applicability drives it to 0; one where they do, towards 1.
         """
-        c = self.cfg.pooled_reason_prior_weight
-        share = (c * self.cfg.pooled_reason_share + self.reason_missed) / (c + self.reason_expected)
+        c = REASON_PRIOR_WEIGHT
+        share = (c * REASON_SHARE + self.reason_missed) / (c + self.reason_expected)
         return float(np.clip(share, 0.0, 1.0))
 
     def unavailable_share(self) -> float:
         """π: the share of instructions this generator cannot apply anywhere in this run, learned
-        (EM over the instructions tried, prior ``pooled_unavailable_prior`` at weight
-        ``pooled_unavailable_prior_weight``)."""
+        (EM over the instructions tried, prior ``unavailable_prior`` at weight
+        ``unavailable_prior_weight``)."""
         return self._pi
 
     def _unavailable(self) -> np.ndarray:
@@ -308,12 +313,12 @@ class PooledSelector(NoveltyOrderSelector):
         available; a 'statement'-tagged or untagged n/a is taken as saying nothing either way.
         """
         cfg = self.cfg
-        prior = cfg.pooled_unavailable_prior
+        prior = cfg.unavailable_prior
         if prior <= 0.0:
             return np.zeros(len(self.instructions))
         works = self.obs_success > 0
         tagged_i, tagged_s = self.instruction_na[works].sum(), self.statement_na[works].sum()
-        q = (2.0 * cfg.pooled_instruction_reason_share + tagged_i) / (2.0 + tagged_i + tagged_s)
+        q = (2.0 * INSTRUCTION_REASON_SHARE + tagged_i) / (2.0 + tagged_i + tagged_s)
         log_lr = self.instruction_na_surprise - self.instruction_na * np.log(q)  # log L(unavailable)/L(available)
         lr = np.exp(np.minimum(log_lr, 50.0))
 
@@ -324,8 +329,8 @@ class PooledSelector(NoveltyOrderSelector):
         tried = self.obs_count > 0
         pi = prior
         for _ in range(3):  # EM for π over the instructions tried
-            pi = float((cfg.pooled_unavailable_prior_weight * prior + posterior(pi)[tried].sum())
-                       / (cfg.pooled_unavailable_prior_weight + tried.sum()))
+            pi = float((UNAVAILABLE_PRIOR_WEIGHT * prior + posterior(pi)[tried].sum())
+                       / (UNAVAILABLE_PRIOR_WEIGHT + tried.sum()))
         self._pi = pi
         return posterior(pi)
 
@@ -338,16 +343,15 @@ class PooledSelector(NoveltyOrderSelector):
         var = self.logit_var[arms]
         strength = np.clip(1.0 / np.maximum(p * (1 - p) * var, 1e-9) - 1.0, 1.0, _MAX_STRENGTH)
         f = self.factor_of[arms]
-        rho = self.cfg.pooled_factor_share
-        succ = self.near_success[h, arms] + rho * (self.factor_success[h, f] - self.near_success[h, arms])
-        fail = self.near_failure[h, arms] + rho * (self.factor_failure[h, f] - self.near_failure[h, arms])
+        succ = self.near_success[h, arms]
+        fail = self.near_failure[h, arms]
         # "the statement lacks what this kind of change needs": counts against the whole factor nearby
         if reasons:
-            fail = fail + (1.0 - rho) * self.reason_share() * (self.reason_failure[h, f] - self.reason_near[h, arms])
+            fail = fail + self.reason_share() * (self.reason_failure[h, f] - self.reason_near[h, arms])
         a, b = strength * p + succ, strength * (1 - p) + fail
         total = a + b
         mean, sd = a / total, np.sqrt(a * b / (total * total * (total + 1.0)))
-        if not unavailable or self.cfg.pooled_unavailable_prior <= 0.0:
+        if not unavailable or self.cfg.unavailable_prior <= 0.0:
             return mean, sd
         # A mixture of 0 (unavailable) and the model's θ. With a catalog, o_k carries the rate
         # and β₀ (sd 0.2) cannot absorb a run-wide share of unavailable instructions, so an
@@ -364,7 +368,7 @@ class PooledSelector(NoveltyOrderSelector):
 
     def _eligible_or_stop(self) -> np.ndarray | None:
         """The walk's open statements, less near-duplicates of tested ones before the last pass."""
-        floor = self.cfg.pooled_defer_novelty
+        floor = self.cfg.defer_novelty
         while True:
             open_ = super()._eligible_or_stop()
             if open_ is None or floor <= 0.0 or self.pass_no >= self.cfg.max_passes:
@@ -375,7 +379,7 @@ class PooledSelector(NoveltyOrderSelector):
             self.set_aside[near] = True  # the whole rest of the block waits for the next pass
 
     def exploiting(self) -> bool:
-        """Cold start, second half of the run (``pooled_cold_exploit_after``): the walk exploits."""
+        """Cold start, second half of the run (``cold_exploit_after``): the walk exploits."""
         return self.exploit_after is not None and self.tests >= self.exploit_after
 
     # -- choice and learning -------------------------------------------------------------------
@@ -393,22 +397,21 @@ class PooledSelector(NoveltyOrderSelector):
     def _scores(self, h: int, arms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(score, E[θ], sd[θ]) of statement ``h`` paired with each instruction in ``arms``."""
         mean, sd = self.applicability(h, arms)
-        penalty = self.cfg.pooled_gamma ** self.block_tests[self.block, arms] \
-            * self.cfg.pooled_factor_gamma ** self.block_factor_tests[self.block, self.factor_of[arms]] \
-            * self.cfg.pooled_spread_gamma ** self.near_factor_tests[h, self.factor_of[arms]] \
+        penalty = self.cfg.gamma ** self.block_tests[self.block, arms] \
+            * self.cfg.spread_gamma ** self.near_factor_tests[h, self.factor_of[arms]] \
             * self.side_weights(h, arms)  # the caller's prefer() hook (both sides of a boundary)
-        score = (mean + self.cfg.pooled_kappa * sd + self.explore / (1.0 + self.factor_tries[self.factor_of[arms]])) * self.mu.mean(arms) ** self.cfg.pooled_reward_weight * penalty
+        score = (mean + self.cfg.kappa * sd) * penalty
         return score, mean, sd
 
     def side_weights(self, h: int, arms: np.ndarray) -> np.ndarray:
         """The :meth:`prefer` weights with each instruction's bonus (weight − 1) shrunk by
-        ``pooled_side_gamma`` per test it already wrote under a bonus. The bonus is for reaching
+        ``side_gamma`` per test it already wrote under a bonus. The bonus is for reaching
         the side a statement's tests lack; which boundary a test reaches only the audit says, and
         an instruction that turns every request into the same kind of refusal (another user's
         order) reaches the same boundary each time. Without the decay ``pooled``, sure of what
         applies, put the bonus behind one or two such instructions for most of a run."""
         w = self.weights(h, arms)
-        return np.asarray(1.0 + (w - 1.0) * self.cfg.pooled_side_gamma ** self.side_tests[arms])
+        return np.asarray(1.0 + (w - 1.0) * self.cfg.side_gamma ** self.side_tests[arms])
 
     def _choose_instruction(self, h: int, arms: np.ndarray, t: int) -> tuple[int, dict[str, Any]]:
         score, mean, sd = self._scores(h, arms)
@@ -435,19 +438,13 @@ class PooledSelector(NoveltyOrderSelector):
             self.reason_missed += exposure * (p0 - float(applicable))
         self.obs_count[k] += 1
         w = self.neighbour_w[:, h]
-        self.factor_tries[f] += 1
         if applicable:
             self.obs_success[k] += 1
             self.near_success[:, k] += w
-            self.factor_success[:, f] += w
-            self.block_factor_tests[self.block, f] += 1
             self.near_factor_tests[:, f] += self.spread_w[:, h]
             self.side_tests[k] += self._chosen_bonus
-            if reward is not None:
-                self.mu.add(k, reward, 1.0 - reward)
         else:
             self.near_failure[:, k] += w
-            self.factor_failure[:, f] += w
             if self.na_reason == "statement":
                 self.reason_failure[:, f] += w
                 self.reason_near[:, k] += w

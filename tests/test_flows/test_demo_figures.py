@@ -1,0 +1,31 @@
+"""``adat demo --evaluate`` prints the figures it printed before the renovation (issue 26): the
+same tests, attempts, V/C, FAR, accuracy, faults killed and not activated, both-sides share and
+inconclusive share as recorded at 622a976 in tests/fixtures/demo_figures.json. A change that
+moves one of them on purpose records the new figures there, with the commit and the reason."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.demo_figures import RECORDED, demo_figures, demo_run_id
+
+pytestmark = pytest.mark.slow
+
+
+def test_demo_evaluate_prints_the_recorded_figures(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    env = {**os.environ, "ADAT_CACHE_DIR": str(data / "cache")}  # cold caches, as demo_time.py runs it
+    proc = subprocess.run([sys.executable, "-c", "from adat.cli.main import app; app()", "demo", "--evaluate",
+                           "--data-dir", str(data)], env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    recorded = json.loads(RECORDED.read_text())
+    recorded.pop("recorded_at")
+    run_id = recorded.pop("run_id")
+    assert demo_run_id(data) == run_id
+    assert demo_figures(data, run_id) == recorded
