@@ -1,6 +1,6 @@
 """How far a cold start can get without statement context: the run policy on instruction averages.
 
-A reference for issue #12's cold-start bound (docs/selection.md, "Why the cold-start bound is
+A reference for issue #12's cold-start bound (docs/research/selection-log.md, "Why the cold-start bound is
 blocked"), not a selector. It strips each built-in world of ``run.py`` down to what a learner that
 ignores *which* statement it is on faces: every attempt with instruction k is applicable with
 probability r_k, the share of tonight's statements the drawn outcomes make k applicable to, and

@@ -39,7 +39,7 @@ kinds of change get tried; in the second half of the run a new kind pays for few
 next-best pair on a declining statement is worse than the best pair on another one.
 An instruction the generator declines with an ``instruction`` reason ("it cannot be done in
 this run") becomes *unavailable* with a posterior probability P_k (a zero-inflated θ, rule 7 in
-docs/selection.md; :meth:`_unavailable`): the logistic model's tight prior on a_k cannot send one
+docs/research/selection-log.md; :meth:`_unavailable`): the logistic model's tight prior on a_k cannot send one
 instruction of a working factor to zero, and the generator's reasons can.
 It uses only what a black-box tester has — attempts, verdicts, statement embeddings, catalog —
 and errors teach it nothing (the shared walk drops them).
@@ -92,7 +92,7 @@ CENTRE_MIN_STATEMENTS = 10
 def centred(emb: np.ndarray) -> np.ndarray:
     """Unit embeddings centred on their mean. Sentence embeddings of one domain share a large
     common direction (the demo's statements: median pairwise cosine 0.46, 97 % of pairs above
-    0.2; ``benchmarks/selectors/embedding_geometry.py``), under which every statement is every
+    0.2; measured in docs/research/selection-log.md), under which every statement is every
     other's neighbour; centred, their cosines spread around 0 as in the simulated worlds the
     floors were tuned on. Below :data:`CENTRE_MIN_STATEMENTS` the embeddings are returned as
     they are: the mean is then mostly the statements themselves (centred cosines average
