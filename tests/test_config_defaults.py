@@ -80,3 +80,10 @@ def test_a_selector_section_without_name_is_the_default_and_the_ablation_keeps_t
     assert adat2.name == "adat2" and adat2.max_attempts_cap == 12 and adat2.gamma == 0.5
     tuned = RunConfig.model_validate({"selector": {"name": "pooled", "kappa": 0.25, "block_size": 7}}).selector
     assert with_selector(tuned, "pooled-cold-start").kappa == 0.25  # same kind: every setting kept
+
+
+def test_a_selectors_kind_cannot_be_assigned_in_place() -> None:
+    """Setting ``name`` on pooled's settings would leave pooled's settings under adat2's name."""
+    cfg = RunConfig()
+    with pytest.raises(ValueError, match="frozen"):
+        cfg.selector.name = "adat2"  # type: ignore[misc]

@@ -201,7 +201,8 @@ class AdaT2Selection(_SelectorWalk):
     ``cold-start`` (Beta(1,1) priors), ``static`` (posteriors never updated), ``thompson``."""
 
     name: Literal["adat2", "cold-start", "static", "thompson"] = Field(
-        "adat2", description="adat2: the paper's Algorithm 1; cold-start, static, thompson: its ablation variants")
+        "adat2", frozen=True, description="adat2: the paper's Algorithm 1; cold-start, static, thompson: its "
+                                          "ablation variants (a kind of selector: replace the section to change it)")
     gamma: float = Field(0.5, gt=0.0, le=1.0, description="reuse penalty per test of the instruction in the block")
     c: float = Field(0.0, ge=0.0, description="Bayes-UCB horizon exponent of the quantile level")
     prior_weight: float = Field(2.0, ge=0.0, description="pseudo-count weight of the applicability prior")
@@ -213,7 +214,7 @@ class BaselineSelection(_SelectorWalk):
     (a Gaussian process over statement × instruction) and ``llm`` (the selector role picks)."""
 
     name: Literal["uniform", "ucb1", "epsilon-greedy", "exp3", "gp-bo", "llm"] = Field(
-        description="which baseline selector")
+        frozen=True, description="which baseline selector")
     prior_weight: float = Field(2.0, ge=0.0, description="gp-bo and llm: pseudo-count weight of the "
                                                          "applicability prior that orders their candidates")
 
@@ -224,7 +225,7 @@ class PooledSelection(_SelectorWalk):
     runs; ``pooled-cold-start`` learns from this run alone."""
 
     name: Literal["pooled", "pooled-cold-start"] = Field(
-        "pooled", description="pooled (default) or pooled-cold-start (no catalog prior, no history)")
+        "pooled", frozen=True, description="pooled (default) or pooled-cold-start (no catalog prior, no history)")
     kappa: float = Field(0.5, ge=0.0, description="optimism: E[theta] + kappa * sd[theta]")
     gamma: float = Field(1.0, gt=0.0, le=1.0, description="AdaT2's per-block reuse penalty per test of the "
                                                           "instruction (1: off)")

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from adat.config import with_selector
 from adat.errors import UserError
 from adat.llm.types import LLMError, LLMRequest
 from adat.records import Instruction
@@ -70,7 +71,7 @@ class Setup:
 
 
 def test_loop_records_every_outcome_and_feeds_the_selector(roles: Roles) -> None:
-    roles.cfg.selector.name = "adat2"  # the paper's selector tries every arm; pooled drops k-err sooner
+    roles.cfg.selector = with_selector(roles.cfg.selector, "adat2")  # the paper's selector tries every arm; pooled drops k-err sooner
     s = Setup(roles)
     selector = s.selector()
     seen: list[AttemptOutcome] = []
@@ -215,7 +216,7 @@ def test_applicable_without_a_test_counts_as_not_applicable(roles: Roles) -> Non
 
 def test_a_generator_error_teaches_the_selector_nothing(roles: Roles) -> None:
     """Through the real loop: the error attempt is reported as an error, θ/μ and m stay as they were."""
-    roles.cfg.selector.name = "adat2"  # its θ posteriors (pooled's: tests/test_selection/test_pooled.py)
+    roles.cfg.selector = with_selector(roles.cfg.selector, "adat2")  # its θ posteriors (pooled's: tests/test_selection/test_pooled.py)
     s = Setup(roles)
     roles.cfg.selector.max_not_applicable = 1
     selector = s.selector()

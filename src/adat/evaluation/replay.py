@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from adat import conversation
+from adat.conversation import ScriptedUser
 from adat.domains.retail import WRITE_TOOLS, RetailDB, default_db_path
-from adat.errors import TargetError
 from adat.records import Execution, TestCase
 
 if TYPE_CHECKING:
@@ -82,15 +83,8 @@ class Replayer:
         if key in self._memo:
             return self._memo[key]
         agent = self._agent(variant)
-        session = agent.reset()
-        replies: list[str] = []
-        error: str | None = None
-        for message in messages:
-            try:
-                replies.append(agent.invoke(session, message))
-            except TargetError as exc:
-                error = str(exc) or type(exc).__name__
-                break
+        conv = conversation.converse(agent, ScriptedUser(list(messages)), turn_limit=len(messages))
+        session, replies, error = conv.session_id, conv.replies(), conv.error
         writes = tuple((c.turn, c.name, json.dumps(c.arguments, sort_keys=True, default=str))
                        for c in agent.tool_calls(session) if c.name in WRITE_TOOLS and c.error is None)
         result = Replay(variant=variant, messages=tuple(messages), replies=tuple(replies),

@@ -8,12 +8,12 @@ cannot be met, or the turn limit is reached.
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from adat import conversation
 from adat.config import RunConfig
-from adat.errors import TargetError
+from adat.conversation import EndedBy, Stop
 from adat.llm.types import LLMError
 from adat.records import Trace, Turn
 from adat.roles import (
@@ -67,50 +67,44 @@ def _one_session(cfg: RunConfig, client: Any, target: Target, run_id: str, sessi
         trace.ended_by = "error"
         return trace
     trace.objective, trace.strategy = plan.objective, plan.strategy
-    try:
-        trace.session_id = target.reset()
-    except TargetError as exc:
-        log.warning("discovery session %d: target reset failed: %s", session_no, exc)
-        trace.ended_by = "error"
-        return trace
-    _drive(cfg, client, target, trace)
+    driver = LLMDriver(cfg, client, trace)
+    conv = conversation.converse(target, driver, turn_limit=cfg.discovery.turn_limit)
+    trace.session_id, trace.turns, trace.ended_by = conv.session_id, conv.turns, conv.ended_by
+    if conv.error is not None:
+        log.warning("discovery %s: target failed: %s", trace.trace_id, conv.error)
+    if driver.produced is not None:
+        _stamp(trace, driver.produced)
     return trace
 
 
-def _drive(cfg: RunConfig, client: Any, target: Target, trace: Trace) -> None:
-    """Let the driver talk to the target until it stops, the limit is hit or something fails."""
-    started = time.monotonic()
-    limit = cfg.discovery.turn_limit
-    for turn_no in range(1, limit + 1):
-        drive_in = DriverInput(objective=trace.objective, strategy=trace.strategy,
-                               tester_facts=list(cfg.tester_facts),
-                               turns=[TurnView(role=t.role, text=t.text) for t in trace.turns],
-                               turn_no=turn_no, turn_limit=limit)
+class LLMDriver:
+    """The discovery user: the driver role writes each message towards the session's objective
+    and says when it is met or cannot be met. A driver that fails, or says 'continue' with no
+    message (sending "" would test nothing), ends the session with ``error``."""
+
+    def __init__(self, cfg: RunConfig, client: Any, trace: Trace) -> None:
+        self.cfg, self.client, self.trace = cfg, client, trace
+        self.produced: Provenance | None = None  # of the last driver answer: the trace's provenance
+
+    def next_message(self, turns: Sequence[Turn], turn_no: int, turn_limit: int) -> str | Stop:
+        drive_in = DriverInput(objective=self.trace.objective, strategy=self.trace.strategy,
+                               tester_facts=list(self.cfg.tester_facts),
+                               turns=[TurnView(role=t.role, text=t.text) for t in turns],
+                               turn_no=turn_no, turn_limit=turn_limit)
         try:
-            step, produced = call_role(client, "driver", PROMPT_DRIVER, drive_in, DriverOutput)
+            step, self.produced = call_role(self.client, "driver", PROMPT_DRIVER, drive_in, DriverOutput)
         except LLMError as exc:
-            log.warning("discovery %s: driver failed: %s", trace.trace_id, exc)
-            trace.ended_by = "error"
-            break
-        _stamp(trace, produced)
+            log.warning("discovery %s: driver failed: %s", self.trace.trace_id, exc)
+            return Stop("error")
         if step.status != "continue":
-            trace.ended_by = step.status
-            break
+            return Stop(step.status)
         if not step.message.strip():
-            # 'continue' without a message is a driver malfunction; sending "" would test nothing.
-            log.warning("discovery %s: driver sent an empty message", trace.trace_id)
-            trace.ended_by = "error"
-            break
-        trace.turns.append(Turn(role="user", text=step.message, ts=time.monotonic() - started))
-        try:
-            reply = target.invoke(trace.session_id, step.message)
-        except TargetError as exc:
-            log.warning("discovery %s: target failed: %s", trace.trace_id, exc)
-            trace.ended_by = "error"
-            break
-        trace.turns.append(Turn(role="agent", text=reply, ts=time.monotonic() - started))
-    else:
-        trace.ended_by = "turn_limit"
+            log.warning("discovery %s: driver sent an empty message", self.trace.trace_id)
+            return Stop("error")
+        return step.message
+
+    def at_limit(self, turn_limit: int) -> EndedBy:
+        return "turn_limit"
 
 
 def _stamp(trace: Trace, produced: Provenance) -> None:

@@ -1,6 +1,7 @@
 """Execution: the runner sends a test's step hints to a fresh session (paper §2.1, DESIGN §4.6).
 
-Hints are sent in order until all are sent or ``turn_limit`` user turns were sent. A target
+Hints are sent in order (the one conversation loop, :func:`adat.conversation.converse`, with the
+hints as a scripted user) until all are sent or ``turn_limit`` user turns were sent. A target
 failure is recorded on the execution (``ended_by='error'``), never raised, so one bad session
 does not stop a suite.
 """
@@ -8,13 +9,13 @@ does not stop a suite.
 from __future__ import annotations
 
 import contextvars
-import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import TypeVar
 
-from adat.errors import TargetError
-from adat.records import Execution, TestCase, Turn
+from adat import conversation
+from adat.conversation import ScriptedUser
+from adat.records import Execution, TestCase
 from adat.stages.ids import execution_id
 from adat.targets.base import Target
 
@@ -25,24 +26,11 @@ R = TypeVar("R")
 def execute_test(target: Target, test: TestCase, run_id: str, *, agent_variant: str = "original",
                  repeat: int = 0) -> Execution:
     """Run ``test`` once against ``target`` in a fresh session and record the conversation."""
-    execution = Execution(execution_id=execution_id(run_id, test.test_id, agent_variant, repeat),
-                          run_id=run_id, test_id=test.test_id,
-                          agent_id=str(getattr(target, "agent_id", "")), agent_variant=agent_variant)
-    started = time.monotonic()
-    hints = list(test.step_hints)
-    try:
-        execution.session_id = target.reset()
-        for hint in hints[: test.turn_limit]:
-            execution.turns.append(Turn(role="user", text=hint, ts=time.monotonic() - started))
-            reply = target.invoke(execution.session_id, hint)
-            execution.turns.append(Turn(role="agent", text=reply, ts=time.monotonic() - started))
-    except TargetError as exc:
-        execution.error = str(exc) or type(exc).__name__
-        execution.ended_by = "error"
-    else:
-        execution.ended_by = "hints_done" if len(hints) <= test.turn_limit else "turn_limit"
-    execution.duration_s = time.monotonic() - started
-    return execution
+    conv = conversation.converse(target, ScriptedUser(list(test.step_hints)), turn_limit=test.turn_limit)
+    return Execution(execution_id=execution_id(run_id, test.test_id, agent_variant, repeat),
+                     run_id=run_id, test_id=test.test_id, agent_id=str(getattr(target, "agent_id", "")),
+                     agent_variant=agent_variant, session_id=conv.session_id, turns=conv.turns,
+                     ended_by=conv.ended_by, error=conv.error, duration_s=conv.duration_s)
 
 
 def execute_tests(target: Target, tests: Sequence[TestCase], run_id: str, workers: int,

@@ -1,6 +1,7 @@
 """Running one spec test against the spec agent (default) or any other target.
 
-The runner starts a fresh session, sends the test's user turns in order, records what each turn
+The runner starts a fresh session, sends the test's user turns in order (the one conversation
+loop, :func:`adat.conversation.converse`, with the user turns as a scripted user), records what each turn
 showed (:class:`SpecTurn`) and judges the test's assertions. For the spec agent it adds its own
 check per turn -- ``respond`` called exactly once (clause ``response_contract``) -- so a turn
 without ``respond`` fails the test. Any other target (``reset`` / ``invoke``) runs the same
@@ -18,10 +19,12 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
+from adat import conversation
 from adat.config import RunConfig
-from adat.errors import TargetError
+from adat.conversation import ScriptedUser
+from adat.targets.base import Target
 from adat.tdad.agent_host import SpecAgentHost
 from adat.tdad.artifact import PromptArtifact
 from adat.tdad.assertions import evaluate_all
@@ -33,12 +36,6 @@ if TYPE_CHECKING:
 
 RESPOND_CLAUSE = "response_contract"
 DEFAULT_MAX_STEPS = 8
-
-
-class Target(Protocol):
-    def reset(self) -> str: ...
-
-    def invoke(self, session_id: str, user_message: str) -> str: ...
 
 
 def spec_agent_for(cfg: RunConfig, client: LLMClient, spec: Spec, artifact: PromptArtifact, test: SpecTest,
@@ -61,16 +58,12 @@ def run_spec_test(cfg: RunConfig, client: LLMClient, spec: Spec, artifact: Promp
                                                             variant=agent_variant)
     started = time.perf_counter()
     turns: list[SpecTurn] = []
-    error: str | None = None
-    try:
-        session = host.reset()
-        for i, user in enumerate(test.user_turns):
-            reply = host.invoke(session, user)
-            turns.append(_observe(host, session, i, user, reply))
-    except TargetError as exc:
-        error = " ".join(str(exc).split())
-        if len(turns) < len(test.user_turns):
-            turns.append(SpecTurn(user=test.user_turns[len(turns)], error=error))
+    conv = conversation.converse(host, ScriptedUser(test.user_turns), turn_limit=len(test.user_turns),
+                                 observe=lambda session, i, user, reply: turns.append(
+                                     _observe(host, session, i, user, reply)))
+    error = " ".join(conv.error.split()) if conv.error is not None else None
+    if error is not None and len(turns) < len(test.user_turns):
+        turns.append(SpecTurn(user=test.user_turns[len(turns)], error=error))
     results = _own_checks(host, turns) + evaluate_all(test.assertions, turns)
     passed = (error is None and not any(r.outcome == "fail" for r in results)
               and any(r.outcome == "pass" for r in results))
