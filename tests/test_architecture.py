@@ -37,3 +37,28 @@ def test_only_config_reads_the_environment() -> None:
 def test_tasks_import_no_flows() -> None:
     for path in (ROOT / "tasks").glob("*.py"):
         assert "flows" not in _imports(path), path
+
+
+def _adat_modules(path: Path) -> set[str]:
+    """Every ``adat.…`` module ``path`` imports (absolute imports; ``from adat import x`` as ``adat.x``)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names if alias.name.startswith("adat.")}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "adat":
+                names |= {f"adat.{alias.name}" for alias in node.names}
+            elif node.module.startswith("adat."):
+                names.add(node.module)
+    return names
+
+
+#: the shared records: every pipeline's rows derive from them, so they import no pipeline
+SHARED_RECORDS = ("records.py", "record_base.py", "spec_records.py")
+
+
+def test_shared_records_import_no_pipeline() -> None:
+    allowed = {f"adat.{name.removesuffix('.py')}" for name in SHARED_RECORDS}
+    offenders = {name: sorted(_adat_modules(SRC / name) - allowed) for name in SHARED_RECORDS
+                 if _adat_modules(SRC / name) - allowed}
+    assert offenders == {}

@@ -1,5 +1,5 @@
 """The bases of every warehouse record (kept apart so record modules of other packages, e.g.
-:mod:`adat.tdad.tests_model`, can derive from them without importing :mod:`adat.records`)."""
+:mod:`adat.spec_records`, can derive from them without importing :mod:`adat.records`)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from adat.record_base import Produced, Record  # re-exported: every record module derives from them
-from adat.tdad.tests_model import SpecTest, SpecTurn
+from adat.spec_records import SpecTest, SpecTurn
 
 TraceKind = Literal["discovery", "execution"]
 TestKind = Literal["plain", "transformed", "direct", "agenteval", "spec"]
@@ -94,7 +94,6 @@ class TestCase(Produced):
     expected_side: Side | None = Field(None, description="side of the boundary the test expects the agent on")
     assumed_facts: list[str] = Field(default_factory=list, description="facts about the initial state the test relies on")
     provenance: str = Field("", description="free text: what the test was made from")
-    visibility: Literal["visible", "hidden", ""] = Field("", description="TDAD split; empty for AdaT2 tests")
 
 
 class Attempt(Record):

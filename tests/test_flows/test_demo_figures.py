@@ -23,7 +23,7 @@ def test_demo_evaluate_prints_the_recorded_figures(tmp_path: Path) -> None:
     env = {**os.environ, "ADAT_CACHE_DIR": str(data / "cache")}  # cold caches, as demo_time.py runs it
     proc = subprocess.run([sys.executable, "-c", "from adat.cli.main import app; app()", "demo", "--evaluate",
                            "--data-dir", str(data)], env=env, capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[:3000] + "\n…\n" + proc.stderr[-1500:]
     recorded = json.loads(RECORDED.read_text())
     recorded.pop("recorded_at")
     run_id = recorded.pop("run_id")

@@ -188,19 +188,6 @@ EXPECTED: dict[str, list[Case]] = {
          ("r2", "prompt", 4, 3, 1, 1 / 3, ["M1"], ["M2", "M3"], ["M4"])], {"faults": None}),
         Case(MS_COLUMNS, [("r2", "fault", 2, 1, 1, 1.0, ["F1"], [], ["F3"])],
              {"faults": "F1,F3"})],   # only the variants asked for
-    "visible_pass_rate": [Case(
-        ("run_id", "agent_variant", "tests", "executions", "passed", "visible_pass_rate"),
-        [("r2", "original", 2, 2, 2, 1.0),   # s1 pass, s2 pass
-         ("r2", "F1", 2, 2, 0, 0.0),         # s1 fail, s2 fail
-         ("r2", "F2", 2, 2, 1, 1 / 2),       # s1 pass, s2 fail
-         ("r2", "F3", 2, 2, 2, 1.0),
-         ("r2", "F4", 1, 1, 1, 1.0)])],      # s1 pass; r1's tests have no visibility: no rows
-    "hidden_pass_rate": [Case(
-        ("run_id", "agent_variant", "tests", "executions", "passed", "hidden_pass_rate"),
-        [("r2", "original", 2, 2, 1, 1 / 2),  # s3 pass, s4 fail
-         ("r2", "F1", 1, 1, 1, 1.0),          # s3 pass
-         ("r2", "F2", 1, 1, 0, 0.0),          # s4 fail
-         ("r2", "F4", 1, 1, 0, 0.0)])],       # s3 fail; F3 ran no hidden test
     "pass_k": [Case(
         ("run_id", "agent_variant", "test_id", "k", "passes", "pass_k", "rpr"),
         [("r1", "original", "t1", 2, 2, True, 2 / 2),    # e-t1 pass, e-t1b pass

@@ -57,10 +57,9 @@ def statement(run_id: str, sid: str, trace: str, turn: int, rank: int | None) ->
 
 
 def test_case(run_id: str, tid: str, kind: str, statement_id: str | None = None,
-              instruction_id: str | None = None, visibility: str = "") -> TestCase:
+              instruction_id: str | None = None) -> TestCase:
     return TestCase(test_id=tid, run_id=run_id, kind=kind, statement_id=statement_id,  # type: ignore[arg-type]
-                    instruction_id=instruction_id, goal=f"goal of {tid}", step_hints=["hello"],
-                    visibility=visibility)  # type: ignore[arg-type]
+                    instruction_id=instruction_id, goal=f"goal of {tid}", step_hints=["hello"])
 
 
 def attempt(run_id: str, no: int, sid: str, kid: str, test_id: str | None = None,
@@ -211,8 +210,8 @@ def r2_tables() -> dict[str, list]:
         "runs": [Run(run_id=r, flow="regress", started_at=T0, status="completed")],
         # same session id as r1's d1: must not leak into r1's rule coverage
         "rule_events": [event(r, "s-d1", 1, "R_r2")],
-        "tests": [test_case(r, "s1", "spec", visibility="visible"), test_case(r, "s2", "spec", visibility="visible"),
-                  test_case(r, "s3", "spec", visibility="hidden"), test_case(r, "s4", "spec", visibility="hidden")],
+        "tests": [test_case(r, "s1", "spec"), test_case(r, "s2", "spec"), test_case(r, "s3", "spec"),
+                  test_case(r, "s4", "spec")],
         "executions": [execution(r, eid, tid, variant) for eid, (tid, variant, _) in runs.items()],
         "verdicts": [verdict(r, eid, tid, value) for eid, (tid, _, value) in runs.items()],
         "audit_labels": [label(r, "s1", "explicit", ("R_x", "allowed", True)),

@@ -6,9 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from adat.tdad.artifact import PromptArtifact
-from adat.tdad.spec import parse_spec
-from adat.tdad.tests_model import (
+from adat.spec_records import (
     AssertionResult,
     ObservedToolCall,
     SpecAssertion,
@@ -16,6 +14,8 @@ from adat.tdad.tests_model import (
     SpecTestResult,
     SpecTurn,
 )
+from adat.tdad.artifact import PromptArtifact
+from adat.tdad.spec import parse_spec
 
 LIBRARY_SPEC: dict[str, Any] = {
     "spec_id": "library_v1", "version": "1.0", "title": "Library Desk",

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from adat.spec_records import ObservedToolCall, SpecAssertion, SpecTurn
 from adat.tdad.assertions import evaluate
-from adat.tdad.tests_model import ObservedToolCall, SpecAssertion, SpecTurn
 
 
 def _turn(calls: list[tuple[str, str]] | None, payload: dict | None = None, reply: str = "",

@@ -58,7 +58,7 @@ def test_clauses_in_the_prompt_decide_what_the_offline_agent_does(tmp_path: Path
 
 
 def test_the_probe_of_a_removed_clause_holds_only_on_the_weakened_prompt(tmp_path: Path) -> None:
-    from adat.tdad.tests_model import SpecAssertion, SpecTest, ToolFixture
+    from adat.spec_records import SpecAssertion, SpecTest, ToolFixture
 
     cfg, client, spec, tests = _setup(tmp_path)
     probe = MutationPack.model_validate(library_pack()).mutations[0].activation_probe

@@ -9,10 +9,10 @@ from adat.config import RoleModels, RunConfig
 from adat.llm.client import LLMClient
 from adat.llm.providers.registry import default_registry
 from adat.llm.types import LLMRequest, LLMResponse, ToolCall
+from adat.spec_records import SpecAssertion, SpecTest, ToolFixture
 from adat.tdad.artifact import PromptArtifact
 from adat.tdad.runner import run_spec_test
 from adat.tdad.spec import parse_spec
-from adat.tdad.tests_model import SpecAssertion, SpecTest, ToolFixture
 from tests.support.tdad_spec import LIBRARY_SEED_PROMPT, library_spec
 
 ARTIFACT = PromptArtifact(system_prompt=LIBRARY_SEED_PROMPT, tool_descriptions={"renew_loan": "Renew one loan."})

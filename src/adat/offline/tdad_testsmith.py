@@ -17,9 +17,9 @@ from typing import Any
 
 from adat.offline.tdad_scenario import PRIVACY_WORDS, Scenario, build, private_fields, value_for
 from adat.offline.tdad_text import decisions_for, words
+from adat.spec_records import SpecAssertion, ToolFixture
 from adat.tdad.clauses import CONTRACT_CLAUSE, retry_clause
 from adat.tdad.spec_model import Spec
-from adat.tdad.tests_model import SpecAssertion, ToolFixture
 from adat.tdad.testsmith_io import GeneratedSpecTest, PathStep, TestSmithInput, TestSmithOutput
 
 UNCLEAR = ("Hmm, about that thing from before.", "Hmm, still that thing.")

@@ -17,7 +17,7 @@ import json
 import re
 from typing import Any
 
-from adat.tdad.tests_model import AssertionResult, ObservedToolCall, Outcome, SpecAssertion, SpecTurn
+from adat.spec_records import AssertionResult, ObservedToolCall, Outcome, SpecAssertion, SpecTurn
 
 TOOL_KINDS = frozenset({"tool_called", "tool_not_called", "tool_order", "tool_called_exactly", "auth_gate",
                         "confirm_before"})

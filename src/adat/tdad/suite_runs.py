@@ -23,7 +23,7 @@ class RunTest(Protocol):
 
 def stage_row(result: Any, *, run_id: str, variant: str, digest: str, iteration: int = 0, scope: str = "",
               rerun: int = 0) -> SpecResult:
-    """A stage's row for one runner result (``adat.tdad.tests_model.SpecTestResult``)."""
+    """A stage's row for one runner result (``adat.spec_records.SpecTestResult``)."""
     return SpecResult(
         run_id=run_id, result_id=f"{variant}-{digest}-{scope}-{iteration}-{result.test_id}-{rerun}",
         spec_id=result.spec_id, spec_version=result.spec_version, test_id=result.test_id, split=result.split,

@@ -23,9 +23,9 @@ from typing import Any
 
 from adat.config import RunConfig
 from adat.llm.types import LLMError
+from adat.spec_records import Family, SpecTest
 from adat.stages.provenance import call_role
 from adat.tdad.spec_model import HIDDEN_FAMILIES, Spec
-from adat.tdad.tests_model import Family, SpecTest
 from adat.tdad.testsmith_io import PROMPT_TESTSMITH, ROLE_TESTSMITH, PathStep, TestSmithInput, TestSmithOutput
 
 log = logging.getLogger(__name__)

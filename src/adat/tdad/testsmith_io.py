@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from adat.tdad.tests_model import Family, SpecAssertion, ToolFixture
+from adat.spec_records import Family, SpecAssertion, ToolFixture
 
 PROMPT_TESTSMITH = "testsmith"
 ROLE_TESTSMITH = "testsmith"
