@@ -14,7 +14,8 @@ from typing import Annotated
 import typer
 
 from adat.cli.app import fail, terminal_console, warehouse_root
-from adat.config import RunConfig, check_roles_named, check_run_id, load_run_config
+from adat.config import RunConfig, check_run_id, load_run_config
+from adat.pipeline.role_check import check_roles_named
 
 console = terminal_console()
 

@@ -19,14 +19,13 @@ from adat.cli.report_cmd import diff, export_app, report, show
 from adat.cli.server_cmd import server_app
 from adat.cli.spec import spec_app
 from adat.config import (
-    COMMAND_ROLES,
     RunConfig,
     adat_home,
-    check_roles_named,
     check_run_id,
     demo_config_path,
     load_run_config,
 )
+from adat.pipeline.role_check import COMMAND_ROLES, check_roles_named
 
 console = terminal_console()
 app = AdatTyper(
