@@ -29,9 +29,10 @@ def remember_run(cfg: RunConfig, run_id: str, flow: str) -> None:
     _OPEN.setdefault(str(current_flow_run.id), []).append((cfg, run_id, flow))
 
 
-def open_run(cfg: RunConfig, run_id: str, flow: str) -> StepResult:
-    """Record run ``run_id`` as ``running`` and remember it for the failure hooks."""
-    started: StepResult = t.start_run(cfg, run_id, flow)
+def open_run(cfg: RunConfig, run_id: str, flow: str, suite_run_id: str = "") -> StepResult:
+    """Record run ``run_id`` as ``running`` (``suite_run_id``: the suite a run-suite run executes)
+    and remember it for the failure hooks."""
+    started: StepResult = t.start_run(cfg, run_id, flow, suite_run_id)
     remember_run(cfg, run_id, flow)
     return started
 

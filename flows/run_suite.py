@@ -21,7 +21,7 @@ def run_suite(config: RunConfig, suite_run_id: str, refresh: bool | list[str] = 
     check_run_suite(config, suite_run_id)
     run_id = flow_run_run_id(config)
     cfg = config.model_copy(update={"run_id": run_id})
-    open_run(cfg, run_id, "run_suite")
+    open_run(cfg, run_id, "run_suite", suite_run_id=suite_run_id)
     try:
         done = bind(t.execute, cfg, refresh=refresh)(cfg, run_id, code_fingerprint(), None, kind="all",
                                                      suite_run_id=suite_run_id)

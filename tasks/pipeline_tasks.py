@@ -19,8 +19,8 @@ from tasks._common import progress, stage_task
 
 
 @task(name="start-run")
-def start_run(cfg: RunConfig, run_id: str, flow: str) -> StepResult:
-    return steps.start_run(cfg, run_id, flow)
+def start_run(cfg: RunConfig, run_id: str, flow: str, suite_run_id: str = "") -> StepResult:
+    return steps.start_run(cfg, run_id, flow, suite_run_id)
 
 
 @task(name="finish-run")

@@ -5,8 +5,9 @@
 -- Spend is what the tester's roles cost to make the run's tests: calls that reached a provider
 -- (cache hits excluded) of every role except 'auditor' (evaluation only) and 'agent' (the
 -- llm-agent target's own model). valid_tests = V over all the run's tests (validity explicit
--- or valid). Ratios are NULL when the run has no valid test. unpriced_calls > 0 means cost_usd
--- is a lower bound.
+-- or valid); NULL when none of the run's tests was audited ("not audited", never 0). Ratios are
+-- NULL when the run has no valid test or was not audited. unpriced_calls > 0 means cost_usd is a
+-- lower bound.
 with spend as (
     select
         run_id,
@@ -26,7 +27,7 @@ cache as (
     group by run_id
 ),
 valid as (
-    select run_id, valid as valid_tests
+    select run_id, case when audited > 0 then valid end as valid_tests
     from int_test_validity
     where kind = 'all' and ($run_id is null or run_id = $run_id)
 ),
@@ -35,7 +36,7 @@ runs as (
 )
 select
     r.run_id,
-    coalesce(v.valid_tests, 0) as valid_tests,
+    v.valid_tests,
     coalesce(s.calls, 0) as calls,
     coalesce(s.tokens, 0) as tokens,
     coalesce(s.cost_usd, 0.0) as cost_usd,

@@ -207,7 +207,10 @@ def _rq4(m: _Metrics, info: dict[str, _RunInfo]) -> pd.DataFrame:
                 row[name] = m.labels(r, name.lower(), variant=fault)
                 if row[name] is not None:
                     totals[name] = (totals[name] or 0) + row[name]
-            row["detected"] = int(bool(m.get("fault_detection", "detected", r, fault=fault)))
+            # RQ4 counts the auditor's detections only: a fault nobody audited (a run-suite run on
+            # it, detected by pass -> fail alone) has no figure here
+            audited = m.get("fault_detection", "detecting_tests", r, fault=fault) is not None
+            row["detected"] = int(bool(m.get("fault_detection", "detected", r, fault=fault))) if audited else None
             row["MS %"] = None
             rows.append(row)
         rows.append({"run_id": r, "method": run.method, "fault": "all" if faults else MISSING,

@@ -257,6 +257,8 @@ class Run(Record):
     error: str = Field("", description="failed: the one line of the error the flow failed with")
     target: str = ""
     agent_variant: str = "original"
+    suite_run_id: str = Field("", description="run_suite: the run whose suite it executed (its verdicts on the "
+                                              "original agent are the base a faulty variant is compared with)")
     models_json: str = Field("{}", description="role -> provider/model, as JSON")
     config_json: str = Field("{}", description="the whole RunConfig, as JSON (secrets never included)")
     selector: str = ""

@@ -10,7 +10,8 @@ import pytest
 import yaml
 
 from adat.cli.main import app
-from adat.config import RunConfig
+from adat.config import OFFLINE_MODEL, RunConfig
+from adat.pipeline.role_check import roles_used
 
 ADAT = [sys.executable, "-c", "from adat.cli.main import app; app()"]
 
@@ -87,8 +88,10 @@ def test_unknown_fault_is_a_user_error() -> None:
 
 def test_unreachable_http_target_fails_preflight(tmp_path: Path) -> None:
     path = tmp_path / "run.yaml"
+    # every role `adat run` uses named (the offline stand-in on purpose), so preflight is what fails
     path.write_text(yaml.safe_dump({"target": {"type": "http", "base_url": "http://127.0.0.1:9/agent",
-                                               "timeout_s": 2}}))
+                                               "timeout_s": 2},
+                                    "models": dict.fromkeys(roles_used(RunConfig(), "run"), OFFLINE_MODEL)}))
     proc = adat("run", "--config", str(path), "--data-dir", str(tmp_path / "data"))
     assert proc.returncode == 2, proc.stdout + proc.stderr
     line = proc.stderr.strip().splitlines()

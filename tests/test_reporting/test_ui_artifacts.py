@@ -23,15 +23,24 @@ SUMMARY = {
     "tables": "/d/runs", "catalog": "/d/adat.duckdb",
 }
 METRICS = {
-    "validity_rate": [{"run_id": "n2", "kind": "plain", "counted": 3, "valid": 3, "validity_rate": 1.0},
-                      {"run_id": "n2", "kind": "all", "counted": 5, "valid": 4, "validity_rate": 0.8}],
+    "validity_rate": [{"run_id": "n2", "kind": "plain", "counted": 3, "audited": 3, "valid": 3, "validity_rate": 1.0},
+                      {"run_id": "n2", "kind": "all", "counted": 5, "audited": 5, "valid": 4, "validity_rate": 0.8}],
     "false_alarm_rate": [{"run_id": "n2", "agent_variant": "original", "fp": 1, "tn": 3, "false_alarm_rate": 0.25},
                          {"run_id": "n2", "agent_variant": "F1", "fp": 0, "tn": 2, "false_alarm_rate": 0.0}],
     "mutation_score": [{"run_id": "n2", "kind": "fault", "variants": 3, "activated": 2, "killed": 1,
                         "mutation_score": 0.5, "killed_variants": ["F1"], "survivors": ["F2"],
                         "not_activated": ["F3"]}],
-    "fault_detection": [{"run_id": "n2", "fault": "F1", "tests_run": 4, "detecting_tests": 2, "detected": True},
-                        {"run_id": "n2", "fault": "F2", "tests_run": 4, "detecting_tests": 0, "detected": False}],
+    "fault_detection": [{"run_id": "n2", "fault": "F1", "base_run": "n2", "tests_run": 4, "pass_to_fail": 2,
+                         "detecting_tests": 2, "detected": True, "evidence": "audited: TP attributed to the fault"},
+                        {"run_id": "n2", "fault": "F2", "base_run": "n2", "tests_run": 4, "pass_to_fail": 1,
+                         "detecting_tests": 0, "detected": False, "evidence": "audited: TP attributed to the fault"}],
+}
+#: a run-suite run on fault F1 that nobody audited (the CI case): sql/metrics as they answer for it
+UNAUDITED = {
+    "validity_rate": [{"run_id": "ci", "kind": "all", "counted": 5, "audited": 0, "valid": None, "validity_rate": None}],
+    "false_alarm_rate": [], "accuracy": [], "mutation_score": [],
+    "fault_detection": [{"run_id": "ci", "fault": "F1", "base_run": "n2", "tests_run": 5, "pass_to_fail": 3,
+                         "detecting_tests": None, "detected": True, "evidence": "pass -> fail, not audited"}],
 }
 
 
@@ -53,7 +62,17 @@ def test_evaluation_rows_name_vc_far_and_the_mutation_score() -> None:
     assert rows["V/C"]["query"] == "adat sql validity_rate --run n2"
     assert [r["fault"] for r in a.fault_rows(METRICS)] == ["F1", "F2"]
     text = a.evaluation_markdown(METRICS, "n2")
-    assert "| V/C | 0.800 | 4 valid of 5 counted |" in text and "| `F2` | 4 | 0 | no |" in text
+    assert "| V/C | 0.800 | 4 valid of 5 counted |" in text and "| `F2` | 4 | 1 | 0 | no |" in text
+
+
+def test_an_unaudited_run_is_not_audited_never_zero() -> None:
+    rows = {r["metric"]: r for r in a.evaluation_rows(UNAUDITED, "ci")}
+    assert all(r["value"] is None and r["detail"].startswith("not audited: 5 tests, none audited")
+               for r in rows.values()), rows
+    text = a.evaluation_markdown(UNAUDITED, "ci")
+    assert "| V/C | not audited |" in text and "0.000" not in text
+    assert "| `F1` | 5 | 3 | not audited | yes (pass → fail) |" in text
+    assert a.fault_rows(UNAUDITED)[0]["detecting_tests"] is None
 
 
 def test_headline_puts_each_figure_next_to_the_previous_nights() -> None:

@@ -23,6 +23,9 @@ from __future__ import annotations
 
 from tests.test_sql.rows import Case
 
+FD_COLUMNS = ("run_id", "fault", "base_run", "activated", "tests_run", "pass_to_fail", "audited_tests",
+              "detecting_tests", "detected", "evidence")
+AUDITED = "audited: TP attributed to the fault"
 MS_COLUMNS = ("run_id", "kind", "variants", "activated", "killed", "mutation_score", "killed_variants", "survivors",
               "not_activated")
 
@@ -50,19 +53,19 @@ EXPECTED: dict[str, list[Case]] = {
          ("r2", "spec", 4, 4),
          ("r2", "all", 4, 4)])],
     "validity_rate": [Case(
-        ("run_id", "kind", "counted", "valid", "validity_rate"),
-        [("r1", "plain", 3, 2, 2 / 3),        # p1 explicit + p2 valid of 3
-         ("r1", "transformed", 4, 3, 3 / 4),  # t1 t2 t3 of 4 (t4 unlabelled = not valid)
-         ("r1", "all", 7, 5, 5 / 7),
-         ("r2", "spec", 4, 3, 3 / 4),         # s1 s2 s3
-         ("r2", "all", 4, 3, 3 / 4)])],
+        ("run_id", "kind", "counted", "audited", "valid", "validity_rate"),
+        [("r1", "plain", 3, 3, 2, 2 / 3),        # p1 explicit + p2 valid of 3
+         ("r1", "transformed", 4, 3, 3, 3 / 4),  # t1 t2 t3 of 4 (t4 unlabelled = not valid)
+         ("r1", "all", 7, 6, 5, 5 / 7),
+         ("r2", "spec", 4, 4, 3, 3 / 4),         # s1 s2 s3
+         ("r2", "all", 4, 4, 3, 3 / 4)])],
     "explicit_validity_rate": [Case(
-        ("run_id", "kind", "counted", "explicit_valid", "explicit_validity_rate"),
-        [("r1", "plain", 3, 1, 1 / 3),        # p1
-         ("r1", "transformed", 4, 2, 2 / 4),  # t1 t2
-         ("r1", "all", 7, 3, 3 / 7),
-         ("r2", "spec", 4, 2, 2 / 4),         # s1 s2
-         ("r2", "all", 4, 2, 2 / 4)])],
+        ("run_id", "kind", "counted", "audited", "explicit_valid", "explicit_validity_rate"),
+        [("r1", "plain", 3, 3, 1, 1 / 3),        # p1
+         ("r1", "transformed", 4, 3, 2, 2 / 4),  # t1 t2
+         ("r1", "all", 7, 6, 3, 3 / 7),
+         ("r2", "spec", 4, 4, 2, 2 / 4),         # s1 s2
+         ("r2", "all", 4, 4, 2, 2 / 4)])],
     # Explicit mappings of valid tests in r1: p1 auth-denied; t1 auth-allowed, status-denied;
     # t2 cancel-denied (p2's and t3's mappings are not explicit; grouping 1 also groups p2's).
     # U per grouping (all / plain / transformed):
@@ -171,13 +174,14 @@ EXPECTED: dict[str, list[Case]] = {
     # activated (the regression's mutants row, from the side log): F1 F2 F4; F3's rule never
     # decided unlike the shipped rule.
     "fault_detection": [Case(
-        ("run_id", "fault", "activated", "tests_run", "detecting_tests", "detected"),
-        [("r2", "F1", True, 3, 1, True),      # s1 s2 s3 run; s1 detects
-         ("r2", "F2", True, 3, 0, False),     # s1 s2 s4
-         ("r2", "F3", False, 2, 0, False),    # s1 s2
-         ("r2", "F4", True, 2, 1, True)], {"faults": None}),
-        Case(("run_id", "fault", "activated", "tests_run", "detecting_tests", "detected"),  # --fault F1 --fault F3
-             [("r2", "F1", True, 3, 1, True), ("r2", "F3", False, 2, 0, False)], {"faults": "F1,F3"})],
+        FD_COLUMNS,
+        [("r2", "F1", "r2", True, 3, 2, 3, 1, True, AUDITED),    # s1 s2 s3 run; s1 s2 pass -> fail, s1 detects
+         ("r2", "F2", "r2", True, 3, 1, 2, 0, False, AUDITED),   # s1 s2 s4; s2 pass -> fail (TP for F1); s4 unlabelled
+         ("r2", "F3", "r2", False, 2, 0, 2, 0, False, AUDITED),  # s1 s2
+         ("r2", "F4", "r2", True, 2, 1, 2, 1, True, AUDITED)], {"faults": None}),
+        Case(FD_COLUMNS,  # --fault F1 --fault F3
+             [("r2", "F1", "r2", True, 3, 2, 3, 1, True, AUDITED), ("r2", "F3", "r2", False, 2, 0, 2, 0, False, AUDITED)],
+             {"faults": "F1,F3"})],
     # One formula for both kinds (killed / activated). Faults: F1 F4 killed, F2 activated but not
     # killed, F3 not activated (not scored) -> 2 / 3. Prompt mutants (tdad_tables): M1 killed by
     # a1 (TTT on the base); M2's failures are a2 (flaky on the base) and a3 (fails on the base):

@@ -15,6 +15,7 @@ import typer
 
 from adat.cli.app import fail, terminal_console, warehouse_root
 from adat.config import RunConfig, check_run_id, load_run_config
+from adat.pipeline.role_check import check_roles_named
 
 console = terminal_console()
 
@@ -23,11 +24,14 @@ ConfigFile = Annotated[Path, typer.Option("--config", "-c", help="Run-config YAM
 SourceRun = Annotated[str, typer.Option("--from", help="Run whose discovery traces (and statements) to reuse.")]
 
 
-def _config(config: Path, data_dir: Path | None, source: str) -> RunConfig:
-    """The run config with ``--data-dir`` applied, after every check that needs no flow (preflight)."""
+def _config(config: Path, data_dir: Path | None, source: str, command: str,
+            selectors: list[str] | None = None) -> RunConfig:
+    """The run config with ``--data-dir`` applied, after every check that needs no flow (the roles
+    ``command`` uses are named, preflight)."""
     from adat.pipeline.preflight import preflight
 
     cfg = load_run_config(config)
+    check_roles_named(cfg, command, file=str(config), selectors=selectors)
     cfg = cfg.model_copy(update={"data_dir": str(data_dir.resolve())}) if data_dir else cfg
     check_run_id(source, field="--from")
     warehouse_root(cfg.data_path())
@@ -64,7 +68,7 @@ def compare(
 
 def baselines(config: ConfigFile, source: SourceRun, data_dir: DataDir = None) -> None:
     """Run the AgentEval and direct baselines on the discovery traces of run --from (one new run each)."""
-    cfg = _config(config, data_dir, source)
+    cfg = _config(config, data_dir, source, "baselines")
     runs = _run_flow("baselines", config=cfg, discovery_run_id=source)
     assert isinstance(runs, dict)
     for method, run_id in runs.items():
@@ -84,7 +88,7 @@ def ablation(
 
     names = selector_names() if selectors.strip() == "all" else [s.strip() for s in selectors.split(",") if s.strip()]
     names = check_selectors(names)
-    cfg = _config(config, data_dir, source)
+    cfg = _config(config, data_dir, source, "ablation", names)
     runs = _run_flow("ablation", config=cfg, discovery_run_id=source, selectors=names, repeats=repeats)
     assert isinstance(runs, dict)
     for name, run_ids in runs.items():

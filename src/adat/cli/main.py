@@ -24,6 +24,7 @@ from adat.config import (
     demo_config_path,
     load_run_config,
 )
+from adat.pipeline.role_check import COMMAND_ROLES, check_roles_named
 
 console = terminal_console()
 app = AdatTyper(
@@ -62,9 +63,17 @@ def _with_data_dir(cfg: RunConfig, data_dir: Path | None) -> RunConfig:
 
 
 @config_app.command("check")
-def config_check(file: Annotated[Path, typer.Argument(help="Run-config YAML to validate.")]) -> None:
+def config_check(
+    file: Annotated[Path, typer.Argument(help="Run-config YAML to validate.")],
+    command: Annotated[str, typer.Option("--for", help="The command the config is for: "
+                                         f"{', '.join(COMMAND_ROLES)} (its roles must be named unless the "
+                                         "target is reference).")] = "run",
+) -> None:
     """Validate FILE against the run-config schema; print the resolved target and models."""
+    if command not in COMMAND_ROLES:
+        fail(f"unknown command {command!r}", field="--for", fix=f"use one of {', '.join(COMMAND_ROLES)}")
     cfg = load_run_config(file)
+    check_roles_named(cfg, command, file=str(file))
     console.print(f"{file}: ok — target {cfg.target.type}, selector {cfg.selector.name}, "
                   f"{cfg.discovery.sessions} discovery sessions, n={cfg.generation.n}")
     for role, model in cfg.models.model_dump().items():
@@ -160,6 +169,7 @@ def run(
     from adat.pipeline.preflight import preflight
 
     cfg = _with_data_dir(load_run_config(config), data_dir)
+    check_roles_named(cfg, "run", file=str(config))
     forced = _refresh_stages(refresh)
     preflight(cfg)
     from adat.report import print_run_summary  # after preflight: a bad input fails without loading pandas
@@ -200,6 +210,7 @@ def run_suite(
         if fail_on not in FAIL_ON_MODES:
             fail(f"unknown mode {fail_on!r}", field="--fail-on", fix=f"use {' or '.join(FAIL_ON_MODES)}")
     cfg = _with_data_dir(load_run_config(config), data_dir)
+    check_roles_named(cfg, "run-suite", file=str(config))
     check_run_id(suite, field="--suite")
     key = run_suite_key(cfg, suite)
     # A completed run under this key had the suite's tests and is a run-suite run (check_run_suite
@@ -270,6 +281,7 @@ def evaluate(
     from adat.evaluation.report import print_evaluation
 
     cfg = _with_data_dir(load_run_config(config), data_dir)
+    check_roles_named(cfg, "evaluate", file=str(config))
     _check_evaluation(cfg, run, None)
     print_evaluation(console, cfg, _run_flow("evaluate", config=cfg, suite_run_id=run))
 
@@ -285,6 +297,7 @@ def regress(
     from adat.evaluation.report import print_evaluation
 
     cfg = _with_data_dir(load_run_config(config), data_dir)
+    check_roles_named(cfg, "regress", file=str(config))
     _check_evaluation(cfg, run, fault or None)
     print_evaluation(console, cfg, _run_flow("regress", config=cfg, suite_run_id=run, faults=fault or None))
 

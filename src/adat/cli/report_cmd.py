@@ -106,7 +106,8 @@ def _statements(s: Any) -> None:
 def show(
     item_id: Annotated[str, typer.Argument(metavar="ID", help="A test id (te-…) or an execution id (ex-…).")],
     run: Annotated[str | None, typer.Option("--run", help="The run to look in (default: the newest that has ID).")] = None,
-    variant: Annotated[str, typer.Option("--variant", help="A test's executions on this variant; 'all' for every one.")] = "original",
+    variant: Annotated[str | None, typer.Option("--variant", help="A test's executions on this variant; 'all' for every "
+                                                "one (default: the variant the run executed).")] = None,
     data_dir: DataDir = None,
 ) -> None:
     """Show one test or execution: goal, steps, criteria, transcript, verdict and rationale, audit label."""
@@ -114,4 +115,4 @@ def show(
 
     if not item_id.strip():
         fail("empty id", field="ID", fix="pass a test id (te-…) or an execution id (ex-…)")
-    show_item(console, _root(data_dir), item_id.strip(), run, None if variant == "all" else variant)
+    show_item(console, _root(data_dir), item_id.strip(), run, variant)

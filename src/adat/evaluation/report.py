@@ -79,9 +79,14 @@ def evaluation_metrics(cfg: RunConfig, run_id: str, sql_dir: Path | None = None,
     return out
 
 
-def _cell(value: Any) -> str:
+#: columns whose NULL means the auditor never saw the run's tests or executions (sql/metrics say so)
+NOT_AUDITED_COLUMNS = frozenset({"valid", "validity_rate", "explicit_valid", "explicit_validity_rate",
+                                 "valid_tests", "detecting_tests"})
+
+
+def _cell(value: Any, column: str = "") -> str:
     if value is None:
-        return "—"
+        return "not audited" if column in NOT_AUDITED_COLUMNS else "—"
     if isinstance(value, float):
         return f"{value:.3f}"
     if isinstance(value, list):
@@ -109,7 +114,7 @@ def print_evaluation(console: Console, cfg: RunConfig, result: Any) -> dict[str,
         for column in columns:
             table.add_column(column)
         for row in rows:
-            table.add_row(*(_cell(row[c]) for c in columns))
+            table.add_row(*(_cell(row[c], c) for c in columns))
         if not rows:
             console.print(f"{heading}: no rows for this run")
             continue

@@ -190,15 +190,18 @@ class RunContext:
 
     # --- runs table ----------------------------------------------------------------------
     def record_run(self, flow: str, status: str, started_at: datetime | None = None,
-                   agent_variant: str | None = None, stopped_in: str = "", error: str = "") -> Run:
+                   agent_variant: str | None = None, stopped_in: str = "", error: str = "",
+                   suite_run_id: str | None = None) -> Run:
         earlier = [r for r in self.read("runs") if isinstance(r, Run)]
         started = started_at or (earlier[0].started_at if earlier else datetime.now(UTC))
+        # the run's finish rewrites its row: it keeps the suite the start recorded
+        suite = suite_run_id if suite_run_id is not None else (earlier[-1].suite_run_id if earlier else "")
         run = Run(run_id=self.run_id, flow=flow, started_at=started,
                   finished_at=datetime.now(UTC) if status != "running" else None,
                   status=status,  # type: ignore[arg-type]
                   target=self.cfg.target.type, agent_variant=agent_variant or self.variant(),
                   models_json=json.dumps(self.cfg.models.model_dump(), sort_keys=True),
                   config_json=public_config_json(self.cfg), selector=self.cfg.selector.name,
-                  adat_version=adat.__version__, stopped_in=stopped_in, error=error)
+                  adat_version=adat.__version__, stopped_in=stopped_in, error=error, suite_run_id=suite)
         self.write("runs", [run])
         return run

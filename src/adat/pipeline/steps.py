@@ -20,12 +20,13 @@ from adat.records import Execution, Run, Statement, TestCase, Trace, Verdict
 Progress = Callable[[int, int], None]
 
 
-def start_run(cfg: RunConfig, run_id: str, flow: str) -> StepResult:
-    """Record the run (status running) and snapshot the instruction catalog it uses."""
+def start_run(cfg: RunConfig, run_id: str, flow: str, suite_run_id: str = "") -> StepResult:
+    """Record the run (status running; ``suite_run_id``: the suite a run-suite run executes) and
+    snapshot the instruction catalog it uses."""
     from adat.instruction_catalog import load_instructions
 
     ctx = RunContext(cfg, run_id)
-    ctx.record_run(flow, "running")
+    ctx.record_run(flow, "running", suite_run_id=suite_run_id)
     instructions = load_instructions()
     ctx.write("instructions", instructions)
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="start", tables={"runs": 1, "instructions": len(instructions)})

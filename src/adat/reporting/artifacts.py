@@ -44,9 +44,17 @@ def _metric_row(metrics: Metrics, name: str, column: str | None, value: str | No
     return next((r for r in rows if column is None or r.get(column) == value), None)
 
 
+NOT_AUDITED = "not audited"
+
+
 def evaluation_rows(metrics: Metrics, run_id: str) -> list[dict[str, Any]]:
     """The evaluation's headline metrics (V/C, V_E/C, FAR, accuracy, mutation score), one row each:
-    metric, value (None when the run has no such row), detail, the query that gives it."""
+    metric, value (None when the run has no such row), detail, the query that gives it.
+
+    A run none of whose tests was audited (validity_rate's ``audited`` is 0: e.g. a ``run-suite``
+    run) gets value None and the detail "not audited" on every row, never a rate of 0."""
+    validity = _metric_row(metrics, "validity_rate", "kind", "all")
+    unaudited = validity is not None and validity.get("audited") == 0
     details = {
         "validity_rate": lambda r: f"{r['valid']} valid of {r['counted']} counted",
         "explicit_validity_rate": lambda r: f"{r['explicit_valid']} explicitly valid of {r['counted']} counted",
@@ -59,17 +67,21 @@ def evaluation_rows(metrics: Metrics, run_id: str) -> list[dict[str, Any]]:
     }
     out = []
     for measure, name, column, key, wanted in EVALUATION_HEADLINE:
-        row = _metric_row(metrics, name, key, wanted)
-        out.append({"metric": measure, "value": _round(row[column]) if row else None,
-                    "detail": details[name](row) if row else "no rows for this run",
+        row = None if unaudited else _metric_row(metrics, name, key, wanted)
+        detail = (f"{NOT_AUDITED}: {validity['counted']} tests, none audited (adat evaluate --run {run_id})"
+                  if unaudited and validity else details[name](row) if row else "no rows for this run")
+        out.append({"metric": measure, "value": _round(row[column]) if row else None, "detail": detail,
                     "query": f"adat sql {name} --run {run_id}"})
     return uniform_rows(out)
 
 
 def fault_rows(metrics: Metrics) -> list[dict[str, Any]]:
-    """Per seeded fault: fault, tests run, detecting tests, detected."""
-    return uniform_rows([{"fault": r["fault"], "tests_run": int(r["tests_run"]),
-                          "detecting_tests": int(r["detecting_tests"]), "detected": bool(r["detected"])}
+    """Per seeded fault: fault, the run its original-agent verdicts come from, tests run, pass -> fail
+    tests, detecting tests (None when the fault's executions were not audited), detected, evidence."""
+    return uniform_rows([{"fault": r["fault"], "base_run": r.get("base_run"), "tests_run": int(r["tests_run"]),
+                          "pass_to_fail": r.get("pass_to_fail"),
+                          "detecting_tests": None if r["detecting_tests"] is None else int(r["detecting_tests"]),
+                          "detected": bool(r["detected"]), "evidence": r.get("evidence")}
                          for r in metrics.get("fault_detection") or []])
 
 
@@ -78,11 +90,14 @@ def evaluation_markdown(metrics: Metrics, run_id: str, offline: bool = False) ->
     lines = [f"# adat evaluation of run `{run_id}`", ""]
     lines += [f"> {OFFLINE_NOTE}", ""] if offline else []
     lines += ["| metric | value | detail |", "|---|---|---|"]
-    lines += [f"| {r['metric']} | {_cell(r['value'])} | {r['detail']} |" for r in evaluation_rows(metrics, run_id)]
+    lines += [f"| {r['metric']} | {NOT_AUDITED if str(r['detail']).startswith(NOT_AUDITED) else _cell(r['value'])} "
+              f"| {r['detail']} |" for r in evaluation_rows(metrics, run_id)]
     faults = fault_rows(metrics)
     if faults:
-        lines += ["", "| fault | tests run | detecting tests | detected |", "|---|---|---|---|"]
-        lines += [f"| `{r['fault']}` | {r['tests_run']} | {r['detecting_tests']} | {'yes' if r['detected'] else 'no'} |"
+        lines += ["", "| fault | tests run | pass → fail | detecting tests | detected |", "|---|---|---|---|---|"]
+        lines += [f"| `{r['fault']}` | {r['tests_run']} | {_cell(r['pass_to_fail'])} | "
+                  f"{NOT_AUDITED if r['detecting_tests'] is None else r['detecting_tests']} | "
+                  f"{'yes' if r['detected'] else 'no'}{'' if r['detecting_tests'] is not None else ' (pass → fail)'} |"
                   for r in faults]
     lines += ["", f"Every figure: `adat evaluate`'s queries, e.g. `adat sql mutation_score --run {run_id}`."]
     return "\n".join(lines)

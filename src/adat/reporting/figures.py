@@ -22,6 +22,11 @@ LABEL_COLORS = {"tp": "#2e7d32", "tn": "#81c784", "fp": "#c62828", "fn": "#ef6c0
 CHANGE_COLORS = {"appeared": "#2e7d32", "vanished": "#c62828", "changed": "#f9a825", "unchanged": "#9e9e9e"}
 
 
+def agent_name(variant: str) -> str:
+    """How the report names an agent variant: 'the original agent' or 'faulty variant F'."""
+    return "the original agent" if variant == "original" else f"faulty variant {variant}"
+
+
 def _svg(fig: Figure, name: str) -> str:
     buffer = io.StringIO()
     with rc_context({"svg.hashsalt": f"adat-{name}", "svg.fonttype": "none"}):
@@ -93,16 +98,16 @@ def instruction_plot(stats: list[dict[str, Any]], top: int = 25) -> str | None:
     return _svg(fig, "instructions")
 
 
-def verdict_plot(counts: list[dict[str, Any]]) -> str | None:
-    """Verdicts on the original agent per test kind (verdict_counts)."""
-    rows = [r for r in counts if r["agent_variant"] == "original"]
+def verdict_plot(counts: list[dict[str, Any]], variant: str = "original") -> str | None:
+    """Verdicts on ``variant`` (the variant the run executed) per test kind (verdict_counts)."""
+    rows = [r for r in counts if r["agent_variant"] == variant]
     if not rows:
         return None
     fig = _figure(7.5, 0.9 + 0.4 * len(rows))
     ax = fig.add_subplot()
     series = {k: [r[k] for r in rows] for k in ("pass", "fail", "inconclusive", "unjudged")}
     _stacked_barh(ax, [r["kind"] for r in rows], series, VERDICT_COLORS)
-    ax.set_xlabel("executions on the original agent")
+    ax.set_xlabel(f"executions on {agent_name(variant)}")
     return _svg(fig, "verdicts")
 
 
@@ -128,15 +133,18 @@ def audit_plot(validity: list[dict[str, Any]], labels: list[dict[str, Any]]) -> 
 
 
 def fault_plot(detection: list[dict[str, Any]]) -> str | None:
-    """Tests run and detecting tests per seeded fault (fault_detection)."""
+    """Tests run and detecting tests per seeded fault (fault_detection); a fault nobody audited (a
+    run-suite run on it) shows its pass -> fail tests instead, labelled so."""
     if not detection:
         return None
     fig = _figure(8.5, 0.8 + 0.3 * len(detection))
     ax = fig.add_subplot()
-    faults = [r["fault"] for r in detection]
+    faults = [r["fault"] + ("" if r["detecting_tests"] is not None else " (not audited)") for r in detection]
     ax.barh(faults, [r["tests_run"] for r in detection], color="#e0e0e0", label="tests run")
-    ax.barh(faults, [r["detecting_tests"] for r in detection],
-            color=["#2e7d32" if r["detected"] else "#c62828" for r in detection], label="detecting tests")
+    ax.barh(faults, [r["detecting_tests"] if r["detecting_tests"] is not None else r["pass_to_fail"]
+                     for r in detection],
+            color=["#2e7d32" if r["detected"] else "#c62828" for r in detection],
+            label="detecting tests (not audited: pass -> fail)")
     # a few detecting tests next to ~100 run would be invisible on a linear axis
     logged = max(r["tests_run"] for r in detection) > 50
     if logged:

@@ -5,6 +5,11 @@ Every number and plot comes from a query in ``sql/report`` or ``sql/metrics`` (s
 page is a jinja2 template with autoescaping, and nothing is fetched at view time (no scripts, no
 external styles, fonts or images). Statements are compared with the previous run of the same
 flow and target (``sql/report/previous_run.sql``) unless another run is named.
+
+Everything is about the agent variant the run executed (``runs.agent_variant``: the original, or
+the fault of a ``run-suite`` run on a faulty target): its verdicts, its failures and, for a
+``run-suite`` run, the tests that passed in the suite run and fail now (``verdict_changes``).
+A run nobody audited says "not audited", never a rate of 0.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from markupsafe import Markup
 from adat.config import OFFLINE_MODEL
 from adat.errors import UserError
 from adat.reporting import figures
+from adat.reporting.figures import agent_name
 from adat.reporting.run_diff import StatementDiff, statement_diff
 from adat.warehouse.queries import ReportQueries
 
@@ -29,7 +35,7 @@ REPORT_FILE = "report.html"
 PLOTS: dict[str, str] = {
     "coverage": "Transformed tests and distinct statements covered vs attempts",
     "instructions": "Instruction pulls and mean reward",
-    "verdicts": "Verdicts on the original agent",
+    "verdicts": "Verdicts on the agent the run executed",
     "audit": "Audit validity and execution labels",
     "faults": "Detection per seeded fault",
     "statements": "Statements since the previous run",
@@ -57,6 +63,12 @@ def _transcripts(queries: ReportQueries, run_id: str, execution_ids: list[str]) 
     return out
 
 
+def _pass_to_fail(queries: ReportQueries, suite: str, run_id: str) -> list[dict[str, Any]]:
+    """The tests that passed in the suite run (on the agent it executed) and fail in this run."""
+    return [r for r in queries.rows("verdict_changes", run_a=suite, run_b=run_id)
+            if r["change"] == "pass -> fail" and r["variant_key"] == "(run target)"]
+
+
 def report_context(queries: ReportQueries, run_id: str, against: str | None = None) -> dict[str, Any]:
     """Everything the template shows, from SQL (and the statement matching of run_diff)."""
     if not queries.run_exists(run_id):
@@ -70,6 +82,10 @@ def report_context(queries: ReportQueries, run_id: str, against: str | None = No
     changes: StatementDiff | None = statement_diff(queries, previous, run_id) if previous else None
     change_counts = ({"appeared": len(changes.appeared), "vanished": len(changes.vanished),
                       "changed": len(changes.changed), "unchanged": changes.unchanged} if changes else {})
+    overview = queries.rows("run_overview", **one)
+    run = overview[0] if overview else {}
+    variant = run.get("agent_variant") or "original"
+    suite = run.get("suite_run_id")
     validity = queries.rows("audit_validity_counts", **one)
     labels = queries.rows("execution_label_counts", **one)
     drawn = {
@@ -77,7 +93,8 @@ def report_context(queries: ReportQueries, run_id: str, against: str | None = No
                      "no transformation attempts in this run"),
         "instructions": (figures.instruction_plot(queries.rows("instruction_stats", **one)),
                          "no transformation attempts in this run"),
-        "verdicts": (figures.verdict_plot(queries.rows("verdict_counts", **one)), "no judged executions"),
+        "verdicts": (figures.verdict_plot(queries.rows("verdict_counts", **one), variant),
+                     f"no judged executions on {agent_name(variant)}"),
         "audit": (figures.audit_plot(validity, labels), f"not audited: run `adat evaluate --run {run_id}`"),
         "faults": (figures.fault_plot(queries.rows("fault_detection", **one)),
                    f"no seeded faults run: `adat evaluate --run {run_id}` or `adat regress`"),
@@ -85,18 +102,22 @@ def report_context(queries: ReportQueries, run_id: str, against: str | None = No
                        "no earlier run of the same flow and target" if previous is None
                        else f"no grounded statements in {previous} or {run_id}"),
     }
-    plots = [Plot(key, title, Markup(drawn[key][0]) if drawn[key][0] else None, drawn[key][1])
-             for key, title in PLOTS.items()]
+    titles = {**PLOTS, "verdicts": f"Verdicts on {agent_name(variant)}"}
+    plots = [Plot(key, titles[key], Markup(drawn[key][0]) if drawn[key][0] else None, drawn[key][1])
+             for key in PLOTS]
     failing = queries.rows("non_passing_executions", **one)
     transcripts = _transcripts(queries, run_id, [r["execution_id"] for r in failing])
     usage = queries.rows("llm_usage", **one)
-    overview = queries.rows("run_overview", **one)
     return {
         "run_id": run_id,
-        "run": overview[0] if overview else {},
+        "run": run,
+        "variant": variant,
+        "agent": agent_name(variant),
+        "suite": suite,
+        "pass_to_fail": _pass_to_fail(queries, suite, run_id) if suite else [],
         "previous": previous,
         "plots": plots,
-        "verdicts": queries.rows("verdict_counts", **one),
+        "verdicts": [r for r in queries.rows("verdict_counts", **one) if r["agent_variant"] == variant],
         "validity": queries.rows("validity_rate", **one),
         "mutation": queries.rows("mutation_score", **one),
         "far": queries.rows("false_alarm_rate", **one),

@@ -1,7 +1,9 @@
 """``adat show ID``: one test or one execution, readable in a terminal.
 
-A test shows its goal, steps, criteria and audit label, then its executions (on the original
-agent unless another variant is asked for); an execution shows its test and itself. Each
+A test shows its goal, steps, criteria and audit label, then its executions on the agent variant
+the run executed (``runs.agent_variant``: the original, or the fault of a ``run-suite`` run on a
+faulty target) unless another variant, or every one, is asked for; an execution shows its test
+and itself. For a ``run-suite`` run it also says the test's verdict in the suite run. Each
 execution shows the judge's verdict and rationale, the per-criterion findings, the auditor's
 label and the transcript. Rows come from ``sql/report/show_*.sql`` and ``item_lookup.sql``.
 """
@@ -63,12 +65,31 @@ def _execution(console: Console, queries: ReportQueries, e: dict[str, Any], crit
         console.print(Text(f"    {t['role']:>5}: ", style=f"bold {style}") + Text(t["text"], style=style))
 
 
+ALL_VARIANTS = "all"
+
+
+def _suite_verdict(console: Console, queries: ReportQueries, suite: str, run: str, test_id: str) -> None:
+    """A run-suite run's test: its verdict in the suite run and here (``verdict_changes``)."""
+    row = next((r for r in queries.rows("verdict_changes", run_a=suite, run_b=run)
+                if r["test_id"] == test_id and r["variant_key"] == "(run target)"), None)
+    if row is None:
+        return
+    line = Text(f"\nsuite run {suite}: {row['verdict_a'] or 'not judged'} -> this run: {row['verdict_b'] or 'not judged'}",
+                style="bold red" if row["change"] == "pass -> fail" else "dim")
+    console.print(line + Text(f"  (adat show {test_id} --run {suite})", style="dim"))
+
+
 def show_item(console: Console, data_root: Path, item_id: str, run_id: str | None = None,
-              variant: str | None = "original") -> dict[str, Any]:
-    """Print test or execution ``item_id``; ``variant`` None shows a test's executions on every variant."""
+              variant: str | None = None) -> dict[str, Any]:
+    """Print test or execution ``item_id``; ``variant`` None shows a test's executions on the variant
+    its run executed, :data:`ALL_VARIANTS` on every variant."""
     queries = ReportQueries(data_root)
     found = lookup(queries, item_id, run_id)
     run, test_id = found["run_id"], found["test_id"]
+    overview = queries.rows("run_overview", run_id=run)
+    own = (overview[0]["agent_variant"] if overview else None) or "original"
+    suite = overview[0]["suite_run_id"] if overview else None
+    variant = own if variant is None else variant
     tests = queries.rows("show_test", run_id=run, test_id=test_id)
     if tests:
         t = tests[0]
@@ -88,13 +109,15 @@ def show_item(console: Console, data_root: Path, item_id: str, run_id: str | Non
         console.print(Text(f"test {test_id} (not among run {run}'s tests)", style="bold"))
     execution_id = item_id if found["item"] == "execution" else None
     executions = queries.rows("show_executions", run_id=run, test_id=test_id, execution_id=execution_id,
-                              agent_variant=None if execution_id else variant)
+                              agent_variant=None if execution_id or variant == ALL_VARIANTS else variant)
     criteria = queries.rows("show_criteria", run_id=run, execution_ids=[e["execution_id"] for e in executions]) \
         if executions else []
     for e in executions:
         _execution(console, queries, e, [c for c in criteria if c["execution_id"] == e["execution_id"]])
     if not executions:
-        console.print(Text(f"\nno executions on {variant or 'any variant'}", style="dim"))
+        console.print(Text(f"\nno executions on {'any variant' if variant == ALL_VARIANTS else variant}", style="dim"))
+    if suite:
+        _suite_verdict(console, queries, suite, run, test_id)
     if found["other_runs"]:
         console.print(Text(f"\nalso in runs: {', '.join(found['other_runs'])} (pick one with --run)", style="dim"))
-    return {"run_id": run, "test_id": test_id, "executions": len(executions)}
+    return {"run_id": run, "test_id": test_id, "variant": variant, "executions": len(executions)}
