@@ -39,8 +39,12 @@ def execute_test(target: Target, test: TestCase, run_id: str, *, agent_variant: 
     except TargetError as exc:
         execution.error = str(exc) or type(exc).__name__
         execution.ended_by = "error"
+        execution.retries = exc.retries if not execution.session_id else 0  # a failed reset's own retries
     else:
         execution.ended_by = "hints_done" if len(hints) <= test.turn_limit else "turn_limit"
+    retries = getattr(target, "transport_retries", None)  # the http target counts its retries
+    if callable(retries) and execution.session_id:
+        execution.retries += int(retries(execution.session_id))
     execution.duration_s = time.monotonic() - started
     return execution
 
