@@ -45,6 +45,22 @@ def rate_plan(rate: float, kinds: tuple[str, ...], seed: int = 7, paths: str = "
     return plan
 
 
+def cycle_plan(every: int, kinds: tuple[str, ...], paths: str = "/messages") -> Plan:
+    """Every ``every``-th POST whose path ends with ``paths`` is faulty, cycling through ``kinds``
+    (a rate of 1/``every`` with every kind shown once ``every * len(kinds)`` such POSTs were made)."""
+    counter = iter(range(10**9))
+    lock = threading.Lock()
+
+    def plan(_n: int, path: str) -> str:
+        if not path.endswith(paths):
+            return "ok"
+        with lock:
+            k = next(counter)
+        return kinds[(k // every) % len(kinds)] if k % every == every - 1 else "ok"
+
+    return plan
+
+
 class FaultAgent(socketserver.ThreadingTCPServer):
     """The server; ``log`` holds ``(n, path, fault, seconds from accept to last byte written)``."""
 
