@@ -353,17 +353,18 @@ def _one_validation_error(err: Any, file: str) -> UserError:
 
 
 def api_key(settings: LLMSettings) -> str | None:
-    """The endpoint's API key from the environment or a ``.env`` file; never logged or stored."""
+    """The endpoint's API key from the environment or a ``.env`` file; never logged or stored
+    (registered as a secret, :mod:`adat.redaction`)."""
     key = os.environ.get(settings.api_key_env)
-    if key:
-        return key
-    env_file = Path.cwd() / ".env"
-    if env_file.is_file():
-        from dotenv import dotenv_values
+    if not key:
+        env_file = Path.cwd() / ".env"
+        if env_file.is_file():
+            from dotenv import dotenv_values
 
-        value = dotenv_values(env_file).get(settings.api_key_env)
-        return value or None
-    return None
+            key = dotenv_values(env_file).get(settings.api_key_env)
+    if key:
+        redaction.register(key)
+    return key or None
 
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")

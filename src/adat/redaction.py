@@ -1,7 +1,8 @@
 """Secrets never stored: one registry of secret values and one :func:`scrub` for every sink.
 
-What is a secret: every value a ``${VAR}`` reference in the run config expands to, and every
-configured header value of an ``http`` target (``target.headers``), whole and expanded. They are
+What is a secret: every value a ``${VAR}`` reference in the run config expands to, every
+configured header value of an ``http`` target (``target.headers``), whole and expanded, and the
+LLM API key. They are
 registered when they come into being -- :func:`adat.config.expand_env_refs` and the validation of
 an ``http`` target config -- so every process that can send them (the CLI, a flow, a worker) also
 knows them. Values shorter than :data:`MIN_SECRET_CHARS` are not treated as secrets (masking
@@ -15,7 +16,8 @@ Where text is scrubbed (each occurrence becomes :data:`MASK`):
   writes, the HTML report and the JUnit export, and every log record of the process (a log record
   factory, installed by the first :func:`register`).
 
-The LLM API key keeps its own scrub in the openai provider (it never leaves that module).
+The LLM API key (:func:`adat.config.api_key`) is registered too; the openai provider also keeps
+its own scrub of it.
 """
 
 from __future__ import annotations

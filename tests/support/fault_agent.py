@@ -9,6 +9,7 @@ reference agent by default); its reply is what the faults cut, drip or inflate.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import socketserver
@@ -103,10 +104,8 @@ class _Handler(socketserver.StreamRequestHandler):
         if method != "POST":
             return self._send(200, b'{"status": "ok"}')
         n, fault = self.server.draw(path)
-        try:
+        with contextlib.suppress(OSError):  # the client gave up (a deadline): nothing more to say
             self._answer(path, fault, headers, body)
-        except OSError:  # the client gave up (a deadline): nothing more to say
-            pass
         self.server.log.append((n, path, fault, time.monotonic() - started))
 
     def _answer(self, path: str, fault: str, headers: dict[str, str], body: bytes) -> None:

@@ -96,10 +96,6 @@ def test_a_header_secret_echoed_by_the_agent_is_stored_nowhere(suite: RunConfig,
         result = _run_suite(suite, tmp_path, "http-secret", target)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     assert {"echo400", "echo500", "echo_reply"} <= {fault for _n, _p, fault, _s in server.log}
-    executions = _executions(suite, "http-secret")
-    masked = [e for e in executions if "***" in (e.error or "") + " ".join(t.text for t in e.turns)]
-    assert masked, "the agent's echo reached no execution: the test would prove nothing"
-
     root = suite.data_path()
     report = tmp_path / "report.html"
     junit = tmp_path / "junit.xml"
@@ -111,6 +107,9 @@ def test_a_header_secret_echoed_by_the_agent_is_stored_nowhere(suite: RunConfig,
     for text in (report.read_text(), junit.read_text(), *(o.stdout + o.stderr for o in outputs)):
         assert SECRET not in text  # ... with the secret masked
     assert _files_holding(root, SECRET) == []
+    executions = _executions(suite, "http-secret")
+    masked = [e for e in executions if "***" in (e.error or "") + " ".join(t.text for t in e.turns)]
+    assert masked, "the agent's echo reached no execution: the test would prove nothing"
 
 
 def test_transport_faults_at_a_rate_are_recorded_per_execution(suite: RunConfig, tmp_path: Path) -> None:
