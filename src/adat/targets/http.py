@@ -156,13 +156,20 @@ class HttpTarget:
     def _post(self, url: str, body: dict[str, Any], counter: list[int]) -> Any:
         """POST ``body`` and parse the JSON answer, retrying transient failures inside the deadline."""
         limit = self.cfg.timeout_s
+        last: list[BaseException] = []  # the failure a retry was for: named when the deadline ends it
+
+        def before_sleep(state: tenacity.RetryCallState) -> None:
+            counter[0] += 1
+            failure = state.outcome.exception() if state.outcome is not None else None
+            if failure is not None:
+                last[:] = [failure]
 
         async def exchange() -> bytes:
             retrying = tenacity.AsyncRetrying(
                 retry=tenacity.retry_if_exception_type(TransientTargetError),
                 stop=tenacity.stop_after_attempt(self.cfg.max_retries + 1),
                 wait=tenacity.wait_exponential(multiplier=self.cfg.retry_backoff_s, max=30 * self.cfg.retry_backoff_s),
-                before_sleep=lambda _state: counter.__setitem__(0, counter[0] + 1),
+                before_sleep=before_sleep,
                 reraise=True)
             async with httpx.AsyncClient(headers=self._headers, timeout=limit, trust_env=self._trust_env,
                                          verify=_ssl_context()) as client:
@@ -172,7 +179,8 @@ class HttpTarget:
         try:
             raw = _run(_within(exchange(), limit))
         except TimeoutError:
-            error = TargetError(f"POST {url}: no complete answer within {limit:g} s (timeout)")
+            retried = f"; retrying after: {_snippet(str(last[0]))}" if last else ""
+            error = TargetError(f"POST {url}: no complete answer within {limit:g} s (timeout){retried}")
         except TargetError as exc:
             error = exc
         except Exception as exc:  # anything else the transport raises is this execution's error
