@@ -172,3 +172,14 @@ def test_a_refused_connection_is_retried_then_recorded() -> None:
     execution = execute_test(target, test, "r")
     assert execution.ended_by == "error" and "connection failed" in (execution.error or "")
     assert execution.retries == 2
+
+
+def test_the_target_pickles_with_its_retry_counts(serve) -> None:
+    import pickle
+
+    server = serve(sequence("close"))
+    target = _target(server.url)
+    session = target.reset()
+    assert target.invoke(session, "hi") == "echo: hi"
+    clone = pickle.loads(pickle.dumps(target))
+    assert clone.transport_retries(session) == 1 and clone.invoke(session, "again") == "echo: again"

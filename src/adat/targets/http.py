@@ -148,6 +148,13 @@ class HttpTarget:
         with self._lock:
             return self._retries.get(session_id, 0)
 
+    def __getstate__(self) -> dict[str, Any]:  # picklable (a Dask worker, a process pool): no lock
+        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def _count(self, session_id: str, retries: int) -> None:
         if retries:
             with self._lock:
