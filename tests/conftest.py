@@ -56,3 +56,12 @@ def small_run_config(tmp_path: Path):
     from tests.support.demo_config import small_demo_config
 
     return small_demo_config(tmp_path / "data", sessions=6, n=6)
+
+
+@pytest.fixture(autouse=True)
+def _forget_secrets():
+    """Secrets a test registers (adat.redaction is process-wide) are not masked in the next test."""
+    yield
+    from adat import redaction
+
+    redaction.forget_all()

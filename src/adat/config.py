@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import os
 import re
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from adat import redaction
 from adat.errors import UserError
 from adat.yaml_io import read_yaml
 
@@ -134,9 +136,19 @@ class HttpTarget(_Section):
     session_id_path: str = Field("session_id", description="dotted JSON path of the session id in reset's reply")
     message_field: str = Field("message", description="JSON field the user message is sent in")
     reply_path: str = Field("reply", description="dotted JSON path of the agent's reply text")
-    headers: dict[str, str] = Field(default_factory=dict, description="request headers; ${VAR} reads a secret from "
-                                                                      "the environment or .env")
-    timeout_s: float = Field(60.0, description="seconds one reply may take")
+    headers: dict[str, str] = Field(default_factory=dict, description="request headers; values may hold ${VAR} "
+                                    "references to the environment or .env; every value is a secret, never stored")
+    timeout_s: float = Field(60.0, gt=0, description="deadline in seconds for one message's whole exchange "
+                             "(connect, send, the complete reply, every retry)")
+    max_retries: int = Field(2, ge=0, le=10, description="retries per message of a transient failure (refused, "
+                             "reset or closed connection, reply cut off, HTTP 429/5xx); 0 = none")
+    retry_backoff_s: float = Field(0.5, ge=0, description="first wait before a retry; doubles on each further one")
+    max_reply_chars: int = Field(32_000, ge=1, description="a longer reply is cut here and marked "
+                                 "'[adat: reply cut at N of M characters]'")
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Register the header values as secrets in every process that reads this config."""
+        register_header_secrets(self.headers)
 
 
 class PythonTarget(_Section):
@@ -422,17 +434,18 @@ def _one_validation_error(err: Any, file: str) -> UserError:
 
 
 def api_key(settings: LLMSettings) -> str | None:
-    """The endpoint's API key from the environment or a ``.env`` file; never logged or stored."""
+    """The endpoint's API key from the environment or a ``.env`` file; never logged or stored
+    (registered as a secret, :mod:`adat.redaction`)."""
     key = os.environ.get(settings.api_key_env)
-    if key:
-        return key
-    env_file = Path.cwd() / ".env"
-    if env_file.is_file():
-        from dotenv import dotenv_values
+    if not key:
+        env_file = Path.cwd() / ".env"
+        if env_file.is_file():
+            from dotenv import dotenv_values
 
-        value = dotenv_values(env_file).get(settings.api_key_env)
-        return value or None
-    return None
+            key = dotenv_values(env_file).get(settings.api_key_env)
+    if key:
+        redaction.register(key)
+    return key or None
 
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -442,24 +455,50 @@ def expand_env_refs(text: str, *, field: str) -> str:
     """Replace every ``${VAR}`` in ``text`` with the variable from the environment or ``.env``.
 
     Used for secrets in config values (e.g. ``target.headers``), so the YAML never holds them.
-    A missing variable is a :class:`UserError` naming ``field``; the value is never echoed.
+    A missing variable is a :class:`UserError` naming ``field``; the value is never echoed. Every
+    expansion, and the expanded text, is registered as a secret (:mod:`adat.redaction`).
     """
 
     def value_of(match: re.Match[str]) -> str:
-        name = match.group(1)
-        value = os.environ.get(name)
+        value = _env_value(match.group(1))
         if value is None:
-            env_file = Path.cwd() / ".env"
-            if env_file.is_file():
-                from dotenv import dotenv_values
-
-                value = dotenv_values(env_file).get(name)
-        if value is None:
-            raise UserError(f"environment variable {name} is not set", field=field,
-                            fix=f"export {name}=... or put it in .env")
+            raise UserError(f"environment variable {match.group(1)} is not set", field=field,
+                            fix=f"export {match.group(1)}=... or put it in .env")
+        redaction.register(value)
         return value
 
-    return _ENV_REF.sub(value_of, text)
+    expanded = _ENV_REF.sub(value_of, text)
+    if expanded != text:
+        redaction.register(expanded)
+    return expanded
+
+
+def register_header_secrets(headers: dict[str, str]) -> None:
+    """Register every header value as a secret, whole and with each ``${VAR}`` that is set expanded
+    (an unset one is left for :func:`expand_env_refs` to report when the target is built)."""
+    for value in headers.values():
+        redaction.register(value)
+        found = {name: _env_value(name) for name in _ENV_REF.findall(value)}
+        known = {name: v for name, v in found.items() if v is not None}
+        redaction.register(*known.values())
+        if known and len(known) == len(found):
+            redaction.register(_ENV_REF.sub(partial(_known_value, known), value))
+
+
+def _known_value(known: dict[str, str], match: re.Match[str]) -> str:
+    return known[match.group(1)]
+
+
+def _env_value(name: str) -> str | None:
+    """The variable from the environment, else from ``.env`` in the working directory."""
+    value = os.environ.get(name)
+    if value is None:
+        env_file = Path.cwd() / ".env"
+        if env_file.is_file():
+            from dotenv import dotenv_values
+
+            value = dotenv_values(env_file).get(name)
+    return value
 
 
 def cache_dir(cfg: RunConfig) -> Path:

@@ -69,6 +69,7 @@ class Conversation:
     turns: list[Turn] = field(default_factory=list)
     ended_by: EndedBy = "turn_limit"
     error: str | None = None
+    failure: TargetError | None = field(default=None, repr=False)  # the target's exception, when it failed
     duration_s: float = 0.0
 
     def replies(self) -> list[str]:
@@ -97,7 +98,7 @@ def converse(target: Target, user: UserSimulator, *, turn_limit: int, observe: O
         else:
             conv.ended_by = user.at_limit(turn_limit)
     except TargetError as exc:
-        conv.error = str(exc) or type(exc).__name__
+        conv.error, conv.failure = str(exc) or type(exc).__name__, exc
         conv.ended_by = "error"
     conv.duration_s = time.monotonic() - started
     return conv

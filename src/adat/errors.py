@@ -32,7 +32,12 @@ class UserError(Exception):
 
 
 class TargetError(Exception):
-    """The target failed to answer (HTTP error, timeout, crash); recorded on the execution."""
+    """The target failed to answer (HTTP error, timeout, crash); recorded on the execution.
+
+    ``retries``: how often the failed message was sent again before giving up (http target).
+    """
+
+    retries: int = 0
 
 
 class ToolError(Exception):

@@ -145,6 +145,7 @@ class Execution(Record):
     ended_by: Literal["hints_done", "turn_limit", "error"] = "hints_done"
     error: str | None = None
     duration_s: float = 0.0
+    retries: int = Field(0, description="messages sent again after a transient transport failure (http target)")
 
 
 class CriterionResult(Record):

@@ -21,6 +21,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from adat import redaction
 from adat.config import OFFLINE_MODEL
 from adat.errors import UserError
 from adat.reporting import figures
@@ -151,6 +152,6 @@ def write_report(data_root: Path, run_id: str, out: Path | None = None, against:
     path = Path(out) if out else report_path(data_root, run_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(html, encoding="utf-8")
+    tmp.write_text(redaction.scrub(html), encoding="utf-8")  # secrets never stored (adat.redaction)
     tmp.replace(path)
     return path

@@ -16,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from adat import redaction
 from adat.errors import UserError
 from adat.warehouse.queries import ReportQueries
 
@@ -84,6 +85,6 @@ def write_junit(data_root: Path, run_id: str, out: Path, variants: list[str] | N
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
+    tmp.write_text(redaction.scrub(text), encoding="utf-8")  # secrets never stored (adat.redaction)
     tmp.replace(out)
     return out

@@ -27,10 +27,16 @@ def execute_test(target: Target, test: TestCase, run_id: str, *, agent_variant: 
                  repeat: int = 0) -> Execution:
     """Run ``test`` once against ``target`` in a fresh session and record the conversation."""
     conv = conversation.converse(target, ScriptedUser(list(test.step_hints)), turn_limit=test.turn_limit)
-    return Execution(execution_id=execution_id(run_id, test.test_id, agent_variant, repeat),
-                     run_id=run_id, test_id=test.test_id, agent_id=str(getattr(target, "agent_id", "")),
-                     agent_variant=agent_variant, session_id=conv.session_id, turns=conv.turns,
-                     ended_by=conv.ended_by, error=conv.error, duration_s=conv.duration_s)
+    execution = Execution(execution_id=execution_id(run_id, test.test_id, agent_variant, repeat),
+                          run_id=run_id, test_id=test.test_id, agent_id=str(getattr(target, "agent_id", "")),
+                          agent_variant=agent_variant, session_id=conv.session_id, turns=conv.turns,
+                          ended_by=conv.ended_by, error=conv.error, duration_s=conv.duration_s)
+    if conv.failure is not None and not conv.session_id:
+        execution.retries = conv.failure.retries  # a failed reset's own retries
+    retries = getattr(target, "transport_retries", None)  # the http target counts its retries
+    if callable(retries) and execution.session_id:
+        execution.retries += int(retries(execution.session_id))
+    return execution
 
 
 def execute_tests(target: Target, tests: Sequence[TestCase], run_id: str, workers: int,

@@ -1,4 +1,4 @@
-"""The ``http`` target: an agent behind a JSON REST endpoint.
+"""The ``http`` target: an agent behind a JSON REST endpoint, reached with httpx.
 
 The default contract (what ``adat serve-agent`` speaks)::
 
@@ -6,25 +6,58 @@ The default contract (what ``adat serve-agent`` speaks)::
     POST {base_url}/sessions/{session_id}/messages  {"message": "..."} -> {"reply": "..."}
 
 Paths, the message field and the dotted JSON paths of the session id and the reply are all
-configurable (``target.*`` in the run config). Every failure of a call -- HTTP error status,
-timeout, refused connection, a body that is not JSON or lacks the configured path -- raises
-:class:`adat.errors.TargetError` with one line naming the status, the URL and the path, so the
-runner records it on that execution and the run goes on.
+configurable (``target.*`` in the run config).
+
+Transport (docs/targets.md states the same for users):
+
+* **Every failure is a** :class:`adat.errors.TargetError` -- an HTTP error status, a timeout, a
+  refused, reset or closed connection, a reply cut off before its ``Content-Length``, a body that
+  is not JSON or lacks the configured path, or any other exception of the transport -- with one
+  line naming the URL and the cause, so the runner records it on that execution and the run goes on.
+* **Deadline.** ``target.timeout_s`` bounds one message's whole exchange -- connecting, sending,
+  every byte of the reply and every retry -- not each socket read: a reply dripped a byte at a
+  time fails at ``timeout_s``. A message that runs out of time is not retried (the time is spent).
+* **Retries.** Transient failures -- a refused, reset or closed connection, a reply cut off before
+  its end, HTTP 429 and 5xx -- are retried up to ``target.max_retries`` times per message, with
+  exponential backoff from ``target.retry_backoff_s`` (tenacity), inside the deadline. Other 4xx,
+  bodies that are not JSON or lack the path, and oversized bodies are not retried. Retries are
+  counted per session (:meth:`HttpTarget.transport_retries`, stored as ``executions.retries``).
+  A retried message may reach the agent twice; ``max_retries: 0`` turns retries off.
+* **Size.** A reply longer than ``target.max_reply_chars`` is cut there and marked
+  (:data:`CUT_MARK`); a body over :data:`MAX_BODY_BYTES` is an error (it cannot be parsed whole).
+* **Secrets.** Header values are secrets (:mod:`adat.redaction`): every reply and error message is
+  scrubbed before it leaves this module.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-import urllib.error
+import ssl
+import threading
 import urllib.parse
-import urllib.request
-from typing import Any
+from collections.abc import Coroutine
+from functools import cache
+from typing import Any, TypeVar
 
-from adat import config
+import httpx
+import tenacity
+
+from adat import config, redaction
 from adat.errors import TargetError, UserError
 
 _BODY_SNIPPET = 200  # characters of an error body kept in the one-line message
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
+#: a reply body larger than this is an error: the JSON must be parsed whole before the reply is cut
+MAX_BODY_BYTES = 8 * 1024 * 1024
+#: appended to a reply cut at ``target.max_reply_chars`` ({cap}: the cap, {total}: the reply's length)
+CUT_MARK = " [adat: reply cut at {cap} of {total} characters]"
+_TRANSIENT_STATUS = 429  # besides every 5xx
+T = TypeVar("T")
+
+
+class TransientTargetError(TargetError):
+    """A failure worth another try: the connection or the agent may do better a moment later."""
 
 
 def lookup_json_path(doc: Any, path: str) -> Any:
@@ -52,12 +85,14 @@ class HttpTarget:
         self.agent_id = f"http:{self.base_url}"
         # A loopback agent is never reached through a proxy that the environment may configure.
         host = urllib.parse.urlsplit(self.base_url).hostname or ""
-        handlers = [urllib.request.ProxyHandler({})] if host in _LOOPBACK else []
-        self._opener = urllib.request.build_opener(*handlers)
-        # Header values may reference secrets as ${VAR}; expanded once, never logged or echoed.
+        self._trust_env = host not in _LOOPBACK
+        # Header values may reference secrets as ${VAR}; expanded once (and registered as secrets).
         self._headers = {"Content-Type": "application/json", "Accept": "application/json"}
         for name, value in cfg.headers.items():
             self._headers[name] = config.expand_env_refs(value, field=f"target.headers.{name}")
+        config.register_header_secrets(cfg.headers)
+        self._retries: dict[str, int] = {}
+        self._lock = threading.Lock()
 
     def check(self, timeout_s: float | None = None) -> None:
         """Fail fast with a :class:`UserError` when ``target.base_url`` cannot be reached.
@@ -69,76 +104,179 @@ class HttpTarget:
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             raise UserError(f"not an http(s) URL: {self.cfg.base_url!r}", field="target.base_url",
                             fix="write it like http://127.0.0.1:8000")
-        request = urllib.request.Request(self.base_url + "/", headers=self._headers, method="GET")
         try:
-            with self._opener.open(request, timeout=timeout_s or self.cfg.timeout_s):
-                pass
-        except urllib.error.HTTPError:
-            return
-        except (urllib.error.URLError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
+            httpx.get(self.base_url + "/", headers=self._headers, timeout=timeout_s or self.cfg.timeout_s,
+                      trust_env=self._trust_env, verify=_ssl_context())
+        except Exception as exc:  # any transport failure means: not reachable as configured
+            reason = redaction.scrub(_snippet(str(exc) or type(exc).__name__))
             raise UserError(f"cannot reach {self.base_url} ({reason})", field="target.base_url",
                             fix="start the agent server or correct the URL and port") from None
 
     def reset(self) -> str:
         """Start a session: POST ``reset_path``; the id is read at ``session_id_path``."""
         url = self.base_url + self.cfg.reset_path
-        doc = self._post(url, {})
+        counter = [0]
+        doc = self._post(url, {}, counter)
         session_id = self._extract(doc, self.cfg.session_id_path, url, "session_id_path")
         if not isinstance(session_id, str | int) or isinstance(session_id, bool) or session_id == "":
-            raise TargetError(f"POST {url}: session id at {self.cfg.session_id_path!r} is "
-                              f"{type(session_id).__name__} {_snippet(json.dumps(session_id))}, not a string")
+            raise TargetError(_scrubbed(f"POST {url}: session id at {self.cfg.session_id_path!r} is "
+                                        f"{type(session_id).__name__} {_snippet(json.dumps(session_id))}, "
+                                        "not a string"))
+        self._count(str(session_id), counter[0])
         return str(session_id)
 
     def invoke(self, session_id: str, user_message: str) -> str:
-        """Send one user message; the reply is read at ``reply_path``."""
+        """Send one user message; the reply is read at ``reply_path`` (cut at ``max_reply_chars``)."""
         path = self.cfg.invoke_path.replace("{session_id}", urllib.parse.quote(session_id, safe=""))
         url = self.base_url + path
-        doc = self._post(url, {self.cfg.message_field: user_message})
+        counter = [0]
+        try:
+            doc = self._post(url, {self.cfg.message_field: user_message}, counter)
+        finally:
+            self._count(session_id, counter[0])
         reply = self._extract(doc, self.cfg.reply_path, url, "reply_path")
         if not isinstance(reply, str):
-            raise TargetError(f"POST {url}: reply at {self.cfg.reply_path!r} is "
-                              f"{type(reply).__name__} {_snippet(json.dumps(reply))}, not a string")
-        return reply
+            raise TargetError(_scrubbed(f"POST {url}: reply at {self.cfg.reply_path!r} is "
+                                        f"{type(reply).__name__} {_snippet(json.dumps(reply))}, not a string"))
+        cap = self.cfg.max_reply_chars
+        if len(reply) > cap:
+            reply = reply[:cap] + CUT_MARK.format(cap=cap, total=len(reply))
+        return redaction.scrub(reply)
 
-    def _post(self, url: str, body: dict[str, Any]) -> Any:
-        data = json.dumps(body).encode()
-        request = urllib.request.Request(url, data=data, headers=self._headers, method="POST")
+    def transport_retries(self, session_id: str) -> int:
+        """How many times a message of this session (its reset included) was sent again."""
+        with self._lock:
+            return self._retries.get(session_id, 0)
+
+    def __getstate__(self) -> dict[str, Any]:  # picklable (a Dask worker, a process pool): no lock
+        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def _count(self, session_id: str, retries: int) -> None:
+        if retries:
+            with self._lock:
+                self._retries[session_id] = self._retries.get(session_id, 0) + retries
+
+    def _post(self, url: str, body: dict[str, Any], counter: list[int]) -> Any:
+        """POST ``body`` and parse the JSON answer, retrying transient failures inside the deadline."""
+        limit = self.cfg.timeout_s
+        last: list[BaseException] = []  # the failure a retry was for: named when the deadline ends it
+
+        def before_sleep(state: tenacity.RetryCallState) -> None:
+            counter[0] += 1
+            failure = state.outcome.exception() if state.outcome is not None else None
+            if failure is not None:
+                last[:] = [failure]
+
+        async def exchange() -> bytes:
+            retrying = tenacity.AsyncRetrying(
+                retry=tenacity.retry_if_exception_type(TransientTargetError),
+                stop=tenacity.stop_after_attempt(self.cfg.max_retries + 1),
+                wait=tenacity.wait_exponential(multiplier=self.cfg.retry_backoff_s, max=30 * self.cfg.retry_backoff_s),
+                before_sleep=before_sleep,
+                reraise=True)
+            async with httpx.AsyncClient(headers=self._headers, timeout=limit, trust_env=self._trust_env,
+                                         verify=_ssl_context()) as client:
+                return await retrying(self._attempt, client, url, body)
+
+        error: TargetError
         try:
-            with self._opener.open(request, timeout=self.cfg.timeout_s) as response:
-                raw = response.read()
-        except urllib.error.HTTPError as exc:
-            detail = _snippet(_read_quietly(exc))
-            raise TargetError(f"POST {url}: HTTP {exc.code} {exc.reason}: {detail}") from None
+            raw = _run(_within(exchange(), limit))
         except TimeoutError:
-            raise TargetError(f"POST {url}: no answer within {self.cfg.timeout_s:g} s (timeout)") from None
-        except urllib.error.URLError as exc:
-            if isinstance(exc.reason, TimeoutError):
-                raise TargetError(f"POST {url}: no answer within {self.cfg.timeout_s:g} s (timeout)") from None
-            raise TargetError(f"POST {url}: connection failed ({exc.reason})") from None
-        except (OSError, ValueError) as exc:  # reset by peer, bad status line, malformed URL
-            raise TargetError(f"POST {url}: {type(exc).__name__}: {_snippet(str(exc))}") from None
+            retried = f"; retrying after: {_snippet(str(last[0]))}" if last else ""
+            error = TargetError(f"POST {url}: no complete answer within {limit:g} s (timeout){retried}")
+        except TargetError as exc:
+            error = exc
+        except Exception as exc:  # anything else the transport raises is this execution's error
+            error = TargetError(f"POST {url}: {type(exc).__name__}: {_snippet(str(exc))}")
+        else:
+            try:
+                return json.loads(raw)
+            except ValueError:
+                error = TargetError(f"POST {url}: response is not JSON: {_snippet(raw.decode(errors='replace'))}")
+        failed = type(error)(_scrubbed(f"{error}{_after(counter[0])}"))
+        failed.retries = counter[0]
+        raise failed from None
+
+    async def _attempt(self, client: httpx.AsyncClient, url: str, body: dict[str, Any]) -> bytes:
+        """One try: the whole body (at most :data:`MAX_BODY_BYTES`), or a classified TargetError."""
         try:
-            return json.loads(raw)
-        except ValueError:
-            raise TargetError(f"POST {url}: response is not JSON: {_snippet(raw.decode(errors='replace'))}") from None
+            async with client.stream("POST", url, json=body) as response:
+                chunks: list[bytes] = []
+                size = 0
+                async for chunk in response.aiter_bytes():
+                    size += len(chunk)
+                    if size > MAX_BODY_BYTES:
+                        raise TargetError(f"POST {url}: reply body over {MAX_BODY_BYTES} bytes (not read further)")
+                    chunks.append(chunk)
+        except (httpx.ConnectError, httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError) as exc:
+            what = "reply cut off or connection closed" if isinstance(exc, httpx.RemoteProtocolError) else \
+                "connection failed"
+            raise TransientTargetError(f"POST {url}: {what} ({type(exc).__name__}: "
+                                       f"{_snippet(str(exc) or 'no detail')})") from None
+        except httpx.TimeoutException:
+            raise TimeoutError from None
+        data = b"".join(chunks)
+        status = response.status_code
+        if status >= 400:
+            error = TransientTargetError if status >= 500 or status == _TRANSIENT_STATUS else TargetError
+            detail = _snippet(data.decode(errors="replace"))
+            raise error(f"POST {url}: HTTP {status} {response.reason_phrase}: {detail}")
+        return data
 
     def _extract(self, doc: Any, path: str, url: str, field: str) -> Any:
         try:
             return lookup_json_path(doc, path)
         except KeyError as exc:
-            raise TargetError(f"POST {url}: no {exc.args[0]!r} at JSON path {path!r} (target.{field}) in "
-                              f"{_snippet(json.dumps(doc))}") from None
+            raise TargetError(_scrubbed(f"POST {url}: no {exc.args[0]!r} at JSON path {path!r} (target.{field}) "
+                                        f"in {_snippet(json.dumps(doc))}")) from None
 
 
-def _read_quietly(exc: urllib.error.HTTPError) -> str:
+async def _within(work: Coroutine[Any, Any, T], seconds: float) -> T:
+    async with asyncio.timeout(seconds):
+        return await work
+
+
+def _run(work: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to the end from sync code (a fresh thread if this one runs an event loop)."""
     try:
-        return exc.read().decode(errors="replace")
-    except OSError:
-        return ""
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(work)
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(work)
+        except BaseException as exc:  # handed back to the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="adat-http", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]  # type: ignore[no-any-return]
+
+
+@cache
+def _ssl_context() -> ssl.SSLContext:
+    """One default TLS context per process (building one per message costs milliseconds)."""
+    return httpx.create_ssl_context()
+
+
+def _after(retries: int) -> str:
+    return f" (after {retries} {'retry' if retries == 1 else 'retries'})" if retries else ""
+
+
+def _scrubbed(text: str) -> str:
+    return redaction.scrub(text)
 
 
 def _snippet(text: str) -> str:
     """One line, at most ``_BODY_SNIPPET`` characters: error messages stay one line."""
-    flat = " ".join(text.split())
+    flat = " ".join(redaction.scrub(text).split())  # scrubbed before cutting: no half secret survives
     return flat if len(flat) <= _BODY_SNIPPET else flat[: _BODY_SNIPPET - 1] + "…"

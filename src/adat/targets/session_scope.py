@@ -11,7 +11,8 @@ import secrets
 from typing import Any
 
 #: Evaluation-only accessors that take the session id as their first argument.
-PER_SESSION = frozenset({"side_log", "decisions", "session_db", "tool_calls", "fault_activations", "step_cap_hits", "messages"})
+PER_SESSION = frozenset({"side_log", "decisions", "session_db", "tool_calls", "fault_activations", "step_cap_hits", "messages",
+                         "transport_retries"})
 
 
 class ScopedSessions:

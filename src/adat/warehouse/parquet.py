@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from adat import redaction
 from adat.records import TABLES, Record
 from adat.warehouse.layout import PART_GLOB, PARTITION_COLUMN, RUNS_DIR, check_run_id, partition_path
 from adat.warehouse.schema import arrow_schema, file_schema
@@ -93,7 +94,8 @@ def write_records(root: Path, table: str, records: Sequence[Record], *, run_id: 
     if owner and not _OWNER.fullmatch(owner):
         raise ValueError(f"part owner {owner!r} is not a safe file-name piece")
     directory = partition_dir(root, table, run_id)
-    rows = [_row(_stamped(record, model, run_id, table)) for record in records]
+    # Every string is scrubbed of the registered secrets (adat.redaction) on its way to disk.
+    rows = [redaction.scrub_value(_row(_stamped(record, model, run_id, table))) for record in records]
     _check_aware_datetimes(rows, model)
     data = pa.Table.from_pylist(rows, schema=file_schema(model))
     written = _write_part(directory, data, owner) if rows else None
