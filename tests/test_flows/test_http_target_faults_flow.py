@@ -137,3 +137,8 @@ def test_transport_faults_at_a_rate_are_recorded_per_execution(suite: RunConfig,
     assert retried, "no intermittent transient fault was retried to success"
     cut = [t.text for e in executions for t in e.turns if "[adat: reply cut at 5000 of" in t.text]
     assert cut and all(len(text) < 5100 for text in cut)
+    faults = [fault for _n, _p, fault, _s in server.log if fault != "ok"]
+    print(f"\n{len(executions)} executions, {len(errors)} errors ({len(timeouts)} timeouts, took "
+          f"{[round(e.duration_s - e.turns[-1].ts, 2) for e in timeouts]} s), {len(retried)} retried to success "
+          f"({sum(e.retries for e in executions)} retries), {len(cut)} replies cut; faults injected: "
+          f"{ {k: faults.count(k) for k in kinds} } of {len(server.log)} requests")

@@ -33,18 +33,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import ssl
 import threading
 import urllib.parse
-from collections.abc import Coroutine
-from functools import cache
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 import tenacity
 
 from adat import config, redaction
 from adat.errors import TargetError, UserError
+from adat.targets import http_pool
 
 _BODY_SNIPPET = 200  # characters of an error body kept in the one-line message
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -53,7 +51,6 @@ MAX_BODY_BYTES = 8 * 1024 * 1024
 #: appended to a reply cut at ``target.max_reply_chars`` ({cap}: the cap, {total}: the reply's length)
 CUT_MARK = " [adat: reply cut at {cap} of {total} characters]"
 _TRANSIENT_STATUS = 429  # besides every 5xx
-T = TypeVar("T")
 
 
 class TransientTargetError(TargetError):
@@ -106,7 +103,7 @@ class HttpTarget:
                             fix="write it like http://127.0.0.1:8000")
         try:
             httpx.get(self.base_url + "/", headers=self._headers, timeout=timeout_s or self.cfg.timeout_s,
-                      trust_env=self._trust_env, verify=_ssl_context())
+                      trust_env=self._trust_env, verify=http_pool.ssl_context())
         except Exception as exc:  # any transport failure means: not reachable as configured
             reason = redaction.scrub(_snippet(str(exc) or type(exc).__name__))
             raise UserError(f"cannot reach {self.base_url} ({reason})", field="target.base_url",
@@ -171,20 +168,19 @@ class HttpTarget:
             if failure is not None:
                 last[:] = [failure]
 
-        async def exchange() -> bytes:
+        async def exchange(client: httpx.AsyncClient) -> bytes:
             retrying = tenacity.AsyncRetrying(
                 retry=tenacity.retry_if_exception_type(TransientTargetError),
                 stop=tenacity.stop_after_attempt(self.cfg.max_retries + 1),
                 wait=tenacity.wait_exponential(multiplier=self.cfg.retry_backoff_s, max=30 * self.cfg.retry_backoff_s),
                 before_sleep=before_sleep,
                 reraise=True)
-            async with httpx.AsyncClient(headers=self._headers, timeout=limit, trust_env=self._trust_env,
-                                         verify=_ssl_context()) as client:
+            async with asyncio.timeout(limit):  # the deadline: the whole exchange, retries included
                 return await retrying(self._attempt, client, url, body)
 
         error: TargetError
         try:
-            raw = _run(_within(exchange(), limit))
+            raw = http_pool.run(exchange, trust_env=self._trust_env)
         except TimeoutError:
             retried = f"; retrying after: {_snippet(str(last[0]))}" if last else ""
             error = TargetError(f"POST {url}: no complete answer within {limit:g} s (timeout){retried}")
@@ -204,7 +200,8 @@ class HttpTarget:
     async def _attempt(self, client: httpx.AsyncClient, url: str, body: dict[str, Any]) -> bytes:
         """One try: the whole body (at most :data:`MAX_BODY_BYTES`), or a classified TargetError."""
         try:
-            async with client.stream("POST", url, json=body) as response:
+            async with client.stream("POST", url, json=body, headers=self._headers,
+                                     timeout=self.cfg.timeout_s) as response:
                 chunks: list[bytes] = []
                 size = 0
                 async for chunk in response.aiter_bytes():
@@ -233,39 +230,6 @@ class HttpTarget:
         except KeyError as exc:
             raise TargetError(_scrubbed(f"POST {url}: no {exc.args[0]!r} at JSON path {path!r} (target.{field}) "
                                         f"in {_snippet(json.dumps(doc))}")) from None
-
-
-async def _within(work: Coroutine[Any, Any, T], seconds: float) -> T:
-    async with asyncio.timeout(seconds):
-        return await work
-
-
-def _run(work: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine to the end from sync code (a fresh thread if this one runs an event loop)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(work)
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = asyncio.run(work)
-        except BaseException as exc:  # handed back to the caller's thread
-            box["error"] = exc
-
-    thread = threading.Thread(target=target, name="adat-http", daemon=True)
-    thread.start()
-    thread.join()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]  # type: ignore[no-any-return]
-
-
-@cache
-def _ssl_context() -> ssl.SSLContext:
-    """One default TLS context per process (building one per message costs milliseconds)."""
-    return httpx.create_ssl_context()
 
 
 def _after(retries: int) -> str:
