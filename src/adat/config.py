@@ -428,6 +428,11 @@ def _one_validation_error(err: Any, file: str) -> UserError:
         msg = "unknown field"
     elif err["type"] == "missing":
         fix = "add this field"
+    elif err["type"] in ("union_tag_invalid", "union_tag_not_found") and parts and parts[-1] in UNION_SECTIONS:
+        key = "name" if parts[-1] == "selector" else "type"
+        loc, value = f"{loc}.{key}", (err.get("input") or {}).get(key) if isinstance(err.get("input"), dict) else None
+        msg = f"unknown {parts[-1]} {key} {value!r}" if value is not None else f"no {key}"
+        fix = f"use one of {', '.join(UNION_SECTIONS[parts[-1]])}"
     else:
         fix = f"got {err.get('input')!r}"
     return UserError(msg, file=file, field=loc, fix=fix)
