@@ -18,6 +18,7 @@ from adat.cli.compare_cmd import ablation, baselines, compare
 from adat.cli.report_cmd import diff, export_app, report, show
 from adat.cli.server_cmd import server_app
 from adat.cli.spec import spec_app
+from adat.cli.suite_cmd import suite_app
 from adat.config import (
     RunConfig,
     adat_home,
@@ -40,6 +41,7 @@ app.add_typer(config_app, name="config")
 app.add_typer(spec_app, name="spec")
 app.add_typer(export_app, name="export")
 app.add_typer(server_app, name="server")
+app.add_typer(suite_app, name="suite")
 
 
 def _version(value: bool) -> None:
@@ -161,6 +163,10 @@ def run(
     cfg = _with_data_dir(load_run_config(config), data_dir)
     forced = _refresh_stages(refresh)
     preflight(cfg)
+    if cfg.run_id:  # another flow's id, or one a running process writes: one line before any flow
+        from adat.pipeline.run_claims import check_run_free
+
+        check_run_free(cfg.data_path(), cfg.run_id, "pipeline")
     from adat.report import print_run_summary  # after preflight: a bad input fails without loading pandas
 
     result = _run_flow("pipeline", config=cfg, refresh=forced)
