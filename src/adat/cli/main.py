@@ -135,6 +135,21 @@ def serve_agent(
     serve_agent_command(kind, fault, port, cfg)
 
 
+@app.command("serve-reports")
+def serve_reports(
+    data_dir: DataDir = None,
+    host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8790,
+) -> None:
+    """Serve DATA_DIR/reports over HTTP (/<run id>/report.html), so the report links of the nightly
+    artifacts open from the Prefect UI; set nightly.reports_url to the URL it prints."""
+    from adat.reporting.report_server import serve_reports as serve
+
+    root = warehouse_root(data_dir)
+    console.print(f"reports of {root}: http://{host}:{port}/  (nightly.reports_url: http://{host}:{port})", markup=False)
+    serve(root, host, port)
+
+
 @app.command("faults")
 def faults() -> None:
     """List the seeded policy faults of the reference domain (catalogs/faults/retail)."""
