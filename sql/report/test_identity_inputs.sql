@@ -1,6 +1,8 @@
 -- test_identity_inputs: what a test's content identity is made of, for every test a run built or
 -- executed (a run-suite run executes another run's tests): kind, instruction, expected side and
--- the text of the statement it tests (its goal when it has no statement).
+-- the text of what it checks — its goal, which states the statement it tests (for a transformed
+-- test that moved to another side, the statement it moved to, not the one it was made from) —
+-- with the statement it was made from beside it.
 -- grain: one row per test_id of run $run_id
 -- inputs: stg_tests, stg_executions, stg_statements
 -- params: run_id
@@ -23,7 +25,8 @@ select
     coalesce(t.instruction_id, '') as instruction_id,
     coalesce(t.expected_side, '') as expected_side,
     t.statement_id,
-    coalesce(s.text, t.goal, '') as text,
+    coalesce(t.goal, s.text, '') as text,
+    s.text as statement_text,
     t.goal
 from ids as i
 left join content as t on t.test_id = i.test_id

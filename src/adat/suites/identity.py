@@ -9,7 +9,11 @@ test tests (docs/suites.md, "Test identity"):
 2. the others are grouped by **kind, instruction and expected side** — a plain test on the
    "denied" side and a transformed test with ``wording-paraphrase`` are never the same test;
 3. within a group, tests are paired one to one by the assignment that maximises the total
-   cosine of the embeddings of **the statement they test** (their goal when they test none),
+   cosine of the embeddings of **the statement they check**, as their goal states it
+   ("Check that when …, the agent …"): a plain test's goal is its statement; a transformed test
+   that moved a request to another side checks the statement it moved to, whose reply the
+   generator took from the discovery traces, not the one it was made from (two nights made the
+   same test from different source statements),
    ``scipy.optimize.linear_sum_assignment`` as in :func:`adat.reporting.run_diff.match_statements`;
    a pair below :data:`adat.config.STATEMENT_MATCH_MIN_COSINE` is no pair.
 
