@@ -149,6 +149,12 @@ def _rows(artifact: Any) -> list[dict[str, Any]]:
     return data
 
 
+def _link(artifact: Any) -> str:
+    """The URL of a link artifact (its data is the markdown ``[text](url)``)."""
+    found = re.search(r"\]\((.+)\)\s*$", str(artifact.data))
+    return found.group(1) if found else str(artifact.data)
+
+
 def _by(rows: list[dict[str, Any]], key: str) -> dict[str, dict[str, Any]]:
     return {r[key]: r for r in rows}
 
@@ -165,7 +171,7 @@ def test_the_deployment_run_carries_the_night_and_the_evaluate_run_its_metrics(c
     assert f"# adat nightly `{run_id}`" in summary and "offline/heuristic" in summary
     assert "First night of this config" in summary
     report = workdir / "data" / "reports" / run_id / "report.html"
-    link = own["adat-report"].data  # served by the process serving the deployment, not file://
+    link = _link(own["adat-report"])  # served by the process serving the deployment, not file://
     assert report.is_file() and link.startswith("http://") and link.endswith(f"/{run_id}/report.html")
     assert f"]({link})" in summary and "file://" not in summary
     import httpx
@@ -297,7 +303,7 @@ def test_a_night_with_a_regression_ends_failed_with_one_line_and_names_its_tests
     assert _rows(own["adat-newly-failing"])[0]["rationale"]
     subflows = _subflows(client, red_night.id)
     assert f"{red_night.name}-run-suite" in subflows and "offline" in subflows[f"{red_night.name}-run-suite"].tags
-    page = httpx.get(own["adat-report"].data, timeout=30)
+    page = httpx.get(_link(own["adat-report"]), timeout=30)
     assert page.status_code == 200 and red_night.name in page.text
 
 

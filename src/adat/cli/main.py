@@ -15,7 +15,7 @@ import yaml
 
 from adat.cli.app import AdatTyper, fail, skip_teardown_at_exit, terminal_console, warehouse_root
 from adat.cli.compare_cmd import ablation, baselines, compare
-from adat.cli.report_cmd import diff, export_app, report, show
+from adat.cli.report_cmd import diff, export_app, report, serve_reports, show
 from adat.cli.server_cmd import server_app
 from adat.cli.spec import spec_app
 from adat.cli.suite_cmd import suite_app
@@ -133,21 +133,6 @@ def serve_agent(
         fail(f"unknown agent kind {kind!r}", field="KIND", fix="use reference or llm-agent")
     cfg = load_run_config(config) if config else RunConfig()
     serve_agent_command(kind, fault, port, cfg)
-
-
-@app.command("serve-reports")
-def serve_reports(
-    data_dir: DataDir = None,
-    host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8790,
-) -> None:
-    """Serve DATA_DIR/reports over HTTP (/<run id>/report.html), so the report links of the nightly
-    artifacts open from the Prefect UI; set nightly.reports_url to the URL it prints."""
-    from adat.reporting.report_server import serve_reports as serve
-
-    root = warehouse_root(data_dir)
-    console.print(f"reports of {root}: http://{host}:{port}/  (nightly.reports_url: http://{host}:{port})", markup=False)
-    serve(root, host, port)
 
 
 @app.command("faults")
@@ -329,6 +314,7 @@ app.command("compare")(compare)
 app.command("report")(report)
 app.command("diff")(diff)
 app.command("show")(show)
+app.command("serve-reports")(serve_reports)
 app.command("baselines")(baselines)
 app.command("ablation")(ablation)
 

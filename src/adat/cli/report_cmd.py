@@ -133,3 +133,18 @@ def show(
     if not item_id.strip():
         fail("empty id", field="ID", fix="pass a test id (te-…) or an execution id (ex-…)")
     show_item(console, _root(data_dir), item_id.strip(), run, None if variant == "all" else variant)
+
+
+def serve_reports(
+    data_dir: DataDir = None,
+    host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8790,
+) -> None:
+    """Serve DATA_DIR/reports over HTTP (/RUN/report.html; / lists them), so the report links of
+    the nightly artifacts open from the Prefect UI; set nightly.reports_url to the URL it prints."""
+    from adat.cli.app import warehouse_root
+    from adat.reporting.report_server import serve_reports as serve
+
+    root = warehouse_root(data_dir)
+    console.print(f"reports of {root}: http://{host}:{port}/  (nightly.reports_url: http://{host}:{port})", markup=False)
+    serve(root, host, port)
