@@ -142,3 +142,37 @@ def test_a_night_on_a_faulty_agent_fails_and_names_the_tests_it_turned_from_pass
     assert " ".join(str(flip["goal"]).split())[:60].replace("|", "\\|") in section  # with its goal
     assert " ".join(str(flip["rationale_b"]).split())[:40].replace("|", "\\|") in section  # and tonight's rationale
     checks_empty(nights.root)
+
+
+def test_a_blessed_night_regenerates_on_schedule_and_lists_candidate_additions(nights: Nights) -> None:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
+
+    data = yaml.safe_load(nights.config.read_text())
+    states = {}
+    for mode in ("on_new_statements", "always"):
+        data["nightly"] = {"suite": "retail", "regenerate": mode}
+        path = nights.base / f"{mode}.yaml"
+        path.write_text(yaml.safe_dump(data))
+        states[mode] = load_flow("nightly")(config_path=str(path), return_state=True)
+    assert all(s.is_completed() for s in states.values()), states  # the original agent: nothing newly fails
+    with get_client(sync_client=True) as client:
+        runs = {m: client.read_flow_run(s.state_details.flow_run_id) for m, s in states.items()}
+        texts = {m: {a.key: a.data for a in client.read_artifacts(artifact_filter=ArtifactFilter(
+            flow_run_id=ArtifactFilterFlowRunId(any_=[r.id])))} for m, r in runs.items()}
+    quiet, fresh = runs["on_new_statements"].name, runs["always"].name
+    assert quiet != fresh and fresh.startswith(quiet[:len("nightly-YYYYMMDD-HHMM")])  # never one run id
+    run_ids = {r for r in {r.run_id for r in read_records_all(nights.root)}}
+    # discovery found every statement of the blessed suite: no suite generated
+    assert f"{quiet}-regen" not in run_ids and "Tonight ran the blessed suite `night-1`." in texts["on_new_statements"]["adat-nightly"]
+    assert f"{fresh}-regen" in run_ids
+    summary = texts["always"]["adat-nightly"]
+    assert f"## Candidate additions from `{fresh}-regen`" in summary and "have no counterpart in the blessed suite" in summary
+    assert {"regenerate", "blessed-suite", "suite:retail"} <= set(runs["always"].tags)
+    checks_empty(nights.root)
+
+
+def read_records_all(root: Path) -> list[Any]:
+    from adat.warehouse import read_records
+
+    return read_records(root, "runs")
