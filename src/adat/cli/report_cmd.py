@@ -66,10 +66,9 @@ def diff(
     run_b: Annotated[str, typer.Argument(help="The later run.")],
     data_dir: DataDir = None,
 ) -> None:
-    """What changed from RUN_A to RUN_B: tests paired by content identity (new, retired), their
-    verdicts (pass -> fail first), statements, audit labels.
+    """What changed from RUN_A to RUN_B: paired / new / retired tests, verdicts, statements, labels.
 
-    Two runs of one suite pair their tests by id; two suites generated on different nights pair
+    Verdict changes are listed pass -> fail first. Two runs of one suite pair their tests by id; two suites generated on different nights pair
     tests with the same kind, instruction and expected side whose statements match by embedding
     (docs/suites.md)."""
     from adat.reporting import run_diff
@@ -140,8 +139,9 @@ def serve_reports(
     host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8790,
 ) -> None:
-    """Serve DATA_DIR/reports over HTTP (/RUN/report.html; / lists them), so the report links of
-    the nightly artifacts open from the Prefect UI; set nightly.reports_url to the URL it prints."""
+    """Serve DATA_DIR/reports over HTTP, so report links open from the Prefect UI.
+
+    /RUN/report.html is a run's report, / lists them; set nightly.reports_url to the URL it prints."""
     from adat.cli.app import warehouse_root
     from adat.reporting.report_server import serve_reports as serve
 

@@ -39,7 +39,9 @@ def bless(
                                                 "its file (what the nightly of that config runs).")] = None,
     data_dir: DataDir = None,
 ) -> None:
-    """Record RUN's tests as the blessed suite NAME: the nightly runs it instead of regenerating,
+    """Record RUN's tests as the blessed suite NAME.
+
+    The nightly of a config runs the suite named after it instead of regenerating one every night,
     and `adat suite export NAME` writes it for CI. Blessing a name again moves it to RUN."""
     from adat.config import check_run_id
     from adat.suites.registry import bless as record
@@ -66,8 +68,10 @@ def export(
     name: Annotated[str | None, typer.Option("--name", help="Name the bundle carries (default: NAME, or the run id).")] = None,
     data_dir: DataDir = None,
 ) -> None:
-    """Write a suite as one file a CI job can carry without the warehouse: the suite run's Parquet
-    parts (tests, statements, its executions and verdicts, audit) and a manifest with digests."""
+    """Write a suite as one file a CI job can carry without the warehouse.
+
+    The bundle holds the suite run's Parquet parts (tests, statements, its executions and
+    verdicts, audit) and a manifest with their digests; FILE ending in .zip is one file."""
     from adat.suites.bundle import export_suite
     from adat.suites.registry import check_name, resolve_suite
 
@@ -84,8 +88,10 @@ def import_(
     data_dir: Annotated[Path | None, typer.Option("--data-dir", help="Warehouse to import into (created when "
                                                   "missing; default: ./data).")] = None,
 ) -> None:
-    """Import a suite bundle (same run id) and bless it under its name; then
-    `adat run-suite --suite RUN` runs it in this data directory."""
+    """Import a suite bundle into a data directory and bless it there.
+
+    The suite keeps its run id, so `adat run-suite --suite RUN --data-dir D` runs it; importing
+    the same bundle again changes nothing."""
     from adat.config import RunConfig
     from adat.suites.bundle import import_suite
 
