@@ -24,6 +24,8 @@ def publish_run_artifacts(cfg: RunConfig, run_id: str) -> None:
 
 
 def publish_report_link(report: str, run_id: str) -> None:
-    """A link artifact to the run's HTML report (``adat report``), keyed like the summary."""
-    create_link_artifact(key="adat-report", link=Path(report).resolve().as_uri(), link_text=f"adat report {run_id}",
+    """A link artifact to the run's HTML report (``adat report``), keyed like the summary: its URL
+    when the reports are served over HTTP (``adat serve-reports``), else a file URI."""
+    link = report if report.startswith(("http://", "https://")) else Path(report).resolve().as_uri()
+    create_link_artifact(key="adat-report", link=link, link_text=f"adat report {run_id}",
                          description=f"self-contained HTML report of run {run_id}: {report}")

@@ -6,6 +6,10 @@ on failure or crash every run the flow run opened that is still ``running`` beco
 with the error's one line (and the DuckDB catalog is rebuilt, so ``adat show`` and ``stg_runs``
 say so); on completion the flow run is forgotten. A budget stop is not a failure: the flows catch
 it and finish the run as ``budget_exhausted`` themselves.
+
+Before a run is recorded, the flow claims its run id (:mod:`adat.pipeline.run_claims`): an id
+another flow recorded, or one a live process writes right now, is refused in one line; the hooks
+give the claim back when the flow run ends.
 """
 
 from __future__ import annotations
@@ -18,22 +22,30 @@ from prefect.runtime import flow_run as current_flow_run
 from adat.config import RunConfig
 from adat.pipeline import steps
 from adat.pipeline.context import StepResult
+from adat.pipeline.run_claims import claim_run, release
 from tasks import pipeline_tasks as t
 
-#: flow run id -> the runs it opened (config, run id, flow name), in this process
-_OPEN: dict[str, list[tuple[RunConfig, str, str]]] = {}
+#: flow run id -> the runs it opened (config, run id, flow name, whether it holds the claim), in this process
+_OPEN: dict[str, list[tuple[RunConfig, str, str, bool]]] = {}
 
 
-def remember_run(cfg: RunConfig, run_id: str, flow: str) -> None:
-    """Let the current flow run's failure hooks close run ``run_id`` if the flow fails."""
-    _OPEN.setdefault(str(current_flow_run.id), []).append((cfg, run_id, flow))
+def remember_run(cfg: RunConfig, run_id: str, flow: str, claimed: bool = False) -> None:
+    """Let the current flow run's failure hooks close run ``run_id`` if the flow fails (and give
+    back its claim, ``claimed``, whatever the end)."""
+    _OPEN.setdefault(str(current_flow_run.id), []).append((cfg, run_id, flow, claimed))
 
 
 def open_run(cfg: RunConfig, run_id: str, flow: str, suite_run_id: str = "") -> StepResult:
-    """Record run ``run_id`` as ``running`` (``suite_run_id``: the suite a run-suite run executes)
-    and remember it for the failure hooks."""
-    started: StepResult = t.start_run(cfg, run_id, flow, suite_run_id)
-    remember_run(cfg, run_id, flow)
+    """Claim run id ``run_id`` for ``flow`` (RunIdInUse when another flow's or being written),
+    record the run as ``running`` (``suite_run_id``: the suite a run-suite run executes) and
+    remember it for the hooks."""
+    claim_run(cfg.data_path(), run_id, flow)
+    try:
+        started: StepResult = t.start_run(cfg, run_id, flow, suite_run_id)
+    except BaseException:
+        release(cfg.data_path(), run_id)
+        raise
+    remember_run(cfg, run_id, flow, claimed=True)
     return started
 
 
@@ -54,12 +66,17 @@ def error_line(state: Any) -> str:
 def close_runs(_flow: Any, flow_run: Any, state: Any) -> None:
     """State hook: mark the runs this flow run opened ``failed`` when it failed or crashed."""
     opened = _OPEN.pop(str(flow_run.id), [])
-    if not (state.is_failed() or state.is_crashed()):
-        return
-    line = error_line(state)
-    for cfg, run_id, flow in opened:
-        if steps.fail_run(cfg, run_id, flow, line):
-            flow_run_logger(flow_run).error("run %s marked failed: %s", run_id, line)
+    try:
+        if not (state.is_failed() or state.is_crashed()):
+            return
+        line = error_line(state)
+        for cfg, run_id, flow, _ in opened:
+            if steps.fail_run(cfg, run_id, flow, line):
+                flow_run_logger(flow_run).error("run %s marked failed: %s", run_id, line)
+    finally:
+        for cfg, run_id, _, claimed in opened:
+            if claimed:
+                release(cfg.data_path(), run_id)
 
 
 #: keyword arguments for ``@flow``: the hooks above on failure, crash and completion

@@ -25,11 +25,12 @@ def write_report(cfg: RunConfig, run_id: str, same_config: bool = False) -> str:
 
 @task(name="night-artifacts")
 def night_artifacts(cfg: RunConfig, run_id: str, report: str | None, faults: list[str] | None, evaluated: bool,
-                    run_url: str | None) -> UIArtifacts:
-    """The nightly summary and tables of ``run_id`` against the previous night of the same config."""
+                    run_url: str | None, suite_run: str | None = None, fresh: str | None = None) -> UIArtifacts:
+    """The nightly summary and tables of ``run_id`` against the previous night of the same config
+    (and, with ``suite_run``, pass -> fail against the blessed suite; ``fresh``: tonight's new suite)."""
     from adat.reporting.night import night_artifacts as gather
 
-    return gather(cfg, run_id, report, faults, evaluated, run_url)
+    return gather(cfg, run_id, report, faults, evaluated, run_url, suite_run=suite_run, fresh=fresh)
 
 
 @task(name="evaluation-artifacts")

@@ -344,6 +344,20 @@ class SpecSuiteConfig(_Section):
     inner_attempts: int = Field(2, ge=1, description="candidates tried on the failing tests per compile iteration")
 
 
+class NightlyConfig(_Section):
+    """What the nightly flow runs each night (docs/suites.md, "The nightly flow")."""
+
+    suite: str | None = Field(None, description="blessed suite to run every night (adat suite bless); None = the "
+                                                "suite named after the config file; none blessed = regenerate nightly")
+    regenerate: Literal["always", "weekly", "on_new_statements", "never"] = Field(
+        "always", description="when to generate a fresh suite next to the blessed one (its new tests and statements "
+                              "are reported as candidate additions): every night, when the last is 7 days old, when "
+                              "discovery finds statements the blessed suite lacks, or never; without a blessed suite "
+                              "every night")
+    reports_url: str | None = Field(None, description="base URL serving <data_dir>/reports (adat serve-reports), "
+                                                      "for the report link in the nightly artifact")
+
+
 class RunConfig(_Section):
     """Everything a run needs. Written by users as YAML; every default is here."""
 
@@ -368,6 +382,8 @@ class RunConfig(_Section):
     spec_suite: SpecSuiteConfig = Field(default_factory=SpecSuiteConfig, description="TDAD spec suites")
     budget: BudgetConfig = Field(default_factory=BudgetConfig, description="limits on provider calls, tokens and "
                                  "dollars, for the run and per phase (README, Budgets)")
+    nightly: NightlyConfig = Field(default_factory=NightlyConfig, description="the nightly flow: which suite it "
+                                   "runs, when it regenerates, where its reports are served")
 
     @field_validator("selector", mode="before")
     @classmethod

@@ -351,6 +351,16 @@ class StageRun(Record):
     ts: datetime
 
 
+class SuiteBlessing(Record):
+    """A suite run blessed under a name: the frozen suite a nightly or a CI gate runs (``adat suite bless``)."""
+
+    run_id: str = Field(description="the run whose tests are the suite")
+    name: str = Field(description="the suite's name (a config's nightly.suite, or adat suite bless --name)")
+    blessed_at: datetime
+    tests: int = Field(0, description="tests in the suite when it was blessed")
+    source: str = Field("", description="where it came from: bless, or import:<bundle file>")
+
+
 #: table name -> record model; the warehouse writes exactly these tables. ``statements`` is
 #: extraction's; ``ranked_statements`` is grounding's (the same records with grounded,
 #: confidence and rank set).
@@ -376,4 +386,5 @@ TABLES: dict[str, type[Record]] = {
     "mutant_results": SpecResult,
     "spec_tests": SpecTest,
     "stage_runs": StageRun,
+    "suite_blessings": SuiteBlessing,
 }

@@ -24,6 +24,8 @@ pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 DEPLOYMENT = "adat-nightly/adat-nightly"
 FAULTS = ["no_write_confirmation"]
+#: the fault the red night runs the blessed suite against (turns passing tests of the small demo suite to fail)
+RED_FAULT = "no_write_confirmation"
 
 
 def _env(home: Path, **extra: str) -> dict[str, str]:
@@ -147,6 +149,12 @@ def _rows(artifact: Any) -> list[dict[str, Any]]:
     return data
 
 
+def _link(artifact: Any) -> str:
+    """The URL of a link artifact (its data is the markdown ``[text](url)``)."""
+    found = re.search(r"\]\((.+)\)\s*$", str(artifact.data))
+    return found.group(1) if found else str(artifact.data)
+
+
 def _by(rows: list[dict[str, Any]], key: str) -> dict[str, dict[str, Any]]:
     return {r[key]: r for r in rows}
 
@@ -163,7 +171,13 @@ def test_the_deployment_run_carries_the_night_and_the_evaluate_run_its_metrics(c
     assert f"# adat nightly `{run_id}`" in summary and "offline/heuristic" in summary
     assert "First night of this config" in summary
     report = workdir / "data" / "reports" / run_id / "report.html"
-    assert report.is_file() and report.resolve().as_uri() in summary
+    link = _link(own["adat-report"])  # served by the process serving the deployment, not file://
+    assert report.is_file() and link.startswith("http://") and link.endswith(f"/{run_id}/report.html")
+    assert f"]({link})" in summary and "file://" not in summary
+    import httpx
+
+    page = httpx.get(link, timeout=30)
+    assert page.status_code == 200 and page.text == report.read_text(encoding="utf-8")
     tables = [key for key, artifact in own.items() if artifact.type == "table"]
     assert all(f"`{key}`" in summary for key in tables)  # linked from the summary
     for key in tables:
@@ -206,6 +220,91 @@ def test_the_next_night_stands_next_to_the_previous_one_with_the_diff(client, fi
     assert headline["V/C"]["this night"] is None  # not evaluated tonight: no figure, not 0
     assert headline["V/C"]["previous night"] == before["V/C"]["this night"] is not None
     assert "adat-evaluation" not in own
+
+
+def _wait(client: Any, flow_run_id: Any, timeout: float = 600) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        run = client.read_flow_run(flow_run_id)
+        if run.state is not None and run.state.is_final():
+            return run
+        assert time.monotonic() < deadline, f"flow run {flow_run_id} did not finish: {run.state}"
+        time.sleep(2)
+
+
+@pytest.fixture(scope="module")
+def twin_nights(client: Any, second_night: Any, workdir: Path) -> list[Any]:
+    """Two nights of the deployment scheduled in the same minute, running at once."""
+    from datetime import UTC, datetime
+
+    from prefect.deployments import run_deployment
+
+    minute = datetime.now(UTC).replace(second=0, microsecond=0)
+    started = [run_deployment(DEPLOYMENT, parameters={"run_prefix": "twin", "evaluate": False}, scheduled_time=minute,
+                              timeout=0, as_subflow=False) for _ in range(2)]
+    return [_wait(client, run.id) for run in started]
+
+
+def test_two_nights_of_the_same_minute_get_their_own_run_ids_and_nothing_is_merged(client, twin_nights,
+                                                                                    workdir: Path):
+    from adat.config import adat_home
+    from adat.warehouse import build_catalog, run_query
+
+    assert all(run.state.is_completed() for run in twin_nights), [(r.name, r.state) for r in twin_nights]
+    names = sorted(run.name for run in twin_nights)  # flow runs are renamed to the run id they wrote
+    assert re.fullmatch(r"twin-\d{8}-\d{4}", names[0]) and re.fullmatch(re.escape(names[0]) + r"-[0-9a-f]{4}", names[1])
+    for name in names:
+        assert [r.status for r in read_records(workdir / "data", "runs", run_id=name)][-1] == "completed"
+    missing = _logged(client, next(r.id for r in twin_nights if r.name == names[1]), "belongs to another flow run")
+    assert not missing
+    db = build_catalog(workdir / "data", adat_home() / "sql")
+    for check in sorted((adat_home() / "sql" / "checks").glob("*.sql")):
+        rows = run_query(db, check, {"run_id": None}).to_pylist()
+        assert rows == [], f"sql/checks/{check.name}: {rows[:3]}"
+
+
+@pytest.fixture(scope="module")
+def red_night(client: Any, first_night: Any, twin_nights: Any, workdir: Path) -> Any:
+    """The first night's suite blessed; a night of it against a seeded fault."""
+    import yaml
+
+    from adat.suites.registry import bless
+
+    bless(workdir / "data", first_night.name, "nightly")
+    data = yaml.safe_load((workdir / "nightly.yaml").read_text())
+    data["target"]["fault"] = RED_FAULT
+    data["nightly"] = {"suite": "nightly", "regenerate": "never"}
+    (workdir / "faulty.yaml").write_text(yaml.safe_dump(data))
+    from prefect.deployments import run_deployment
+
+    return run_deployment(DEPLOYMENT, parameters={"config_path": str(workdir / "faulty.yaml"), "evaluate": False},
+                          timeout=420, poll_interval=2, as_subflow=False)
+
+
+def test_a_night_with_a_regression_ends_failed_with_one_line_and_names_its_tests(client, first_night, red_night,
+                                                                               workdir: Path):
+    import httpx
+
+    from adat.warehouse.queries import ReportQueries
+
+    assert red_night.state.is_failed(), (red_night.state, _tail(workdir / "serve.log"))
+    message = red_night.state.message
+    assert f"night {red_night.name}: " in message and f"pass -> fail against {first_night.name}" in message
+    assert len(message.splitlines()) == 1
+    assert {"adat", "offline", "suite:nightly", "blessed-suite"} <= set(red_night.tags), red_night.tags
+    rows = ReportQueries(workdir / "data").rows("verdict_changes", run_a=first_night.name, run_b=red_night.name)
+    flipped = [r for r in rows if r["variant_key"] == "(run target)" and r["change"] == "pass -> fail"]
+    own = _artifacts(client, red_night.id)
+    summary = own["adat-nightly"].data
+    assert summary.index("## Needs attention") < summary.index("| measure |")
+    for r in flipped:
+        assert f"`{r['test_id']}`" in summary
+    assert [r["test_id"] for r in _rows(own["adat-newly-failing"])] == [r["test_id"] for r in flipped]
+    assert _rows(own["adat-newly-failing"])[0]["rationale"]
+    subflows = _subflows(client, red_night.id)
+    assert f"{red_night.name}-run-suite" in subflows and "offline" in subflows[f"{red_night.name}-run-suite"].tags
+    page = httpx.get(_link(own["adat-report"]), timeout=30)
+    assert page.status_code == 200 and red_night.name in page.text
 
 
 def test_serving_the_nightly_with_a_bad_config_is_one_line_before_serving(tmp_path) -> None:

@@ -14,9 +14,10 @@ import typer
 
 from adat.cli.app import AdatTyper, fail, skip_teardown_at_exit, terminal_console, warehouse_root
 from adat.cli.compare_cmd import ablation, baselines, compare
-from adat.cli.report_cmd import diff, export_app, report, show
+from adat.cli.report_cmd import diff, export_app, report, serve_reports, show
 from adat.cli.server_cmd import server_app
 from adat.cli.spec import spec_app
+from adat.cli.suite_cmd import suite_app
 from adat.config import (
     RunConfig,
     adat_home,
@@ -40,6 +41,7 @@ app.add_typer(config_app, name="config")
 app.add_typer(spec_app, name="spec")
 app.add_typer(export_app, name="export")
 app.add_typer(server_app, name="server")
+app.add_typer(suite_app, name="suite")
 
 
 def _version(value: bool) -> None:
@@ -172,6 +174,10 @@ def run(
     check_roles_named(cfg, "run", file=str(config))
     forced = _refresh_stages(refresh)
     preflight(cfg)
+    if cfg.run_id:  # another flow's id, or one a running process writes: one line before any flow
+        from adat.pipeline.run_claims import check_run_free
+
+        check_run_free(cfg.data_path(), cfg.run_id, "pipeline")
     from adat.report import print_run_summary  # after preflight: a bad input fails without loading pandas
 
     result = _run_flow("pipeline", config=cfg, refresh=forced)
@@ -322,6 +328,7 @@ app.command("compare")(compare)
 app.command("report")(report)
 app.command("diff")(diff)
 app.command("show")(show)
+app.command("serve-reports")(serve_reports)
 app.command("baselines")(baselines)
 app.command("ablation")(ablation)
 

@@ -66,10 +66,15 @@ def diff(
     run_b: Annotated[str, typer.Argument(help="The later run.")],
     data_dir: DataDir = None,
 ) -> None:
-    """What changed from RUN_A to RUN_B: verdicts (pass -> fail first), statements, audit labels."""
+    """What changed from RUN_A to RUN_B: paired / new / retired tests, verdicts, statements, labels.
+
+    Verdict changes are listed pass -> fail first. Two runs of one suite pair their tests by id; two suites generated on different nights pair
+    tests with the same kind, instruction and expected side whose statements match by embedding
+    (docs/suites.md)."""
     from adat.reporting import run_diff
 
     d = run_diff(_root(data_dir), run_a, run_b)
+    _tests(d.tests)
     changed = d.verdict_changes
     console.print(Text(f"verdict changes {run_a} -> {run_b}: {len(changed)} "
                        f"({len(d.pass_to_fail)} pass -> fail) of {len(d.judged_in_both)} tests judged in both "
@@ -90,6 +95,18 @@ def diff(
                        f"{sum(1 for r in d.labels if r['label_a'] and r['label_b'])} labelled in both", style="bold"))
     for r in labels:
         console.print(f"  {r['label_a']} -> {r['label_b']}  {r['test_id']} ({r['agent_variant']})", markup=False)
+
+
+def _tests(t: Any) -> None:
+    if t is None or t.same_ids and not t.new and not t.retired:
+        return
+    share = f" ({t.paired_share:.0%} of {t.run_b}'s {t.tests_b})" if t.paired_share is not None else ""
+    console.print(Text(f"tests: {len(t.paired)} paired{share}, {len(t.new)} new, {len(t.retired)} retired",
+                       style="bold"))
+    for row in t.new:
+        console.print(Text("  + new     ", style="green") + Text(f"{row['test_id']} ({row['kind']}) {row['goal'] or ''}"[:200]))
+    for row in t.retired:
+        console.print(Text("  - retired ", style="red") + Text(f"{row['test_id']} ({row['kind']}) {row['goal'] or ''}"[:200]))
 
 
 def _statements(s: Any) -> None:
@@ -116,3 +133,19 @@ def show(
     if not item_id.strip():
         fail("empty id", field="ID", fix="pass a test id (te-…) or an execution id (ex-…)")
     show_item(console, _root(data_dir), item_id.strip(), run, variant)
+
+
+def serve_reports(
+    data_dir: DataDir = None,
+    host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8790,
+) -> None:
+    """Serve DATA_DIR/reports over HTTP, so report links open from the Prefect UI.
+
+    /RUN/report.html is a run's report, / lists them; set nightly.reports_url to the URL it prints."""
+    from adat.cli.app import warehouse_root
+    from adat.reporting.report_server import serve_reports as serve
+
+    root = warehouse_root(data_dir)
+    console.print(f"reports of {root}: http://{host}:{port}/  (nightly.reports_url: http://{host}:{port})", markup=False)
+    serve(root, host, port)

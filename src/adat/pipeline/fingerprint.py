@@ -41,7 +41,9 @@ PERFORMANCE_FIELDS = ("run_id", "data_dir", "llm.concurrency", "llm.timeout_s", 
                       "execution.dask_workers", "execution.dask_processes", "execution.task_retries",
                       # a budget stops a stage (which then caches nothing); a finished stage's result
                       # does not depend on it, so a larger budget resumes instead of recomputing
-                      "budget")
+                      "budget",
+                      # what the nightly flow runs and where its report is served: no stage reads it
+                      "nightly")
 _PACKAGE = Path(adat.__file__).resolve().parent
 #: tables of another run a stage may start from (a suite, a discovery): their parts enter the key
 SOURCE_TABLES = ("traces", "rule_events", "statements", "ranked_statements", "tests", "instructions", "executions",

@@ -160,8 +160,11 @@ def night_markdown(summary: Mapping[str, Any], headline: list[dict[str, Any]], p
 
 
 def _file_uri(path: str) -> str:
+    """A link to the report: its URL when it is served over HTTP (adat serve-reports), else a file URI."""
     from pathlib import Path
 
+    if path.startswith(("http://", "https://")):
+        return path
     return Path(path).resolve().as_uri()
 
 

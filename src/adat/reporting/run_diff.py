@@ -5,6 +5,11 @@ cosine of their embeddings (``scipy.optimize.linear_sum_assignment``); a pair be
 :data:`adat.config.STATEMENT_MATCH_MIN_COSINE` is no pair. Paired statements with the same text
 are unchanged, others *changed*; unpaired ones of B *appeared*, of A *vanished*. Verdict and
 label changes are rows of ``sql/report/verdict_changes.sql`` and ``execution_label_changes.sql``.
+
+Tests are paired by their content identity (:mod:`adat.suites.identity`): two runs of one frozen
+suite share test ids; two suites generated on different nights are paired by kind, instruction,
+expected side and the statement they test, and their verdicts compared with
+``sql/report/paired_verdict_changes.sql``. Unpaired tests are *new* (in B) or *retired* (in A).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import numpy as np
 
 from adat.config import STATEMENT_MATCH_MIN_COSINE, RunConfig, cache_dir
 from adat.errors import UserError
+from adat.suites.identity import TestPairing, pair_runs
 from adat.warehouse.queries import ReportQueries
 
 
@@ -42,6 +48,8 @@ class RunDiff:
     statements: StatementDiff
     verdicts: list[dict[str, Any]]
     labels: list[dict[str, Any]]
+    #: the tests of B paired with those of A by content identity; new and retired tests
+    tests: TestPairing | None = None
 
     @property
     def judged_in_both(self) -> list[dict[str, Any]]:
@@ -108,10 +116,21 @@ def run_diff(data_root: Path, run_a: str, run_b: str, queries: ReportQueries | N
         if not queries.run_exists(run):
             raise UserError(f"run {run!r} has no tests or executions in {data_root}", field=label,
                             fix="pass a run id from `adat sql stg_runs`, or --data-dir of its warehouse")
+    tests = pair_runs(queries, run_a, run_b)
     return RunDiff(run_a=run_a, run_b=run_b,
                    statements=statement_diff(queries, run_a, run_b),
-                   verdicts=queries.rows("verdict_changes", run_a=run_a, run_b=run_b),
-                   labels=queries.rows("execution_label_changes", run_a=run_a, run_b=run_b))
+                   verdicts=paired_verdicts(queries, tests),
+                   labels=queries.rows("execution_label_changes", run_a=run_a, run_b=run_b),
+                   tests=tests)
+
+
+def paired_verdicts(queries: ReportQueries, tests: TestPairing) -> list[dict[str, Any]]:
+    """Verdicts of A and B per test and variant: joined on the test id when every pair is one id
+    (``verdict_changes``), else over the pairs (``paired_verdict_changes``)."""
+    if tests.same_ids:
+        return queries.rows("verdict_changes", run_a=tests.run_a, run_b=tests.run_b)
+    tests_a, tests_b = tests.columns()
+    return queries.rows("paired_verdict_changes", run_a=tests.run_a, run_b=tests.run_b, tests_a=tests_a, tests_b=tests_b)
 
 
 #: verdict_changes.sql's variant_key of the variant each run was started against
@@ -149,6 +168,9 @@ def diff_markdown(d: RunDiff, limit: int = 20) -> str:
              f"| verdicts pass → fail | {len(d.pass_to_fail)} |",
              f"| other verdict changes | {len(d.verdict_changes) - len(d.pass_to_fail)} |",
              f"| tests judged in both | {len(d.judged_in_both)} |"]
+    if d.tests is not None and not d.tests.same_ids:
+        lines += [f"| tests paired / new / retired | {len(d.tests.paired)} / {len(d.tests.new)} / "
+                  f"{len(d.tests.retired)} |"]
     if s.compared:
         lines += [f"| statements appeared / vanished / changed / unchanged | {len(s.appeared)} / "
                   f"{len(s.vanished)} / {len(s.changed)} / {s.unchanged} |"]
@@ -158,6 +180,11 @@ def diff_markdown(d: RunDiff, limit: int = 20) -> str:
         lines += [f"| {r['change']} | `{r['test_id']}` | {r['kind']} | {r['agent_variant']} |"
                   for r in d.verdict_changes[:limit]]
         lines.append("")
+    if d.tests is not None:
+        for title, tests in (("New tests", d.tests.new), ("Retired tests", d.tests.retired)):
+            if tests:
+                lines += [f"## {title}", "", *(f"* `{t['test_id']}` ({t['kind']}) {t['goal'] or ''}"
+                                                for t in tests[:limit]), ""]
     for title, rows in (("Statements that appeared", s.appeared), ("Statements that vanished", s.vanished)):
         if s.compared and rows:
             lines += [f"## {title}", "", *(f"* {r['text']}" for r in rows[:limit]), ""]

@@ -1,0 +1,31 @@
+"""`adat serve-reports` / the nightly's report server: a run's report over HTTP, and its URL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+
+from adat.reporting.report_server import report_url, start_report_server
+
+
+def test_the_report_opens_over_http_at_the_url_the_night_links(tmp_path: Path) -> None:
+    report = tmp_path / "reports" / "nightly-20261203-0200" / "report.html"
+    report.parent.mkdir(parents=True)
+    report.write_text("<html>night</html>", encoding="utf-8")
+    base, server = start_report_server(tmp_path)
+    try:
+        url = report_url(base, tmp_path, report)
+        assert url == f"{base}/nightly-20261203-0200/report.html" and url.startswith("http://127.0.0.1:")
+        page = httpx.get(url, timeout=10)
+        assert page.status_code == 200 and page.text == "<html>night</html>"
+        assert "nightly-20261203-0200/report.html" in httpx.get(f"{base}/", timeout=10).text
+        assert httpx.get(f"{base}/nope/report.html", timeout=10).status_code == 404
+    finally:
+        server.should_exit = True
+
+
+def test_a_report_outside_the_reports_directory_has_no_url(tmp_path: Path) -> None:
+    with pytest.raises(ValueError):
+        report_url("http://h:1", tmp_path, tmp_path / "elsewhere.html")
