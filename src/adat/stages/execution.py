@@ -20,13 +20,17 @@ from adat.targets.base import Target
 
 Progress = Callable[[int, int], None]
 R = TypeVar("R")
+T = TypeVar("T")
 
 
 def execute_test(target: Target, test: TestCase, run_id: str, *, agent_variant: str = "original",
-                 repeat: int = 0) -> Execution:
-    """Run ``test`` once against ``target`` in a fresh session and record the conversation."""
-    execution = Execution(execution_id=execution_id(run_id, test.test_id, agent_variant, repeat),
-                          run_id=run_id, test_id=test.test_id,
+                 trial: int = 1) -> Execution:
+    """Run ``test`` once against ``target`` in a fresh session and record the conversation.
+
+    ``trial`` numbers repeated executions of the test (1..k); trial 1 keeps the id a single
+    execution always had."""
+    execution = Execution(execution_id=execution_id(run_id, test.test_id, agent_variant, trial - 1),
+                          run_id=run_id, test_id=test.test_id, trial=trial,
                           agent_id=str(getattr(target, "agent_id", "")), agent_variant=agent_variant)
     started = time.monotonic()
     hints = list(test.step_hints)
@@ -56,7 +60,7 @@ def execute_tests(target: Target, tests: Sequence[TestCase], run_id: str, worker
                      progress)
 
 
-def run_tests(fn: Callable[[TestCase], R], tests: Sequence[TestCase], workers: int,
+def run_tests(fn: Callable[[T], R], tests: Sequence[T], workers: int,
               progress: Progress | None = None) -> list[R]:
     """``[fn(test) for test in tests]`` on ``workers`` threads, in the order of ``tests``.
 
