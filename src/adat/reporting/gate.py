@@ -125,7 +125,8 @@ def short_goal(goal: str | None, limit: int = GOAL_CHARS) -> str:
 def gate_line(row: dict[str, Any]) -> str:
     """One test of the gate on one line: id, goal, verdict over trials, audit validity, reason."""
     trials = f"{row['passes']}/{row['k']} pass" if row["k"] > 1 else str(row["verdict"])
-    return (f"{row['test_id']}  {row['kind']:<11} \"{short_goal(row['goal'])}\"  verdict: {trials}"
+    change = f" ({row['change']})" if " -> " in row["change"] else ""
+    return (f"{row['test_id']}  {row['kind']:<11} \"{short_goal(row['goal'])}\"  verdict: {trials}{change}"
             f"  [{row['flake_class']}]  audit: {row['validity']}  — {row['reason']}")
 
 
