@@ -17,6 +17,7 @@ from adat.errors import TargetError
 from adat.records import Execution, TestCase, Turn
 from adat.stages.ids import execution_id
 from adat.targets.base import Target
+from adat.targets.trial import in_trial
 
 Progress = Callable[[int, int], None]
 R = TypeVar("R")
@@ -35,11 +36,12 @@ def execute_test(target: Target, test: TestCase, run_id: str, *, agent_variant: 
     started = time.monotonic()
     hints = list(test.step_hints)
     try:
-        execution.session_id = target.reset()
-        for hint in hints[: test.turn_limit]:
-            execution.turns.append(Turn(role="user", text=hint, ts=time.monotonic() - started))
-            reply = target.invoke(execution.session_id, hint)
-            execution.turns.append(Turn(role="agent", text=reply, ts=time.monotonic() - started))
+        with in_trial(trial):
+            execution.session_id = target.reset()
+            for hint in hints[: test.turn_limit]:
+                execution.turns.append(Turn(role="user", text=hint, ts=time.monotonic() - started))
+                reply = target.invoke(execution.session_id, hint)
+                execution.turns.append(Turn(role="agent", text=reply, ts=time.monotonic() - started))
     except TargetError as exc:
         execution.error = str(exc) or type(exc).__name__
         execution.ended_by = "error"
