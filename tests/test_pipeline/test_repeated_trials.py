@@ -107,3 +107,31 @@ def test_one_trial_keeps_the_single_execution_id(tmp_path, monkeypatch) -> None:
     (execution,) = read_records(root, "executions", run_id=RUN)
     assert execution.trial == 1 and execution.execution_id == execution_id(RUN, "t-steady", "original")
     assert ReportQueries(root).rows("test_trials", run_id=RUN) == []  # one trial: nothing to call flaky
+
+
+class _TagRecorder:
+    """A target that records the response-cache tag a model-backed agent would use in each session."""
+
+    agent_id = "tags"
+
+    def __init__(self) -> None:
+        self.tags: list[str] = []
+
+    def reset(self) -> str:
+        return "s"
+
+    def invoke(self, session_id: str, user_message: str) -> str:
+        from adat.targets.trial import trial_cache_tag
+
+        self.tags.append(trial_cache_tag())
+        return "ok"
+
+
+def test_a_later_trial_asks_an_llm_agent_under_its_own_cache_tag() -> None:
+    from adat.stages.execution import execute_test
+
+    target = _TagRecorder()
+    first = execute_test(target, _test("t", "hello"), RUN, trial=1)
+    third = execute_test(target, _test("t", "hello"), RUN, trial=3)
+    assert target.tags == ["", "trial=3"]  # trial 1 keeps the cache keys a single run always had
+    assert (first.trial, third.trial) == (1, 3) and first.execution_id != third.execution_id
