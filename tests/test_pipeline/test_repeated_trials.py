@@ -135,3 +135,23 @@ def test_a_later_trial_asks_an_llm_agent_under_its_own_cache_tag() -> None:
     third = execute_test(target, _test("t", "hello"), RUN, trial=3)
     assert target.tags == ["", "trial=3"]  # trial 1 keeps the cache keys a single run always had
     assert (first.trial, third.trial) == (1, 3) and first.execution_id != third.execution_id
+
+
+def test_a_hosted_agent_passes_the_trial_tag_to_the_client() -> None:
+    from adat.targets.hosting import HostedSessions
+    from adat.targets.trial import in_trial
+
+    class Client:
+        tags: list[str] = []
+
+        def chat(self, role: str, messages: list, *, model: str, tools: list, cache_tag: str = "") -> str:
+            self.tags.append(cache_tag)
+            return "reply"
+
+    client = Client()
+    host: HostedSessions[object] = HostedSessions(client, model="m", agent_id="a", prefix="p")  # type: ignore[arg-type]
+    host._chat("agent", [], [])
+    with in_trial(2):
+        host._chat("agent", [], [])
+        host._chat("agent", [], [], cache_tag="spec|rerun=1")
+    assert client.tags == ["", "trial=2", "spec|rerun=1|trial=2"]
