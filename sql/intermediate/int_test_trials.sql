@@ -1,7 +1,7 @@
 -- int_test_trials: a test's repeated trials on one agent variant in a run — pass rate, pass^k and
 -- its flake class.
 -- grain: run_id, agent_variant, test_id (tests with at least one execution that has a verdict)
--- inputs: stg_executions, stg_verdicts, stg_execution_turns, stg_rejudgements
+-- inputs: stg_executions, stg_verdicts, stg_rejudgements
 -- k = trials (executions with a verdict row; an unjudged one — a target error — is inconclusive);
 -- pass_k is true when all k passed; pass_rate = passes / k. A trial's replies are the digest of
 -- the agent's messages in order. flake_class (docs/trials.md):
@@ -9,19 +9,14 @@
 --                trials with identical replies and different verdicts;
 --   agent-flaky: otherwise, judged trials with different verdicts and different replies;
 --   stable:      every judged trial has the same verdict (and no re-judgement disagreed).
-with replies as (
-    select run_id, execution_id, md5(string_agg(text, chr(30) order by turn_index)) as reply_digest
-    from stg_execution_turns
-    where role = 'agent'
-    group by run_id, execution_id
-),
-trials as (
+with trials as (
+    -- a list lambda, not stg_execution_turns: no unnest and no regrouping of every message
     select
         e.run_id, e.agent_variant, e.test_id, e.execution_id, v.verdict, v.judged,
-        coalesce(r.reply_digest, '') as reply_digest
+        coalesce(md5(array_to_string(list_transform(list_filter(e.turns, lambda x: x.role = 'agent'),
+                                                    lambda x: x.text), chr(30))), '') as reply_digest
     from stg_executions as e
     join stg_verdicts as v on v.run_id = e.run_id and v.execution_id = e.execution_id
-    left join replies as r on r.run_id = e.run_id and r.execution_id = e.execution_id
 ),
 rejudged as (
     select t.run_id, t.agent_variant, t.test_id, count(*) as rejudged,
