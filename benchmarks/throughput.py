@@ -1,7 +1,8 @@
-"""Benchmark: a suite at 16-way vs sequential, adat vs a minimal driver, fixed overhead, cached re-run, 1 M-row SQL.
+"""Benchmark: a suite at 16-way vs sequential, adat vs a minimal driver, fixed overhead, cached re-run,
+repeated trials (run-suite --repeat 5) at 16-way vs sequential, 1 M-row SQL.
 
     python benchmarks/throughput.py [--latency 0.2] [--concurrency 16] [--sessions 64] [--n 60]
-                                    [--runs 20] [--executions 1000000]
+                                    [--repeat 5] [--runs 20] [--executions 1000000]
 
 Set-up, all on 127.0.0.1 and side by side in one run:
 
@@ -15,6 +16,9 @@ Set-up, all on 127.0.0.1 and side by side in one run:
 * ``adat run-suite`` of that suite at ``execution.workers = llm.concurrency = 1`` and ``= 16``,
   each with its own response cache; the execution phase is the ``execution`` task's run time
   read from the Prefect API; then the 16-way run again, unchanged;
+* ``adat run-suite --repeat 5`` of the same suite at 1 and 16 workers against the same server (each
+  trial is a fresh session whose agent calls are new provider calls: the response cache keys a
+  trial's calls by its number), the execution phase again read from the Prefect API;
 * the minimal driver: the same messages (system prompt, tools, each test's step hints, then one
   judge request per test) to the same server with a ThreadPoolExecutor at the same concurrency;
 * a synthetic warehouse of ``--executions`` execution rows over ``--runs`` runs (the template's
@@ -151,6 +155,7 @@ def main() -> int:
         "transformed ones). A test takes 1-4 agent turns and a judge call, so at W workers the last, "
         "partly filled round keeps the ideal speed-up below W: at 30-50 tests even the minimal driver "
         "stays near 8-10x at 16-way; about 120 tests put the ideal near 14x, clearly above the 10x target"))
+    parser.add_argument("--repeat", type=int, default=5, help="trials per test of the repeated run-suite runs")
     parser.add_argument("--runs", type=int, default=20, help="runs of the synthetic warehouse")
     parser.add_argument("--executions", type=int, default=1_000_000, help="execution rows of the synthetic warehouse")
     parser.add_argument("--keep", type=Path, help="work here and keep it (default: a temporary directory)")
@@ -188,6 +193,12 @@ def main() -> int:
                             env={**env, "ADAT_CACHE_DIR": str(work / f"cache-{run_id}")})
                 key = run_id if run_id not in timed else f"{run_id}-rerun"
                 timed[key] = (wall, execution_phase_s(state.api_url, run_id), len(chat.requests) - before)
+            for run_id, conc in (("tp-rep-seq", 1), ("tp-rep-par", args.concurrency)):
+                cfg = suite_config(work / f"{run_id}.yaml", data, run_id, chat.base_url, conc)
+                before = len(chat.requests)
+                wall = adat("run-suite", "--config", str(cfg), "--suite", "tp-suite", "--repeat", str(args.repeat),
+                            env={**env, "ADAT_CACHE_DIR": str(work / f"cache-{run_id}")})
+                timed[run_id] = (wall, execution_phase_s(state.api_url, run_id), len(chat.requests) - before)
             before = len(chat.requests)
             driver_s = minimal_driver(chat.base_url, tests, args.concurrency)
             driver_calls = len(chat.requests) - before
@@ -204,6 +215,11 @@ def main() -> int:
     print(f"  execution phase            {seq_exec:10.2f} s {par_exec:10.2f} s {driver_s:14.2f} s")
     print(f"  whole command              {seq_wall:10.2f} s {par_wall:10.2f} s")
     print(f"  provider calls             {seq_calls:12d} {par_calls:12d} {driver_calls:16d}")
+    (rseq_wall, rseq_exec, rseq_calls), (rpar_wall, rpar_exec, rpar_calls) = timed["tp-rep-seq"], timed["tp-rep-par"]
+    print(f"run-suite --repeat {args.repeat} ({args.repeat * len(tests)} trials)")
+    print(f"  execution phase            {rseq_exec:10.2f} s {rpar_exec:10.2f} s")
+    print(f"  whole command              {rseq_wall:10.2f} s {rpar_wall:10.2f} s")
+    print(f"  provider calls             {rseq_calls:12d} {rpar_calls:12d}")
 
     def check(label: str, value: str, ok: bool) -> None:
         results.append((label, value, ok))
@@ -214,6 +230,11 @@ def main() -> int:
     overhead = par_wall - par_exec
     check("fixed per-command overhead with a running server (≤ 3 s)", f"{overhead:.2f} s", overhead <= 3.0)
     check("unchanged re-run: provider calls (0)", f"{re_calls}", re_calls == 0)
+    check(f"--repeat {args.repeat}: execution phase, {c}-way vs sequential (≥ 8x)", f"{rseq_exec / rpar_exec:.1f}x",
+          rseq_exec / rpar_exec >= 8)
+    # every trial is a new session: its agent and judge calls reach the server (none replayed from trial 1)
+    check(f"--repeat {args.repeat}: provider calls ≥ {args.repeat} x one run's", f"{rpar_calls} vs {par_calls}",
+          rpar_calls >= args.repeat * par_calls * 0.9 and rseq_calls >= args.repeat * seq_calls * 0.9)
     share = re_wall / par_wall
     check(f"unchanged re-run time / first {c}-way run (≤ 15 %)", f"{re_wall:.2f} s = {share:.0%}", share <= 0.15)
     print("\n".join(metric_lines))  # benchmarks/metrics_scale.py, also on its own

@@ -304,6 +304,9 @@ class ExecutionConfig(_Section):
                                                        "None = start a local cluster for the run")
     dask_workers: int = Field(2, ge=1, description="workers of the local Dask cluster")
     dask_processes: bool = Field(True, description="local cluster workers are processes (False: threads in this process)")
+    repeat: int = Field(1, ge=1, description="trials per test and agent variant (`run-suite --repeat k`): k "
+                                             "executions in fresh sessions, each judged; pass^k and flake "
+                                             "classes come from them (docs/trials.md)")
     task_retries: int = Field(2, ge=0, description="retries of a stage that calls the target or an LLM, after a "
                                                    "transient failure (target, LLM or network error; never a user "
                                                    "error), 5 s then 30 s apart; shown as retries in the Prefect UI")
@@ -555,6 +558,8 @@ EMBEDDING_BATCH_SIZE = 64
 #: reworded, when their embeddings' cosine is at least this (all-MiniLM-L6-v2 paraphrases score
 #: ≈ 0.8–0.95; unrelated retail rules ≈ 0.2–0.6). Identical texts are "unchanged", not "changed".
 STATEMENT_MATCH_MIN_COSINE = 0.8
+#: significance level of the regression gate's one-sided Fisher exact test (docs/trials.md)
+REGRESSION_ALPHA = 0.05
 
 
 #: What ``adat server start`` is bound to and waits for (a loaded 2-core machine needs ~10 s).

@@ -146,6 +146,8 @@ class Execution(Record):
     error: str | None = None
     duration_s: float = 0.0
     retries: int = Field(0, description="messages sent again after a transient transport failure (http target)")
+    trial: int = Field(1, description="which of the run's repeated trials of the test on this variant (1..k; "
+                                      "`run-suite --repeat k`); each trial is a fresh session")
 
 
 class CriterionResult(Record):
@@ -374,6 +376,9 @@ TABLES: dict[str, type[Record]] = {
     "attempts": Attempt,
     "executions": Execution,
     "verdicts": Verdict,
+    # a second verdict on an execution whose test's trials disagree (judge-flakiness; the
+    # execution's verdict stays the one in ``verdicts``)
+    "rejudgements": Verdict,
     "audit_labels": AuditLabel,
     "execution_labels": ExecutionLabel,
     "groupings": Grouping,

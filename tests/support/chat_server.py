@@ -28,6 +28,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+class _Server(ThreadingHTTPServer):
+    # socketserver's default backlog of 5 resets connections when 16 clients connect at once
+    request_queue_size = 128
+
+
 @dataclass
 class Reply:
     """One scripted answer. ``status != 200`` sends an error; ``hang_s`` waits before answering."""
@@ -99,7 +104,7 @@ class ChatServer:
         return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
     def start(self) -> ChatServer:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        server = _Server(("127.0.0.1", 0), _handler_for(self))
         server.daemon_threads = True
         self._server = server
         self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},

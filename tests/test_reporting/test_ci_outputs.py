@@ -39,14 +39,23 @@ def test_junit_export_validates_against_the_schema_and_carries_failures(nightly:
     assert code == 0, text
     xmlschema.XMLSchema(str(XSD)).validate(str(out))
     verdicts = _verdicts(nightly.root, "rep-fault")
-    cases = {c.get("name"): c for c in ET.parse(out).getroot().iter("testcase")}
-    assert set(cases) == set(verdicts)  # one testcase per test
+    goals = {t.test_id: t.goal for t in read_records(nightly.root, "tests", run_id="rep-fault")}
+    invalid = {a.test_id for a in read_records(nightly.root, "audit_labels", run_id="rep-cur") if a.validity == "invalid"}
+    cases = {c.get("name", "").rsplit(" [", 1)[-1].rstrip("]"): c for c in ET.parse(out).getroot().iter("testcase")}
+    assert set(cases) == set(verdicts)  # one testcase per test, named "<goal, cut> [<test id>]"
+    for test_id, case in cases.items():
+        assert case.get("name", "").startswith(" ".join(goals[test_id].split())[:40])
+        assert case.get("classname") in {"adat.rep-cur.plain", "adat.rep-cur.transformed"}  # the suite, not the run
     failed = {t for t, v in verdicts.items() if v == "fail"}
-    assert failed, "the fault should fail some test"
-    assert {t for t, c in cases.items() if c.find("failure") is not None} == failed
+    assert failed - invalid, "the fault should fail some valid test"
+    # a failure is what the gate (--fail-on fail) counts: failing tests the auditor judged invalid are apart
+    assert {t for t, c in cases.items() if c.find("failure") is not None} == failed - invalid
     assert {t for t, c in cases.items() if c.find("skipped") is not None} == {
-        t for t, v in verdicts.items() if v == "inconclusive"}
-    body = cases[sorted(failed)[0]].find("failure")
+        t for t, v in verdicts.items() if v == "inconclusive"} | (failed & invalid)
+    for t in failed & invalid:
+        skipped = cases[t].find("skipped")
+        assert skipped is not None and "auditor judged the test invalid" in skipped.get("message", "")
+    body = cases[sorted(failed - invalid)[0]].find("failure")
     assert body is not None and body.text and "judge: " in body.text
     assert "user: " in body.text and "agent: " in body.text  # the transcript
 

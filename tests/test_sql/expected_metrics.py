@@ -268,4 +268,16 @@ EXPECTED: dict[str, list[Case]] = {
         ("run_id", "scope", "test_id", "split", "k", "passes", "pass_rate"),
         [("r2", "suite", "a2", "visible", 3, 2, 2 / 3),
          ("r2", "suite", "h2", "hidden", 3, 2, 2 / 3)])],
+    # repeated trials (int_test_trials): r1 t1 and t2 ran twice on the original; every execution of
+    # the fixture has the same turns(2) replies, so t2's fail + pass is one transcript judged two
+    # ways (judge-flaky); r2 runs every test once per variant (left out)
+    "test_trials": [Case(
+        ("run_id", "agent_variant", "test_id", "k", "passes", "fails", "inconclusive", "pass_rate", "pass_k",
+         "flake_class"),
+        [("r1", "original", "t1", 2, 2, 0, 0, 1.0, True, "stable"),
+         ("r1", "original", "t2", 2, 1, 1, 0, 0.5, False, "judge-flaky")])],
+    "trial_summary": [Case(
+        ("run_id", "agent_variant", "tests", "k", "tests_pass_k", "pass_k_rate", "mean_pass_rate", "stable",
+         "agent_flaky", "judge_flaky"),
+        [("r1", "original", 2, 2, 1, 1 / 2, (1 + 1 / 2) / 2, 1, 0, 1)])],
 }

@@ -202,8 +202,15 @@ def _refresh_stages(names: list[str] | None) -> bool | list[str]:
 def run_suite(
     config: Annotated[Path, typer.Option("--config", "-c", help="Run config naming the target to test.")],
     suite: Annotated[str, typer.Option("--suite", help="run_id whose tests to execute.")],
-    fail_on: Annotated[str | None, typer.Option("--fail-on", help="Exit 1 when a test fails (fail) or when a "
-                                                "test that passed in the suite run fails (regression).")] = None,
+    fail_on: Annotated[str | None, typer.Option("--fail-on", help="Exit 1 when a test fails (fail), its pass rate "
+                                                "drops beyond its history (regression; docs/trials.md) or its "
+                                                "trials are flaky (flaky).")] = None,
+    repeat: Annotated[int | None, typer.Option("--repeat", min=1, help="Trials per test, each in a fresh session "
+                                               "(default: the config's execution.repeat).")] = None,
+    run_id: Annotated[str | None, typer.Option("--run-id", help="Id of this run (default: the config's run_id, "
+                                               "else a generated one).")] = None,
+    junit: Annotated[Path | None, typer.Option("--junit", help="Also write the run as JUnit XML here; its "
+                                               "failures are the --fail-on gate's (default mode: fail).")] = None,
     data_dir: DataDir = None,
 ) -> None:
     """Execute and judge an existing suite against the config's target (e.g. a new agent version)."""
@@ -211,13 +218,17 @@ def run_suite(
     from adat.report import print_run_summary
 
     if fail_on is not None:
-        from adat.reporting.run_diff import FAIL_ON_MODES  # loads numpy and DuckDB: only when asked
+        from adat.reporting.gate import FAIL_ON_MODES  # loads DuckDB: only when asked
 
         if fail_on not in FAIL_ON_MODES:
-            fail(f"unknown mode {fail_on!r}", field="--fail-on", fix=f"use {' or '.join(FAIL_ON_MODES)}")
+            fail(f"unknown mode {fail_on!r}", field="--fail-on", fix=f"use {', '.join(FAIL_ON_MODES)}")
     cfg = _with_data_dir(load_run_config(config), data_dir)
     check_roles_named(cfg, "run-suite", file=str(config))
     check_run_id(suite, field="--suite")
+    if run_id is not None:
+        cfg = cfg.model_copy(update={"run_id": check_run_id(run_id, field="--run-id")})
+    if repeat is not None:
+        cfg = cfg.model_copy(update={"execution": cfg.execution.model_copy(update={"repeat": repeat})})
     key = run_suite_key(cfg, suite)
     # A completed run under this key had the suite's tests and is a run-suite run (check_run_suite
     # holds): the answer needs no Parquet, no DuckDB, no provider and no flow.
@@ -237,15 +248,34 @@ def run_suite(
         summary = print_run_summary(console, cfg, str(result))
         if summary.get("status") == "completed":
             remember(cfg, "run_suite", str(result), key, summary)
-    if fail_on:
-        from adat.reporting.run_diff import gate_failures
+    _gate(cfg, str(result), suite, fail_on, junit)
 
-        failures = gate_failures(cfg.data_path(), str(result), suite, fail_on)
-        for r in failures:
-            console.print(f"{r['change']:<14} {r['test_id']} ({r['kind']})", markup=False)
-        if failures:
-            console.print(f"--fail-on {fail_on}: {len(failures)} test(s); exit 1", markup=False)
-            raise typer.Exit(1)
+
+def _gate(cfg: RunConfig, run_id: str, suite: str, fail_on: str | None, junit: Path | None) -> None:
+    """Trials summary, then the --fail-on gate's lines and the --junit file; exit 1 when the gate fails."""
+    if fail_on is None and junit is None and cfg.execution.repeat <= 1:
+        return
+    from adat.reporting.gate import evaluate_gate, gate_lines
+    from adat.reporting.junit import write_junit
+    from adat.warehouse.queries import ReportQueries
+
+    queries = ReportQueries(cfg.data_path())
+    for row in queries.rows("trial_summary", run_id=run_id):
+        console.print(f"trials: {row['tests']} tests × {row['k']} on {row['agent_variant']} — pass^k "
+                      f"{row['tests_pass_k']}/{row['tests']}, mean pass rate {row['mean_pass_rate']:.3f}; "
+                      f"stable {row['stable']}, agent-flaky {row['agent_flaky']}, judge-flaky {row['judge_flaky']}",
+                      markup=False)
+    mode = fail_on or "fail"
+    gate = evaluate_gate(cfg.data_path(), run_id, suite, mode, queries)
+    if junit is not None:
+        path = write_junit(cfg.data_path(), run_id, junit, suite_run_id=suite, mode=mode)
+        console.print(f"junit: {path} ({len(gate.counted)} failure(s), --fail-on {mode})", markup=False)
+    if fail_on is None:
+        return
+    for line in gate_lines(gate):
+        console.print(line, markup=False)
+    if gate.counted:
+        raise typer.Exit(1)
 
 
 @app.command("demo")

@@ -43,14 +43,23 @@ def report(
 def export_junit(
     run: RunArg,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="XML file (default: DATA/reports/RUN/junit.xml).")] = None,
-    variant: Annotated[list[str] | None, typer.Option("--variant", help="Agent variant (repeatable; default: original).")] = None,
+    variant: Annotated[list[str] | None, typer.Option("--variant", help="Agent variant (repeatable; default: the "
+                                                      "one the run was started against).")] = None,
+    fail_on: Annotated[str, typer.Option("--fail-on", help="Gate whose failing tests are the JUnit failures: "
+                                         "fail, regression or flaky (as run-suite --fail-on).")] = "fail",
+    suite: Annotated[str | None, typer.Option("--suite", help="The suite run the gate compares with "
+                                              "(default: the run that holds RUN's tests).")] = None,
     data_dir: DataDir = None,
 ) -> None:
     """Write RUN's verdicts as JUnit XML: one testcase per test, failures carry rationale and transcript."""
+    from adat.reporting.gate import FAIL_ON_MODES
     from adat.reporting.junit import write_junit
 
+    if fail_on not in FAIL_ON_MODES:
+        fail(f"unknown mode {fail_on!r}", field="--fail-on", fix=f"use {', '.join(FAIL_ON_MODES)}")
     root = _root(data_dir)
-    path = write_junit(root, run, out or root / "reports" / run / "junit.xml", variant or None)
+    path = write_junit(root, run, out or root / "reports" / run / "junit.xml", variant or None,
+                       suite_run_id=suite, mode=fail_on)
     console.print(f"junit: {path}", markup=False)
 
 

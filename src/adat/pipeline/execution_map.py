@@ -47,7 +47,8 @@ def phase_tests(ctx: RunContext, kind: str = "plain", suite_run_id: str | None =
 
 
 def write_phase(ctx: RunContext, tests: list[TestCase], executions: list[Execution], verdicts: list[Verdict],
-                events: list[RuleEvent], kind: str, variant: str, suite_run_id: str | None = None) -> StepResult:
+                events: list[RuleEvent], kind: str, variant: str, suite_run_id: str | None = None,
+                rejudged: list[Verdict] | None = None) -> StepResult:
     """Write one execution phase's rows as its own parts of the run (owner ``execution.<kind>.<variant>``):
     re-executing replaces them and nothing else, so plain and transformed tests and every faulty
     variant accumulate in one run. A run-suite run also gets a copy of the suite it executed."""
@@ -56,6 +57,8 @@ def write_phase(ctx: RunContext, tests: list[TestCase], executions: list[Executi
         ctx.write("tests", [t.model_copy(update={"run_id": ctx.run_id}) for t in tests], owner="suite")
     ctx.write("executions", executions, owner=owner)
     ctx.write("verdicts", verdicts, owner=owner)
+    if rejudged is not None:  # repeated trials only: a single trial has nothing to disagree with
+        ctx.write("rejudgements", rejudged, owner=owner)
     ctx.write("rule_events", events, owner=owner)
     ctx.flush_calls()
     tally = Counter(v.verdict for v in verdicts)

@@ -130,6 +130,7 @@ def execution_step(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_i
     from adat.pipeline.execution_map import phase_tests, write_phase
     from adat.stages.execution import execute_test, run_tests
     from adat.stages.judging import judge_execution
+    from adat.stages.trials import Trial, rejudge_disagreeing, trials_of
 
     ctx = RunContext(cfg, run_id)
     variant = ctx.variant(fault)
@@ -140,15 +141,23 @@ def execution_step(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_i
     # to the tester's LLM endpoint, so llm.concurrency bounds them (not execution.workers).
     judge_slots = threading.BoundedSemaphore(cfg.llm.concurrency)
 
-    def execute_and_judge(test: TestCase) -> tuple[Execution, Verdict]:
-        execution = execute_test(target, test, run_id, agent_variant=variant)
+    def judge(test: TestCase, execution: Execution, rejudge: bool = False) -> Verdict:
         with judge_slots:
-            return execution, judge_execution(cfg, client, test, execution, run_id)
+            return judge_execution(cfg, client, test, execution, run_id, rejudge=rejudge)
 
-    pairs = run_tests(execute_and_judge, tests, cfg.execution.workers, progress)
+    def execute_and_judge(trial: Trial) -> tuple[Execution, Verdict]:
+        test, number = trial
+        execution = execute_test(target, test, run_id, agent_variant=variant, trial=number)
+        return execution, judge(test, execution)
+
+    # k trials of each test are k independent units of work: 16 workers run 16 sessions at once
+    pairs = run_tests(execute_and_judge, trials_of(tests, cfg.execution.repeat), cfg.execution.workers, progress)
     executions, verdicts = [e for e, _ in pairs], [v for _, v in pairs]
+    rejudged = None if cfg.execution.repeat <= 1 else rejudge_disagreeing(
+        executions, verdicts, tests, lambda t, e: judge(t, e, rejudge=True),
+        lambda fn, todo: run_tests(fn, todo, cfg.execution.workers))
     return write_phase(ctx, tests, executions, verdicts, ctx.rule_events(target, executions, variant), kind,
-                       variant, suite_run_id)
+                       variant, suite_run_id, rejudged=rejudged)
 
 
 def selection_priors_step(cfg: RunConfig, run_id: str) -> StepResult:

@@ -22,6 +22,7 @@ import numpy as np
 
 from adat.config import STATEMENT_MATCH_MIN_COSINE, RunConfig, cache_dir
 from adat.errors import UserError
+from adat.reporting.gate import FAIL_ON_MODES as GATE_MODES
 from adat.suites.identity import TestPairing, pair_runs
 from adat.warehouse.queries import ReportQueries
 
@@ -135,20 +136,19 @@ def paired_verdicts(queries: ReportQueries, tests: TestPairing) -> list[dict[str
 
 #: verdict_changes.sql's variant_key of the variant each run was started against
 RUN_TARGET = "(run target)"
-#: ``adat run-suite --fail-on`` modes
-FAIL_ON_MODES = ("fail", "regression")
+#: ``adat run-suite --fail-on`` modes (adat.reporting.gate decides them)
+FAIL_ON_MODES = GATE_MODES
 
 
 def gate_failures(data_root: Path, run_id: str, suite_run_id: str, mode: str) -> list[dict[str, Any]]:
-    """The tests that make a CI gate fail: ``fail`` — every test judged fail in ``run_id`` on the
-    variant it was started against; ``regression`` — every test that passed in ``suite_run_id`` and fails in ``run_id``."""
-    if mode not in FAIL_ON_MODES:
-        raise UserError(f"unknown mode {mode!r}", field="--fail-on", fix=f"use {' or '.join(FAIL_ON_MODES)}")
-    rows = ReportQueries(data_root).rows("verdict_changes", run_a=suite_run_id, run_b=run_id)
-    rows = [r for r in rows if r["variant_key"] == RUN_TARGET]
-    if mode == "fail":
-        return [r for r in rows if r["verdict_b"] == "fail"]
-    return [r for r in rows if r["verdict_a"] == "pass" and r["verdict_b"] == "fail"]
+    """The tests that make a CI gate fail (:mod:`adat.reporting.gate`): ``fail`` — a trial failed on the
+    variant the run was started against; ``regression`` — the pass rate dropped beyond what the test's
+    history explains (one-sided Fisher exact test); ``flaky`` — agent- or judge-flaky trials. Tests the
+    auditor judged invalid never count; rows carry test_id, kind, change, verdict_a (suite run),
+    verdict_b (this run), goal, validity, reason and the trial counts."""
+    from adat.reporting.gate import evaluate_gate
+
+    return evaluate_gate(data_root, run_id, suite_run_id, mode).counted
 
 
 def previous_run_diff(data_root: Path, run_id: str, query: str = "previous_run") -> RunDiff | None:

@@ -18,19 +18,26 @@ from adat.conversation import ScriptedUser
 from adat.records import Execution, TestCase
 from adat.stages.ids import execution_id
 from adat.targets.base import Target
+from adat.targets.trial import in_trial
 
 Progress = Callable[[int, int], None]
 R = TypeVar("R")
+T = TypeVar("T")
 
 
 def execute_test(target: Target, test: TestCase, run_id: str, *, agent_variant: str = "original",
-                 repeat: int = 0) -> Execution:
-    """Run ``test`` once against ``target`` in a fresh session and record the conversation."""
-    conv = conversation.converse(target, ScriptedUser(list(test.step_hints)), turn_limit=test.turn_limit)
-    execution = Execution(execution_id=execution_id(run_id, test.test_id, agent_variant, repeat),
-                          run_id=run_id, test_id=test.test_id, agent_id=str(getattr(target, "agent_id", "")),
-                          agent_variant=agent_variant, session_id=conv.session_id, turns=conv.turns,
-                          ended_by=conv.ended_by, error=conv.error, duration_s=conv.duration_s)
+                 trial: int = 1) -> Execution:
+    """Run ``test`` once against ``target`` in a fresh session and record the conversation.
+
+    ``trial`` numbers repeated executions of the test (1..k); trial 1 keeps the id a single
+    execution always had."""
+    with in_trial(trial):
+        conv = conversation.converse(target, ScriptedUser(list(test.step_hints)), turn_limit=test.turn_limit)
+    execution = Execution(execution_id=execution_id(run_id, test.test_id, agent_variant, trial - 1),
+                          run_id=run_id, test_id=test.test_id, trial=trial,
+                          agent_id=str(getattr(target, "agent_id", "")), agent_variant=agent_variant,
+                          session_id=conv.session_id, turns=conv.turns, ended_by=conv.ended_by, error=conv.error,
+                          duration_s=conv.duration_s)
     if conv.failure is not None and not conv.session_id:
         execution.retries = conv.failure.retries  # a failed reset's own retries
     retries = getattr(target, "transport_retries", None)  # the http target counts its retries
@@ -50,7 +57,7 @@ def execute_tests(target: Target, tests: Sequence[TestCase], run_id: str, worker
                      progress)
 
 
-def run_tests(fn: Callable[[TestCase], R], tests: Sequence[TestCase], workers: int,
+def run_tests(fn: Callable[[T], R], tests: Sequence[T], workers: int,
               progress: Progress | None = None) -> list[R]:
     """``[fn(test) for test in tests]`` on ``workers`` threads, in the order of ``tests``.
 

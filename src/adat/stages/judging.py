@@ -35,8 +35,12 @@ log = logging.getLogger(__name__)
 CriterionKind = Literal["success", "failure"]
 
 
-def judge_execution(cfg: RunConfig, client: Any, test: TestCase, execution: Execution, run_id: str) -> Verdict:
-    """The verdict on ``execution`` of ``test``; never raises for a model or target failure."""
+def judge_execution(cfg: RunConfig, client: Any, test: TestCase, execution: Execution, run_id: str,
+                    *, rejudge: bool = False) -> Verdict:
+    """The verdict on ``execution`` of ``test``; never raises for a model or target failure.
+
+    A trial after the first, and a re-judgement (``rejudge``), is asked under its own response-cache
+    tag: the same transcript must reach the judge again, not the cached first answer."""
     base = {"run_id": run_id, "execution_id": execution.execution_id, "test_id": test.test_id}
     if execution.ended_by == "error" or execution.error:
         return Verdict(**base, verdict="inconclusive", judged=False,
@@ -47,7 +51,8 @@ def judge_execution(cfg: RunConfig, client: Any, test: TestCase, execution: Exec
                           failure_criteria=list(test.failure_criteria), turns=turn_views(execution.turns),
                           ended_by=execution.ended_by)
     try:
-        out, produced = call_role(client, "judge", PROMPT_JUDGE, judge_in, JudgeOutput)
+        tag = (f"trial={execution.trial}" if execution.trial > 1 else "") + ("|rejudge" if rejudge else "")
+        out, produced = call_role(client, "judge", PROMPT_JUDGE, judge_in, JudgeOutput, cache_tag=tag)
     except LLMError as exc:
         log.warning("judging %s failed: %s", execution.execution_id, exc)
         return Verdict(**base, verdict="inconclusive", judged=False, rationale=f"not judged: judge error: {exc}",

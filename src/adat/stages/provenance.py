@@ -28,12 +28,14 @@ class Provenance:
 
 
 def call_role(client: Any, role: str, prompt_id: str, variables: BaseModel,
-              output: type[T]) -> tuple[T, Provenance]:
+              output: type[T], *, cache_tag: str = "") -> tuple[T, Provenance]:
     """Ask ``role`` with the prompt ``prompt_id`` rendered from ``variables``; validated answer + provenance.
 
-    Raises :class:`adat.llm.types.LLMError` when the client gives up.
+    ``cache_tag`` separates otherwise identical requests in the response cache (a repeated trial,
+    a re-judgement). Raises :class:`adat.llm.types.LLMError` when the client gives up.
     """
-    answer = client.structured(role, prompt_id, variables.model_dump(), output)
+    kwargs = {"cache_tag": cache_tag} if cache_tag else {}  # scripted clients of older tests take none
+    answer = client.structured(role, prompt_id, variables.model_dump(), output, **kwargs)
     return answer, provenance_of(client, role, prompt_id)
 
 

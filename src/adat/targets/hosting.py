@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from adat.errors import TargetError
 from adat.llm.types import LLMError, LLMResponse
+from adat.targets.trial import trial_cache_tag
 
 if TYPE_CHECKING:
     from adat.llm.client import LLMClient
@@ -66,7 +67,11 @@ class HostedSessions(Generic[S]):
 
     def _chat(self, role: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
               **options: Any) -> LLMResponse:
-        """One model call of the host; a provider failure ends the turn as a target error."""
+        """One model call of the host; a provider failure ends the turn as a target error. A repeated
+        trial's calls are cached under the trial's tag (:mod:`adat.targets.trial`)."""
+        tag = trial_cache_tag()
+        if tag:
+            options["cache_tag"] = "|".join(t for t in (options.get("cache_tag", ""), tag) if t)
         try:
             return self.client.chat(role, list(messages), model=self.model, tools=tools, **options)
         except LLMError as exc:
