@@ -130,10 +130,11 @@ class RunContext:
     @property
     def client(self) -> Any:
         if self._client is None:
+            from adat.llm.call_journal import CallJournal
             from adat.llm.client import LLMClient
 
             self._client = LLMClient(self.cfg, self.run_id, cache_dir=cache_dir(self.cfg), budget=self._budget(),
-                                     sink=self.flush_calls)
+                                     sink=self.flush_calls, journal=CallJournal(self.root, self.run_id))
         return self._client
 
     def _budget(self) -> Any:
@@ -191,6 +192,11 @@ class RunContext:
     # --- runs table ----------------------------------------------------------------------
     def record_run(self, flow: str, status: str, started_at: datetime | None = None,
                    agent_variant: str | None = None, stopped_in: str = "", error: str = "") -> Run:
+        from adat.llm.call_journal import fold_journal
+
+        # A run starts or ends: no call is in flight, so every journaled request without a row
+        # (a killed earlier attempt, a lost buffer) becomes a pending llm_calls row now.
+        fold_journal(self.root, self.run_id)
         earlier = [r for r in self.read("runs") if isinstance(r, Run)]
         started = started_at or (earlier[0].started_at if earlier else datetime.now(UTC))
         run = Run(run_id=self.run_id, flow=flow, started_at=started,
