@@ -144,6 +144,13 @@ class OpenAIProvider:
 
         check_endpoint(self.base_url, self._secret, model, timeout_s, self._tokens_param)
 
+    def output_mode(self, cfg: Any, model: str, *, force: bool = False) -> Any:
+        """The structured-output form ``model`` takes at this endpoint (:func:`adat.llm.output_modes.resolve_mode`:
+        configured, cached in the data dir, or probed now); a :class:`~adat.llm.output_modes.ProbeResult`."""
+        from adat.llm.output_modes import resolve_mode
+
+        return resolve_mode(cfg, model, self._secret, self._timeout_s, force=force)
+
     @staticmethod
     def _to_response(completion: Any) -> LLMResponse:
         if not completion.choices:
