@@ -94,7 +94,9 @@ def scripted_model(body: dict[str, Any]) -> str:
             return json.dumps({"applicable": True, "reason": "the order's state moves the request", "test": other})
         return json.dumps({"applicable": False, "reason": "not applicable to this statement", "test": None})
     if name == "JudgeOutput":
-        return json.dumps({"verdict": "pass", "rationale": "confirmation was asked", "criteria": []})
+        return json.dumps({"verdict": "pass", "rationale": "confirmation was asked", "criteria": [
+            {"criterion": "the agent asks for confirmation before cancelling", "kind": "success", "holds": True,
+             "rationale": "it asked"}]})
     raise AssertionError(f"unexpected schema {name!r}")
 
 

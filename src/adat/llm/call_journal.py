@@ -88,7 +88,7 @@ def fold_journal(root: Path, run_id: str) -> int:
     path = journal_path(root, run_id)
     if not path.is_file():
         return 0
-    recorded = {row.call_id for row in read_records(root, "llm_calls", run_id=run_id)}
+    recorded = {str(getattr(row, "call_id", "")) for row in read_records(root, "llm_calls", run_id=run_id)}
     rows = pending_rows(root, run_id, recorded)
     if rows:
         write_records(root, "llm_calls", rows, run_id=run_id, replace=False)
