@@ -166,3 +166,24 @@ def test_every_request_is_journaled_before_it_goes_out(chat_server: ChatServer,
     pending = read_records(root, "llm_calls", run_id="run-1")
     assert [(p.call_id, p.pending, p.retries, p.repaired) for p in pending] == [(row.call_id, True, 1, True)]
     assert not journal_path(root, "run-1").exists()
+
+
+def test_config_check_probe_prints_the_mode_per_role(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from adat.cli.main import app
+
+    monkeypatch.setenv("ADAT_PROBE_KEY", "sk-x")
+    with ChatServer() as server:
+        server.answer_probes = False
+        server.responder = _only("json_object_schema")
+        path = tmp_path / "run.yaml"
+        path.write_text(json.dumps({"data_dir": str(tmp_path / "data"),
+                                    "models": {"judge": "openai/m", "planner": "openai/m"},
+                                    "llm": {"base_url": server.base_url, "api_key_env": "ADAT_PROBE_KEY"}}))
+        result = CliRunner().invoke(app, ["config", "check", "--probe", str(path)])
+    assert result.exit_code == 0, result.output
+    lines = {line.split()[0]: line for line in result.output.splitlines() if line.startswith("  ")}
+    assert "output: json_object_schema (probed; json_schema: HTTP 500" in lines["judge"]
+    assert "output: json_object_schema" in lines["planner"]
+    assert "output: n/a" in lines["driver"]  # the offline stand-in takes no response_format
