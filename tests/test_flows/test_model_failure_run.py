@@ -46,6 +46,7 @@ def test_every_call_answered_500_fails_the_run_naming_the_role(tmp_path: Path) -
     assert len(lines) == 1, proc.stderr[-3000:]
     assert lines[0].startswith("error: run failed: discovery: 2 of 2 planner calls failed"), lines
     assert "HTTP 500" in lines[0]
+    assert "Traceback" not in proc.stderr  # a run stopped by its models is no crash
     run = read_records(tmp_path / "data", "runs", run_id="all-500")[-1]
     assert run.status == "failed" and "planner" in run.error
     assert not (tmp_path / "data" / "runs" / "tests" / "run_id=all-500").exists()
