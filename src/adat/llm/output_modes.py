@@ -141,8 +141,8 @@ def probe_output_mode(base_url: str | None, api_key: str, model: str, timeout_s:
         if fmt is not None:
             body["response_format"] = fmt
         status, content, message = post_chat(base_url, api_key, body, timeout_s)
-        if status != 200:
-            tried[mode] = f"HTTP {status}: {message}"[:200] if status else message[:200]
+        if status != 200:  # one line: a server's validation error spans several
+            tried[mode] = " ".join((f"HTTP {status}: {message}" if status else message).split())[:200]
             continue
         answered.append(mode)
         try:
