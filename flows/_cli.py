@@ -19,6 +19,7 @@ and hands its URL to everything the flow starts.
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -44,7 +45,30 @@ def one_api() -> Iterator[None]:
         yield
 
 
+class _NoStageFailedTraceback(logging.Filter):
+    """A run that stops because its models failed (:class:`adat.errors.StageFailed`) is no bug: the
+    engine's log records keep their one line, without the traceback; the CLI prints the reason."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from adat.errors import StageFailed
+
+        if record.exc_info and isinstance(record.exc_info[1], StageFailed):
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+_ENGINE_LOGGERS = ("prefect.flow_runs", "prefect.task_runs")
+
+
 def run_in_foreground(flow: Any, **params: Any) -> Any:
     """Call ``flow`` with ``params``: heartbeats off unless configured, one API for every process."""
-    with temporary_settings(set_defaults={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}), one_api():
-        return flow(**params)
+    quiet = _NoStageFailedTraceback()
+    for name in _ENGINE_LOGGERS:
+        logging.getLogger(name).addFilter(quiet)
+    try:
+        with temporary_settings(set_defaults={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}), one_api():
+            return flow(**params)
+    finally:
+        for name in _ENGINE_LOGGERS:
+            logging.getLogger(name).removeFilter(quiet)

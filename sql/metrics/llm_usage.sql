@@ -6,7 +6,9 @@
 -- reached a provider. Tokens and cost are spend: summed over provider calls only (a cache hit's
 -- row carries the cached answer's token counts, not tokens spent). unpriced_calls: provider
 -- calls of a model without a price (their cost 0 means unknown). role 'agent' is the llm-agent
--- target's own model, not the tester's.
+-- target's own model, not the tester's. invalid_answers: answers that failed validation (schema or
+-- missing content; each call re-asks once); pending_calls: requests folded from the request journal
+-- (sent, no answer recorded: a crash), counted as provider calls with unknown tokens.
 select
     run_id,
     role,
@@ -19,7 +21,9 @@ select
     cast(coalesce(sum(input_tokens) filter (where not cache_hit), 0) as bigint) as input_tokens,
     cast(coalesce(sum(output_tokens) filter (where not cache_hit), 0) as bigint) as output_tokens,
     coalesce(sum(cost_usd) filter (where not cache_hit), 0.0) as cost_usd,
-    count(*) filter (where not cache_hit and not priced) as unpriced_calls
+    count(*) filter (where not cache_hit and not priced) as unpriced_calls,
+    cast(coalesce(sum(invalid_answers), 0) as bigint) as invalid_answers,
+    count(*) filter (where pending) as pending_calls
 from stg_llm_calls
 where ($run_id is null or run_id = $run_id)
 group by run_id, role, provider_model

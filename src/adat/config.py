@@ -94,6 +94,11 @@ class LLMSettings(_Section):
                              "(extraction, grounding, plain generation, judging); 1 = one after another")
     prices_usd_per_mtok: dict[str, tuple[float, float]] = Field(
         default_factory=dict, description="model -> (input, output) USD per million tokens; overrides built-ins")
+    output_mode: Literal["auto", "json_schema", "json_object_schema", "json_object", "prompt"] = Field(
+        "auto", description="how structured answers are asked for: auto = probe the endpoint once per model "
+        "(preflight, cached in the data dir) and use the strongest form it accepts")
+    max_failed_share: float = Field(0.5, ge=0.0, le=1.0, description="a stage whose failed LLM calls of one role "
+                                    "exceed this share (of at least 2 calls) ends the run failed")
 
 
 #: Phases a budget can name: the pipeline stages that make LLM calls (the task names).

@@ -31,6 +31,17 @@ class UserError(Exception):
         return " ".join(text.split())
 
 
+class StageFailed(Exception):
+    """A stage's models failed: its LLM calls of one role failed beyond ``llm.max_failed_share``, or
+    it produced nothing a later stage needs (0 statements, 0 tests). The run ends ``failed``; the
+    CLI prints the one-line message and exits 1. Never retried (it is not transient)."""
+
+    def __init__(self, stage: str, message: str, *, role: str | None = None) -> None:
+        self.stage = stage
+        self.role = role
+        super().__init__(" ".join(f"{stage}: {message}".split()))
+
+
 class TargetError(Exception):
     """The target failed to answer (HTTP error, timeout, crash); recorded on the execution.
 

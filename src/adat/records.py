@@ -246,6 +246,12 @@ class LLMCall(Record):
     repaired: bool = Field(False, description="the first answer was invalid and a repair request was sent")
     priced: bool = Field(True, description="False when the model had no price, so cost_usd 0 means unknown")
     phase: str = Field("", description="the pipeline stage that made the call (what a phase budget counts)")
+    invalid_answers: int = Field(0, description="answers that failed validation (schema or missing content); "
+                                 "the first one is re-asked once with the error")
+    output_mode: str = Field("", description="how the structured answer was asked for (json_schema, "
+                             "json_object_schema, json_object, prompt); '' for text and chat calls")
+    pending: bool = Field(False, description="folded from the request journal: sent, but the process ended "
+                          "before its answer was recorded (tokens unknown)")
 
 
 class Run(Record):

@@ -63,6 +63,10 @@ class PlannerOutput(_M):
     strategy: str = Field(description="how the simulated user goes about it")
     rationale: str = ""
 
+    def content_problem(self) -> str | None:
+        """Why a schema-valid answer is still no plan (see :func:`adat.llm.output_schema.parse_output`)."""
+        return None if self.objective.strip() else "the objective is empty"
+
 
 # --- driver ------------------------------------------------------------------------------
 class DriverInput(_M):
@@ -94,6 +98,12 @@ class ExtractedStatement(_M):
 
 class ExtractorOutput(_M):
     statements: list[ExtractedStatement]
+
+    def content_problem(self) -> str | None:
+        """A statement with an empty text, condition or behaviour states nothing (an empty list is a valid answer)."""
+        blank = [i for i, s in enumerate(self.statements)
+                 if not (s.text.strip() and s.condition.strip() and s.behavior.strip())]
+        return f"statements {blank} have an empty text, condition or behavior" if blank else None
 
 
 # --- grounder ----------------------------------------------------------------------------
@@ -156,6 +166,16 @@ class GeneratedTest(_M):
         None, description="allowed = the agent should do what is asked; denied = it should refuse")
     assumed_facts: list[str] = Field(default_factory=list)
 
+    def content_problem(self) -> str | None:
+        """A test with an empty goal, no non-empty user message or success criteria that name nothing."""
+        if not self.goal.strip():
+            return "the goal is empty"
+        if not any(h.strip() for h in self.step_hints):
+            return "every step hint is empty"
+        if not any(c.strip() for c in self.success_criteria):
+            return "the success criteria name nothing"
+        return None
+
 
 class PlainInput(_M):
     statement: StatementView
@@ -184,6 +204,11 @@ class TransformOutput(_M):
     applicable: bool
     reason: str = Field(description="why the pair is (not) applicable")
     test: GeneratedTest | None = None
+
+    def content_problem(self) -> str | None:
+        """A test, when there is one, needs its content (applicable without a test is the stage's
+        own case: an attempt that counts as not applicable)."""
+        return self.test.content_problem() if self.test is not None else None
 
 
 class DirectInput(_M):
@@ -244,6 +269,12 @@ class JudgeOutput(_M):
     verdict: Literal["pass", "fail", "inconclusive"]
     rationale: str
     criteria: list[JudgedCriterion] = Field(default_factory=list)
+
+    def content_problem(self) -> str | None:
+        """A pass or fail must rest on a named criterion; inconclusive may name none."""
+        if self.verdict != "inconclusive" and not any(c.criterion.strip() for c in self.criteria):
+            return f"the verdict {self.verdict!r} names no criterion"
+        return None
 
 
 # --- selector (LLM selector baseline) ----------------------------------------------------

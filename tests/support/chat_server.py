@@ -13,7 +13,9 @@ Usage::
 GET /v1/models lists one model (``serve_models = False`` answers 404 instead). Each POST
 /v1/chat/completions takes the next scripted reply from the queue; when the queue is
 empty the ``responder`` callable (if set) answers, otherwise the server returns HTTP 400 so a
-test that forgot to script a reply fails loudly instead of retrying.
+test that forgot to script a reply fails loudly instead of retrying. Preflight's output-mode probe
+(a ``json_schema`` request named ``adat_output_probe``) is answered ``{"ok": true}`` outside the
+queue and recorded in ``probes``, not ``requests`` (``answer_probes = False`` treats it as any request).
 """
 
 from __future__ import annotations
@@ -64,6 +66,9 @@ class ChatServer:
         self.responder: Callable[[dict[str, Any]], Reply | str] | None = None
         #: answer GET /v1/models (False: 404, as servers without that route do)
         self.serve_models = True
+        #: answer preflight's output-mode probe outside the script (it then means: json_schema works)
+        self.answer_probes = True
+        self.probes: list[RecordedRequest] = []
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -143,9 +148,14 @@ class ChatServer:
             body = json.loads(raw or b"{}")
         except json.JSONDecodeError:
             body = {"_raw": raw.decode("utf-8", "replace")}
+        recorded = RecordedRequest(handler.path, {k.lower(): v for k, v in handler.headers.items()}, body)
+        if self.answer_probes and _is_probe(body):
+            with self._lock:
+                self.probes.append(recorded)
+            _send(handler, 200, _completion(body, Reply(content='{"ok": true}')), {})
+            return
         with self._lock:
-            self.requests.append(RecordedRequest(handler.path, {k.lower(): v for k, v in handler.headers.items()},
-                                                 body))
+            self.requests.append(recorded)
         if handler.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
             _send(handler, 404, {"error": {"message": f"no route {handler.path}"}}, {})
             return
@@ -156,6 +166,11 @@ class ChatServer:
             _send(handler, reply.status, reply.error_body or {"error": {"message": "error"}}, reply.headers)
             return
         _send(handler, 200, _completion(body, reply), reply.headers)
+
+
+def _is_probe(body: dict[str, Any]) -> bool:
+    fmt = body.get("response_format") or {}
+    return isinstance(fmt, dict) and (fmt.get("json_schema") or {}).get("name") == "adat_output_probe"
 
 
 def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:

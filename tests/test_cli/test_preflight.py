@@ -100,10 +100,12 @@ def test_preflight_passes_on_a_live_endpoint_without_a_chat_call(monkeypatch: py
     monkeypatch.setenv(KEY_ENV, "sk-local-test")
     with ChatServer() as server:
         cfg = RunConfig.model_validate({"models": dict.fromkeys(ROLES, "openai/scripted-model"),
-                                        "llm": {"base_url": server.base_url, "api_key_env": KEY_ENV}})
+                                        "llm": {"base_url": server.base_url, "api_key_env": KEY_ENV,
+                                                "output_mode": "json_schema"}})
         checked = preflight(cfg)
         assert f"llm endpoint: {server.base_url}" in checked
-        assert server.requests == []  # the models list answered: no completion was asked for
+        # the models list answered and the output mode is configured: no completion was asked for
+        assert server.requests == [] and server.probes == []
 
 
 def test_endpoint_without_models_route_gets_one_token_call(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -112,7 +114,8 @@ def test_endpoint_without_models_route_gets_one_token_call(monkeypatch: pytest.M
         server.serve_models = False
         server.push_content("ok")
         cfg = RunConfig.model_validate({"models": {"judge": "openai/scripted-model"},
-                                        "llm": {"base_url": server.base_url, "api_key_env": KEY_ENV}})
+                                        "llm": {"base_url": server.base_url, "api_key_env": KEY_ENV,
+                                                "output_mode": "json_schema"}})
         preflight(cfg)
         assert len(server.requests) == 1
         assert server.requests[0].body["max_tokens"] == 1

@@ -29,8 +29,10 @@ USER_MESSAGES = [f"Hi, I'd like to cancel order {ORDER}. My email is {EMAIL}.",
                  "I no longer need it.", "yes"]
 
 
-def adat_run(tmp_path: Path, run_id: str, target: dict[str, Any], llm_url: str) -> subprocess.CompletedProcess[str]:
-    """`adat run` in a subprocess, every tester role on ``openai/scripted-model`` at ``llm_url``."""
+def adat_run(tmp_path: Path, run_id: str, target: dict[str, Any], llm_url: str, *, check: bool = True,
+             **overrides: Any) -> subprocess.CompletedProcess[str]:
+    """`adat run` in a subprocess, every tester role on ``openai/scripted-model`` at ``llm_url``
+    (``overrides``: top-level config sections to replace; ``check``: assert exit 0)."""
     config = {
         "run_id": run_id,
         "data_dir": str(tmp_path / "data"),
@@ -41,13 +43,15 @@ def adat_run(tmp_path: Path, run_id: str, target: dict[str, Any], llm_url: str) 
         "generation": {"n": 2},
         "selector": {"max_attempts_cap": 12},
     }
+    config.update(overrides)
     path = tmp_path / "run.yaml"
     path.write_text(yaml.safe_dump(config))
     env = {**os.environ, "ADAT_TEST_KEY": "sk-local-test", "ADAT_CACHE_DIR": str(tmp_path / "cache"),
            "PREFECT_HOME": str(tmp_path / "prefect-home")}
     proc = subprocess.run([sys.executable, "-c", "from adat.cli.main import app; app()", "run", "--config",
                            str(path)], env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    if check:
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
     return proc
 
 
@@ -55,6 +59,8 @@ def scripted_model(body: dict[str, Any]) -> str:
     """A stand-in model that answers each tester role with a valid, plausible JSON object."""
     name = body.get("response_format", {}).get("json_schema", {}).get("name", "")
     prompt = "\n".join(str(m.get("content", "")) for m in body["messages"])
+    if name == "adat_output_probe":  # preflight's output-mode probe
+        return json.dumps({"ok": True})
     if name == "PlannerOutput":
         return json.dumps({"objective": "cancel a pending order", "strategy": "direct request", "rationale": ""})
     if name == "DriverOutput":
@@ -88,7 +94,9 @@ def scripted_model(body: dict[str, Any]) -> str:
             return json.dumps({"applicable": True, "reason": "the order's state moves the request", "test": other})
         return json.dumps({"applicable": False, "reason": "not applicable to this statement", "test": None})
     if name == "JudgeOutput":
-        return json.dumps({"verdict": "pass", "rationale": "confirmation was asked", "criteria": []})
+        return json.dumps({"verdict": "pass", "rationale": "confirmation was asked", "criteria": [
+            {"criterion": "the agent asks for confirmation before cancelling", "kind": "success", "holds": True,
+             "rationale": "it asked"}]})
     raise AssertionError(f"unexpected schema {name!r}")
 
 

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 
 from adat.config import RunConfig
-from adat.errors import UserError
+from adat.errors import StageFailed, UserError
 
 #: Width rich renders at when stdout is not a terminal: wide enough that no path, command or
 #: table row a user copies from a log or a pipe is ever split (rich would default to 80).
@@ -51,6 +51,9 @@ class AdatTyper(typer.Typer):
             for line in exc.lines():
                 err_console.print(f"error: {line}", markup=False)
             sys.exit(2)
+        except StageFailed as exc:  # the run is marked failed with this line; no traceback
+            err_console.print(f"error: run failed: {exc}", markup=False)
+            sys.exit(1)
 
 
 def skip_teardown_at_exit() -> None:

@@ -70,6 +70,8 @@ def config_check(
     command: Annotated[str, typer.Option("--for", help="The command the config is for: "
                                          f"{', '.join(COMMAND_ROLES)} (its roles must be named unless the "
                                          "target is reference).")] = "run",
+    probe: Annotated[bool, typer.Option("--probe", help="Ask each openai model's endpoint which "
+                                        "structured-output form it accepts (and cache it).")] = False,
 ) -> None:
     """Validate FILE against the run-config schema; print the resolved target and models."""
     if command not in COMMAND_ROLES:
@@ -78,8 +80,26 @@ def config_check(
     check_roles_named(cfg, command, file=str(file))
     console.print(f"{file}: ok — target {cfg.target.type}, selector {cfg.selector.name}, "
                   f"{cfg.discovery.sessions} discovery sessions, n={cfg.generation.n}")
+    modes = _probe_modes(cfg) if probe else {}
     for role, model in cfg.models.model_dump().items():
-        console.print(f"  {role:<10} {model}")
+        line = f"  {role:<10} {model}"
+        if probe:
+            line += f"  output: {modes.get(model, 'n/a (not an openai endpoint)')}"
+        console.print(line, markup=False)
+
+
+def _probe_modes(cfg: RunConfig) -> dict[str, str]:
+    """Model spec -> the structured-output mode its endpoint takes, probed now (``config check --probe``)."""
+    from adat.llm.providers.openai_chat import OpenAIProvider
+    from adat.llm.providers.registry import default_registry
+
+    registry, modes = default_registry(), {}
+    for spec in dict.fromkeys(cfg.models.model_dump().values()):
+        _, model, provider = registry.create(spec, cfg)
+        if isinstance(provider, OpenAIProvider):
+            provider.check(model, cfg.llm.timeout_s)
+            modes[spec] = provider.output_mode(cfg, model, force=True).line()
+    return modes
 
 
 @config_app.command("show-defaults")
@@ -173,7 +193,9 @@ def run(
     cfg = _with_data_dir(load_run_config(config), data_dir)
     check_roles_named(cfg, "run", file=str(config))
     forced = _refresh_stages(refresh)
-    preflight(cfg)
+    for line in preflight(cfg):
+        if line.startswith("output mode"):  # which structured-output form each model's endpoint takes
+            console.print(line, markup=False)
     if cfg.run_id:  # another flow's id, or one a running process writes: one line before any flow
         from adat.pipeline.run_claims import check_run_free
 

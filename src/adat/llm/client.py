@@ -4,12 +4,16 @@ Providers only make the call; everything else happens here, the same way for ``o
 ``offline`` and ``fake`` models:
 
 * the model of a tester role comes from ``cfg.models``; the agent under test names its own;
-* transient errors (429, 5xx, timeouts, connection errors) are retried up to
-  ``llm.max_retries`` times with exponential backoff and full jitter, waiting at least the
-  server's ``Retry-After`` (capped by ``llm.backoff_max_s``);
-* a structured answer that is not valid JSON for the schema gets ONE repair request (the
-  invalid answer plus the validation error); if that fails too the call raises
-  :class:`LLMError` and its row records the error;
+* transient errors (what the openai SDK itself would retry: 408, 409, 429, 5xx, timeouts,
+  connection errors, unless the server says ``x-should-retry: false``) are retried by tenacity up
+  to ``llm.max_retries`` times with exponential backoff and full jitter, waiting at least the
+  server's ``Retry-After`` (capped by ``llm.backoff_max_s``); the SDK's own retries stay off;
+* a structured answer is asked for in the form the endpoint accepts (:mod:`adat.llm.output_modes`,
+  recorded on the row), parsed tolerantly and validated, content included; an invalid one gets
+  ONE repair request (the invalid answer plus the error); if that fails too the call raises
+  :class:`LLMError` and its row records the error (``invalid_answers`` counts both);
+* before each request goes out a line is appended to the run's request journal
+  (:mod:`adat.llm.call_journal`), so a crash cannot hide a request from ``llm_calls``;
 * accepted answers are cached on disk (``llm.cache``); a hit calls no provider;
 * every logical call is ONE :class:`LLMCall` row: transient retries are counted in ``retries``
   and a repair attempt is folded into the same row (``repaired=True``, tokens and latency
@@ -27,17 +31,20 @@ import random
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
+from tenacity import RetryCallState, RetryError, Retrying, retry_if_exception_type, stop_after_attempt
 
 from adat import config
 from adat.config import RunConfig
 from adat.llm.budget import BudgetExhausted, BudgetMeter, current_phase
+from adat.llm.call_journal import CallJournal
 from adat.llm.output_schema import OutputInvalid, parse_output, repair_message, response_schema, schema_name
 from adat.llm.pricing import call_cost_usd
 from adat.llm.prompts import PromptTemplate, load_prompt
@@ -60,6 +67,8 @@ class _Meter:
     retries: int = 0
     cache_hit: bool = False
     repaired: bool = False
+    invalid_answers: int = 0
+    call_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     def add(self, response: LLMResponse) -> None:
         self.input_tokens += response.input_tokens
@@ -82,12 +91,13 @@ class LLMClient:
     def __init__(self, cfg: RunConfig, run_id: str, *, prompts_dir: Path | None = None,
                  cache_dir: Path | None = None, registry: ProviderRegistry | None = None,
                  sleep: Callable[[float], None] = time.sleep, budget: BudgetMeter | None = None,
-                 sink: Callable[[], object] | None = None) -> None:
+                 sink: Callable[[], object] | None = None, journal: CallJournal | None = None) -> None:
         self.cfg = cfg
         self.run_id = run_id
         self.phase = budget.phase if budget is not None else current_phase()
         self._budget = budget
         self._sink = sink  # writes drained rows (RunContext.flush_calls); called when the budget stops the run
+        self._journal = journal
         self.prompts_dir = Path(prompts_dir) if prompts_dir else config.adat_home() / "catalogs" / "prompts"
         self.registry = registry if registry is not None else default_registry()
         self._cache = ResponseCache(cache_dir or config.cache_dir(cfg)) if cfg.llm.cache else None
@@ -100,6 +110,11 @@ class LLMClient:
         self._unpriced_warned: set[str] = set()
         #: real provider invocations (every retry and repair counts; cache hits do not)
         self.provider_calls = 0
+        #: per role since this client was built: logical calls, failed ones, invalid answers, last error
+        self.role_calls: Counter[str] = Counter()
+        self.role_failures: Counter[str] = Counter()
+        self.role_invalid: Counter[str] = Counter()
+        self.last_error: dict[str, str] = {}
 
     # --- public surface ------------------------------------------------------------------
     def structured(self, role: str, prompt_id: str, variables: dict[str, Any], output: type[T],
@@ -109,13 +124,15 @@ class LLMClient:
         template = self._prompt(prompt_id)
         schema, strict = response_schema(output)
         request = self._request(role, bound, template.render(variables), template, variables,
-                                response_schema=schema, schema_name=schema_name(output), schema_strict=strict)
+                                response_schema=schema, schema_name=schema_name(output), schema_strict=strict,
+                                output_mode=self._output_mode(bound))
 
         def finish(response: LLMResponse, meter: _Meter) -> tuple[T, LLMResponse]:
             try:
                 return parse_output(response.content, output), response
             except OutputInvalid as exc:
                 reason = str(exc)
+            meter.invalid_answers += 1
             meter.repaired = True
             log.info("invalid %s output from %s/%s, asking once for a repair: %s",
                      output.__name__, bound.provider_name, bound.model, reason)
@@ -124,10 +141,11 @@ class LLMClient:
                 {"role": "assistant", "content": response.content or ""},
                 {"role": "user", "content": repair_message(reason)},
             ]})
-            second = self._send(bound, repair, meter)
+            second = self._send(bound, repair, meter, kind="repair")
             try:
                 return parse_output(second.content, output), second
             except OutputInvalid as exc:
+                meter.invalid_answers += 1
                 raise LLMError(f"invalid {output.__name__} output after one repair: {exc}") from None
 
         return self._logical_call(bound, request, cache_tag, lambda r: parse_output(r.content, output), finish)
@@ -178,6 +196,14 @@ class LLMClient:
             template = self._prompts[prompt_id] = load_prompt(prompt_id, self.prompts_dir)
         return template
 
+    def _output_mode(self, bound: _Bound) -> str:
+        """The structured-output form for an ``openai`` model: configured, else probed (preflight), else json_schema."""
+        if bound.provider_name != "openai":
+            return "json_schema"  # other providers take the schema as it is
+        from adat.llm.output_modes import DEFAULT_MODE, cached_mode
+
+        return cached_mode(self.cfg, bound.model) or DEFAULT_MODE
+
     def _request(self, role: str, bound: _Bound, messages: list[dict[str, Any]], template: PromptTemplate | None,
                  variables: dict[str, Any], **extra: Any) -> LLMRequest:
         return LLMRequest(role=role, provider=bound.provider_name, model=bound.model, messages=messages,
@@ -225,27 +251,48 @@ class LLMClient:
             if self._budget is not None and self._budget.exhausted is not None and self._sink is not None:
                 self._sink()  # the run stops: write the rows so far (and those of calls still in flight)
 
-    def _send(self, bound: _Bound, request: LLMRequest, meter: _Meter) -> LLMResponse:
-        """One provider answer, retrying transient errors with backoff."""
+    def _send(self, bound: _Bound, request: LLMRequest, meter: _Meter, kind: str = "send") -> LLMResponse:
+        """One provider answer, retrying transient errors (tenacity) with backoff; each request journaled first."""
         max_retries = self.cfg.llm.max_retries
-        attempt = 0
-        while True:
+
+        def wait(state: RetryCallState) -> float:
+            exc = state.outcome.exception() if state.outcome is not None else None
+            return self._backoff(state.attempt_number - 1, getattr(exc, "retry_after_s", None))
+
+        def before_sleep(state: RetryCallState) -> None:
+            meter.retries += 1
+            log.warning("transient error from %s/%s (%s); retry %d of %d in %.2f s", bound.provider_name,
+                        bound.model, state.outcome.exception() if state.outcome else "?", state.attempt_number,
+                        max_retries, state.upcoming_sleep)
+
+        tries = 0
+
+        def attempt() -> LLMResponse:
+            nonlocal tries
+            tries += 1
+            self._journal_send(bound, request, meter, kind if tries == 1 else "retry")
             with self._lock:
                 self.provider_calls += 1
-            try:
-                response = bound.provider.complete(request)
-            except TransientProviderError as exc:
-                if attempt >= max_retries:
-                    raise LLMError(f"gave up after {attempt + 1} attempts: {exc}") from None
-                delay = self._backoff(attempt, exc.retry_after_s)
-                log.warning("transient error from %s/%s (%s); retry %d of %d in %.2f s",
-                            bound.provider_name, bound.model, exc, attempt + 1, max_retries, delay)
-                meter.retries += 1
-                attempt += 1
-                self._sleep(delay)
-                continue
-            meter.add(response)
-            return response
+            return bound.provider.complete(request)
+
+        retrying = Retrying(stop=stop_after_attempt(max_retries + 1), wait=wait, sleep=self._sleep,
+                            retry=retry_if_exception_type(TransientProviderError), before_sleep=before_sleep)
+        try:
+            response = retrying(attempt)
+        except RetryError as exc:
+            last = exc.last_attempt.exception()
+            raise LLMError(f"gave up after {exc.last_attempt.attempt_number} attempts: {last}") from None
+        meter.add(response)
+        return response
+
+    def _journal_send(self, bound: _Bound, request: LLMRequest, meter: _Meter, kind: str) -> None:
+        """Append the request to the run's journal before it goes out (see :mod:`adat.llm.call_journal`)."""
+        if self._journal is None or not bound.cacheable:  # the offline stand-in spends nothing
+            return
+        self._journal.sent(LLMCall(call_id=meter.call_id, run_id=self.run_id, role=request.role,
+                                   provider=bound.provider_name, model=bound.model, prompt_id=request.prompt_id,
+                                   prompt_version=request.prompt_version, ts=datetime.now(UTC), phase=self.phase),
+                           kind)
 
     def _backoff(self, attempt: int, retry_after_s: float | None) -> float:
         """Full jitter over an exponentially growing cap; never less than Retry-After (capped)."""
@@ -271,13 +318,14 @@ class LLMClient:
         if first_unpriced:
             log.warning("no price for %s; its cost is recorded as 0 (set llm.prices_usd_per_mtok)", spec)
         row = LLMCall(
-            call_id=uuid.uuid4().hex, run_id=self.run_id, role=request.role,
+            call_id=meter.call_id, run_id=self.run_id, role=request.role,
             provider=bound.provider_name, model=bound.model,
             prompt_id=request.prompt_id, prompt_version=request.prompt_version,
             input_tokens=meter.input_tokens, output_tokens=meter.output_tokens,
             cost_usd=0.0 if meter.cache_hit else cost, latency_s=latency_s, cache_hit=meter.cache_hit,
             retries=meter.retries, error=error, ts=started, repaired=meter.repaired, priced=priced,
-            phase=self.phase,
+            phase=self.phase, invalid_answers=meter.invalid_answers,
+            output_mode=request.output_mode if request.response_schema is not None else "",
         )
         if self._budget is not None and not meter.cache_hit:
             self._budget.spend(meter.input_tokens + meter.output_tokens, row.cost_usd)
@@ -286,3 +334,8 @@ class LLMClient:
                   row.cache_hit, row.retries, error)
         with self._lock:
             self._calls.append(row)
+            self.role_calls[row.role] += 1
+            self.role_invalid[row.role] += row.invalid_answers
+            if error is not None:
+                self.role_failures[row.role] += 1
+                self.last_error[row.role] = error

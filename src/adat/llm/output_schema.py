@@ -1,5 +1,10 @@
 """Structured outputs: the JSON schema sent with a request and the validation of the answer.
 
+Answers are parsed tolerantly but never guessed: a bare JSON object, one in a Markdown fence or
+one object inside prose is taken; prose with two different objects, or none, is invalid
+(:func:`extract_json`). A role's output model may say what content it needs beyond its schema
+(a ``content_problem()`` method): an answer that validates but names nothing is invalid too.
+
 OpenAI's strict json_schema mode needs every object closed (``additionalProperties: false``),
 every property listed as required and no ``$ref`` with sibling keys. :func:`response_schema`
 rewrites a pydantic model's schema that way when it can; a model with a free-form mapping
@@ -17,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 T = TypeVar("T", bound=BaseModel)
 
-_CODE_FENCE = re.compile(r"^\s*```[A-Za-z0-9_-]*\s*\n(.*?)\n?\s*```\s*$", re.DOTALL)
+_CODE_FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n(.*?)\n?[ \t]*```", re.DOTALL)
 _MAX_ERROR_CHARS = 1500
 
 
@@ -87,28 +92,87 @@ def _resolve(ref: str, root: dict[str, Any]) -> dict[str, Any]:
     return target
 
 
-def parse_output(content: str | None, model: type[T]) -> T:
-    """Validate an answer into ``model``; raise :class:`OutputInvalid` with a short reason.
+def extract_json(content: str | None) -> Any:
+    """The one JSON value an answer holds; raise :class:`OutputInvalid` saying why there is none.
 
-    A reply wrapped in a Markdown code fence is accepted (many local models add one).
+    Tried in order: the whole reply; the body of each Markdown code fence (the only fence, or the
+    only one that parses); each object or array starting in the prose (``raw_decode`` at each
+    ``{``/``[``), taken only when exactly one distinct top-level value parses. Nothing is repaired.
     """
     if content is None or not content.strip():
         raise OutputInvalid("the reply was empty; a JSON object was expected")
     text = content.strip()
-    fenced = _CODE_FENCE.match(text)
-    if fenced:
-        text = fenced.group(1).strip()
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise OutputInvalid(f"not valid JSON: {exc}") from None
+        first_error = exc
+    fenced = [_loads(body) for body in _CODE_FENCE.findall(text)]
+    found = [value for ok, value in fenced if ok]
+    if len(found) == 1:
+        return found[0]
+    if len(found) > 1:
+        raise OutputInvalid(f"the reply holds {len(found)} fenced JSON values; exactly one was expected")
+    values = _embedded_values(text)
+    if len(values) == 1:
+        return values[0]
+    if len(values) > 1:
+        raise OutputInvalid(f"the reply holds {len(values)} different JSON objects; exactly one was expected")
+    raise OutputInvalid(f"not valid JSON: {first_error}")
+
+
+def _loads(text: str) -> tuple[bool, Any]:
     try:
-        return model.model_validate(data)
+        return True, json.loads(text.strip())
+    except json.JSONDecodeError:
+        return False, None
+
+
+def _embedded_values(text: str) -> list[Any]:
+    """Distinct top-level JSON objects/arrays found in prose (a value inside another is not counted)."""
+    decoder = json.JSONDecoder()
+    values: list[Any] = []
+    pos = 0
+    while True:
+        starts = [i for i in (text.find("{", pos), text.find("[", pos)) if i >= 0]
+        if not starts:
+            return values
+        start = min(starts)
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            pos = start + 1
+            continue
+        if isinstance(value, dict | list) and value and value not in values:
+            values.append(value)
+        pos = end
+
+
+def parse_output(content: str | None, model: type[T]) -> T:
+    """Validate an answer into ``model``; raise :class:`OutputInvalid` with a short reason.
+
+    The JSON is taken from the reply by :func:`extract_json`. A model with a ``content_problem()``
+    method that returns a reason for a validated answer (an empty goal, a verdict naming no
+    criterion) makes the answer invalid with that reason.
+    """
+    data = extract_json(content)
+    try:
+        result = model.model_validate(data)
     except ValidationError as exc:
         details = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in exc.errors()
         )
         raise OutputInvalid(f"JSON does not match the schema: {details}"[:_MAX_ERROR_CHARS]) from None
+    check = getattr(result, "content_problem", None)
+    problem = check() if callable(check) else None
+    if problem:
+        raise OutputInvalid(f"the answer carries no usable content: {problem}"[:_MAX_ERROR_CHARS])
+    return result
+
+
+def schema_instruction(schema: dict[str, Any]) -> str:
+    """The system message that asks for the schema in words (modes without server-side schema decoding)."""
+    return ("Reply with only one JSON object, no prose and no code fences, that matches this JSON schema:\n"
+            + json.dumps(schema, separators=(",", ":")))
 
 
 def repair_message(reason: str) -> str:

@@ -49,6 +49,8 @@ def cache_key(request: LLMRequest, *, endpoint: str = "", tag: str = "") -> str:
         "max_tokens": request.max_tokens,
         "tag": tag,
     }
+    if request.output_mode != "json_schema":  # only then: keys made before modes existed stay valid
+        material["output_mode"] = request.output_mode
     text = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

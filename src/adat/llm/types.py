@@ -31,6 +31,7 @@ class LLMRequest(BaseModel):
     response_schema: dict[str, Any] | None = Field(None, description="JSON schema of the expected output")
     schema_name: str | None = None
     schema_strict: bool = Field(True, description="ask for strict json_schema decoding (OpenAI 'strict')")
+    output_mode: str = Field("json_schema", description="how the schema is asked for (adat.llm.output_modes.MODES)")
     tools: list[dict[str, Any]] | None = Field(None, description="OpenAI function-tool definitions")
     temperature: float = 0.0
     max_tokens: int = 2048

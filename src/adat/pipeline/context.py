@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 import adat
 from adat.config import RunConfig, cache_dir
+from adat.errors import StageFailed
 from adat.records import Execution, Record, RuleEvent, Run, StageRun, Trace
 from adat.targets.base import SideLogged, Target
 from adat.warehouse.parquet import partition_dir, read_records, write_records
@@ -130,10 +131,11 @@ class RunContext:
     @property
     def client(self) -> Any:
         if self._client is None:
+            from adat.llm.call_journal import CallJournal
             from adat.llm.client import LLMClient
 
             self._client = LLMClient(self.cfg, self.run_id, cache_dir=cache_dir(self.cfg), budget=self._budget(),
-                                     sink=self.flush_calls)
+                                     sink=self.flush_calls, journal=CallJournal(self.root, self.run_id))
         return self._client
 
     def _budget(self) -> Any:
@@ -154,6 +156,29 @@ class RunContext:
         if calls:
             self.write("llm_calls", calls, replace=False)
         return len(calls)
+
+    def check_models(self, stage: str) -> None:
+        """Raise :class:`~adat.errors.StageFailed` when this step's calls of a tester role failed beyond
+        ``llm.max_failed_share`` (an answer invalid after its repair is a failed call). The agent under
+        test's own calls (role ``agent``) are its behaviour, recorded on the executions, not the tester's."""
+        client = self._client
+        if client is None:
+            return
+        share = self.cfg.llm.max_failed_share
+        for role, made in sorted(client.role_calls.items()):
+            failed = client.role_failures[role]
+            if role != "agent" and made and failed > share * made:
+                last = str(client.last_error.get(role, "")).splitlines()[0][:300]
+                raise StageFailed(stage, f"{failed} of {made} {role} calls failed, more than llm.max_failed_share "
+                                  f"{share:g} (last: {last})", role=role)
+
+    def require(self, stage: str, what: str, count: int) -> None:
+        """Raise :class:`~adat.errors.StageFailed` when ``stage`` produced no ``what`` (the next stage needs them)."""
+        if count == 0:
+            self.check_models(stage)  # a failing role is the better reason, when there is one
+            invalid = {r: n for r, n in (self._client.role_invalid.items() if self._client else []) if n}
+            why = f"; invalid answers: {', '.join(f'{r} {n}' for r, n in sorted(invalid.items()))}" if invalid else ""
+            raise StageFailed(stage, f"produced 0 {what}; nothing is left to test{why}")
 
     # --- target --------------------------------------------------------------------------
     def target(self, *, fault: str | None = None, scope: str = "t") -> Target:
@@ -192,6 +217,11 @@ class RunContext:
     def record_run(self, flow: str, status: str, started_at: datetime | None = None,
                    agent_variant: str | None = None, stopped_in: str = "", error: str = "",
                    suite_run_id: str | None = None) -> Run:
+        from adat.llm.call_journal import fold_journal
+
+        # A run starts or ends: no call is in flight, so every journaled request without a row
+        # (a killed earlier attempt, a lost buffer) becomes a pending llm_calls row now.
+        fold_journal(self.root, self.run_id)
         earlier = [r for r in self.read("runs") if isinstance(r, Run)]
         started = started_at or (earlier[0].started_at if earlier else datetime.now(UTC))
         # the run's finish rewrites its row: it keeps the suite the start recorded

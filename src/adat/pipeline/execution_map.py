@@ -61,6 +61,7 @@ def write_phase(ctx: RunContext, tests: list[TestCase], executions: list[Executi
         ctx.write("rejudgements", rejudged, owner=owner)
     ctx.write("rule_events", events, owner=owner)
     ctx.flush_calls()
+    ctx.check_models(f"execution ({kind}, {variant})")  # the judge's calls, when this context made them
     tally = Counter(v.verdict for v in verdicts)
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=ctx.run_id, step=f"execution:{kind}:{variant}",
                       tables={"executions": len(executions)}, counts={k: float(v) for k, v in tally.items()},

@@ -37,10 +37,14 @@ def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list
     if isinstance(cfg.target, LLMAgentTarget):
         specs.append(("target.model", cfg.target.model))
     endpoint: tuple[OpenAIProvider, str] | None = None
+    structured: dict[str, tuple[OpenAIProvider, list[str]]] = {}  # model -> provider, tester roles using it
     for where, spec in specs:
         _, model, provider = registry.create(spec, cfg)
-        if isinstance(provider, OpenAIProvider) and endpoint is None:
-            endpoint = (provider, model)
+        if isinstance(provider, OpenAIProvider):
+            if endpoint is None:
+                endpoint = (provider, model)
+            if where.startswith("models."):
+                structured.setdefault(model, (provider, []))[1].append(where.removeprefix("models."))
         checked.append(f"{where}: {spec}")
     checked.append(f"prompts: {len(check_prompts(prompts_dir()))}")
     checked.append(f"instructions: {len(load_instructions())}")
@@ -51,6 +55,8 @@ def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list
         # time (its Prefect task run, its progress) is its own work and not a one-off import.
         provider.warm()
         checked.append(f"llm endpoint: {cfg.llm.base_url or 'api.openai.com'}")
+        for model, (provider, roles) in structured.items():  # once per model and endpoint: cached in the data dir
+            checked.append(f"output mode of {model} ({', '.join(roles)}): {provider.output_mode(cfg, model).line()}")
     if cfg.execution.task_runner == "dask":
         checked.append(check_dask(cfg))
     target = build_target(cfg.target, cfg)

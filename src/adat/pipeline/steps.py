@@ -66,6 +66,7 @@ def discovery_step(cfg: RunConfig, run_id: str, progress: Progress | None = None
     events = ctx.rule_events(target, traces, ctx.variant())
     ctx.write("rule_events", events, owner="discovery")
     ctx.flush_calls()
+    ctx.check_models("discovery")
     ended = Counter(t.ended_by for t in traces)
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="discovery", tables={"traces": len(traces), "rule_events": len(events)},
                       counts={f"ended_{k}": v for k, v in ended.items()})
@@ -81,6 +82,8 @@ def extraction_step(cfg: RunConfig, run_id: str) -> StepResult:
     statements = extract_statements(cfg, ctx.client, traces, run_id, counts=counts)
     ctx.write("statements", statements)
     ctx.flush_calls()
+    ctx.check_models("extraction")
+    ctx.require("extraction", "statements", len(statements))
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="extraction", tables={"statements": len(statements)}, counts=dict(counts))
 
 
@@ -94,6 +97,7 @@ def grounding_step(cfg: RunConfig, run_id: str) -> StepResult:
     grounded = ground_statements(cfg, ctx.client, statements, counts=counts)
     ctx.write("ranked_statements", grounded)
     ctx.flush_calls()
+    ctx.check_models("grounding")
     counts["grounded"] = sum(1 for s in grounded if s.grounded)
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="grounding", tables={"ranked_statements": len(grounded)}, counts=dict(counts))
 
@@ -112,6 +116,8 @@ def plain_generation_step(cfg: RunConfig, run_id: str) -> StepResult:
     tests, failures = generate_plain_tests(cfg, ctx.client, ranked_statements(ctx), traces, run_id)
     ctx.write("tests", tests, owner="plain")
     ctx.flush_calls()
+    ctx.check_models("plain-generation")
+    ctx.require("plain-generation", "plain tests", len(tests))
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="plain", tables={"tests": len(tests)},
                       counts={"plain_tests": len(tests), "generator_failures": len(failures)})
 

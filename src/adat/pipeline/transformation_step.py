@@ -84,6 +84,7 @@ def transformation_step(cfg: RunConfig, run_id: str, priors: dict[str, Any] | No
     transform(cfg, ctx.client, selector, target, statements, plain, traces, instructions, run_id,
               execute_fn=lambda test: execute_test(target, test, run_id, agent_variant=variant), progress=progress, done_attempts=done_attempts, done_tests=done_tests, on_attempt=persist,
               counts=counts)
+    ctx.check_models("transformation")  # before the stage is marked completed: a re-run resumes it
     attempts_made = int(getattr(selector, "attempts", 0))
     if progress is not None and attempts_made:
         progress(attempts_made, attempts_made)  # the loop stopped before the budget: close the bar

@@ -97,3 +97,36 @@ def _message(exc: urllib.error.HTTPError) -> str:
 
 def _scrub(text: str, api_key: str) -> str:
     return text.replace(api_key, "***") if api_key else text
+
+
+def post_chat(base_url: str | None, api_key: str, body: dict[str, Any], timeout_s: float) -> tuple[int, str | None, str]:
+    """One chat completion over httpx, no retries: (HTTP status or 0, the answer's content, an error message).
+
+    Used by the output-mode probe (:mod:`adat.llm.output_modes`), whose rejected forms are expected
+    answers (400/422/500), not errors; the key never appears in the message.
+    """
+    import httpx
+
+    base = (base_url or OFFICIAL_BASE_URL).rstrip("/")
+    host = urllib.parse.urlsplit(base).hostname or ""
+    try:
+        with httpx.Client(timeout=timeout_s, trust_env=host not in _LOOPBACK) as http:
+            response = http.post(f"{base}/chat/completions", json=body,
+                                 headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"})
+    except httpx.TimeoutException:
+        return 0, None, f"no answer within {timeout_s:g} s"
+    except httpx.HTTPError as exc:
+        return 0, None, _scrub(f"{type(exc).__name__}: {exc}", api_key)
+    try:
+        payload: Any = response.json()
+    except ValueError:
+        payload = None
+    if response.status_code != 200:
+        error = payload.get("error") if isinstance(payload, dict) else None
+        detail = error.get("message") if isinstance(error, dict) else (error or response.text[:200])
+        return response.status_code, None, _scrub(str(detail), api_key)
+    try:
+        content = payload["choices"][0]["message"].get("content")
+    except (TypeError, KeyError, IndexError, AttributeError):
+        return response.status_code, None, "the answer has no choices[0].message"
+    return 200, content if isinstance(content, str) else None, ""

@@ -1,6 +1,7 @@
 """``openai/<model>``: any OpenAI-compatible chat-completions endpoint via the real ``openai`` client.
 
-The provider only makes the call. The SDK's own retries are off (``max_retries=0``) because
+The provider only makes the call, in the structured-output form the request names
+(``request.output_mode``, :mod:`adat.llm.output_modes`). The SDK's own retries are off (``max_retries=0``) because
 :class:`adat.llm.client.LLMClient` owns retrying; 408/409/429/5xx, timeouts and connection errors
 become :class:`TransientProviderError` (with the ``Retry-After`` delay when the server sent one),
 every other API error becomes :class:`LLMError`. The API key lives only inside the SDK client: it
@@ -94,6 +95,8 @@ class OpenAIProvider:
         return self._sdk_client
 
     def complete(self, request: LLMRequest) -> LLMResponse:
+        from adat.llm.output_modes import response_format, with_instruction
+
         kwargs: dict[str, Any] = {
             "model": request.model,
             "messages": request.messages,
@@ -101,11 +104,11 @@ class OpenAIProvider:
         }
         kwargs[self._tokens_param] = request.max_tokens
         if request.response_schema is not None:
-            kwargs["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": request.schema_name or "output", "schema": request.response_schema,
-                                "strict": request.schema_strict},
-            }
+            kwargs["messages"] = with_instruction(request.output_mode, request.messages, request.response_schema)
+            fmt = response_format(request.output_mode, request.schema_name or "output", request.response_schema,
+                                  request.schema_strict)
+            if fmt is not None:
+                kwargs["response_format"] = fmt
         if request.tools:
             kwargs["tools"] = request.tools
         oa, client = self._sdk()
@@ -118,7 +121,11 @@ class OpenAIProvider:
         except oa.APIStatusError as exc:
             status = exc.status_code
             message = self._scrub(f"HTTP {status} from {request.model}: {exc.message}")
-            if status in _TRANSIENT_STATUS or status >= 500:
+            # as the SDK decides (it is off: the client retries): the server's x-should-retry wins
+            should_retry = exc.response.headers.get("x-should-retry")
+            if should_retry == "false":
+                raise LLMError(message) from None
+            if should_retry == "true" or status in _TRANSIENT_STATUS or status >= 500:
                 raise TransientProviderError(message, retry_after_s=parse_retry_after(exc.response.headers)) from None
             raise LLMError(message) from None
         except oa.OpenAIError as exc:
@@ -136,6 +143,13 @@ class OpenAIProvider:
         from adat.llm.providers.endpoint_check import check_endpoint
 
         check_endpoint(self.base_url, self._secret, model, timeout_s, self._tokens_param)
+
+    def output_mode(self, cfg: Any, model: str, *, force: bool = False) -> Any:
+        """The structured-output form ``model`` takes at this endpoint (:func:`adat.llm.output_modes.resolve_mode`:
+        configured, cached in the data dir, or probed now); a :class:`~adat.llm.output_modes.ProbeResult`."""
+        from adat.llm.output_modes import resolve_mode
+
+        return resolve_mode(cfg, model, self._secret, self._timeout_s, force=force)
 
     @staticmethod
     def _to_response(completion: Any) -> LLMResponse:
