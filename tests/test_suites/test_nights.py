@@ -41,8 +41,7 @@ def nights(prefect_harness, tmp_path_factory: pytest.TempPathFactory) -> Nights:
     cfg = small_demo_config(base / "data", sessions=8, n=8)
     # A config whose selection does not learn from earlier nights (docs/suites.md, "What to expect":
     # with history on, the next night deliberately tries other instructions: new tests, not the same)
-    cfg = cfg.model_copy(update={"selector": cfg.selector.model_copy(update={"pooled_history_weight": 0.0,
-                                                                             "prior_weight": 0.0})})
+    cfg = cfg.model_copy(update={"selector": cfg.selector.model_copy(update={"history_weight": 0.0})})
     config = write_config(cfg, base / "retail.yaml")
     for run_id in ("night-1", "night-2"):  # the same config on two nights
         load_flow("pipeline")(config=cfg.model_copy(update={"run_id": run_id}))
