@@ -99,10 +99,26 @@ def test_a_blessed_suite_exported_and_imported_runs_in_an_empty_warehouse(nights
         ci = nights.cfg.model_copy(update={"run_id": run_id, "data_dir": str(empty),
                                            "target": nights.cfg.target.model_copy(update={"fault": fault})})
         results[run_id] = _adat("run-suite", "--config", str(write_config(ci, base / f"{run_id}.yaml")),
-                                "--suite", "night-1", "--fail-on", "regression")
+                                "--suite", "night-1", "--repeat", "3", "--fail-on", "regression",
+                                "--junit", str(base / f"{run_id}.xml"))
     assert results["ci-original"].exit_code == 0, results["ci-original"].output
     assert results["ci-fault"].exit_code == 1, results["ci-fault"].output
     assert "pass -> fail" in results["ci-fault"].output
+    # the JUnit a CI viewer reads: valid, the gate's failures, readable names, no run id in a classname
+    import xml.etree.ElementTree as ET
+
+    import xmlschema
+
+    gate = re.search(r"--fail-on regression: (\d+) test\(s\)", results["ci-fault"].output)
+    assert gate is not None, results["ci-fault"].output
+    for run_id in ("ci-original", "ci-fault"):
+        xmlschema.XMLSchema(str(Path(__file__).resolve().parents[1] / "junit.xsd")).validate(str(base / f"{run_id}.xml"))
+    junit = ET.parse(base / "ci-fault.xml").getroot()
+    cases = list(junit.iter("testcase"))
+    assert sum(c.find("failure") is not None for c in cases) == int(gate.group(1)) == int(junit.get("failures", "-1"))
+    assert all(" [te-" in c.get("name", "") and not c.get("name", "").startswith("te-") for c in cases)
+    assert all("ci-fault" not in c.get("classname", "") and c.get("classname", "").startswith("adat.")
+               for c in cases)
     damaged = base / "damaged"
     _adat("suite", "export", "night-1", str(damaged), "--data-dir", str(root))
     part = next((damaged / "runs" / "tests").rglob("part-*.parquet"))
