@@ -8,7 +8,7 @@ other processes see the new views. (Within one process DuckDB caches the databas
 path: a process holding a connection open keeps getting the old catalog until it closes them.)
 
 Base views (``traces``, ``verdicts``, …) read ``<root>/runs/<table>/run_id=*/part-*.parquet``
-by absolute path with Hive partitioning (``run_id`` typed VARCHAR, never auto-cast to a number)
+by absolute path (see "Moved or copied" below) with Hive partitioning (``run_id`` typed VARCHAR, never auto-cast to a number)
 and ``union_by_name`` (parts written before a field was added give NULL). Their columns are the
 record's fields in order, ``run_id``, and two load-order columns for dedupe: ``_part`` (part file
 name, which sorts by write time) and ``_row`` (row number inside the part). A table with no files
@@ -23,6 +23,25 @@ file order. Intermediate views (``sql/intermediate/int_<name>.sql``, the buildin
 metrics share) are wrapped the same way after every staging view exists, so they may use staging
 views and each other but a staging view cannot use them. Views cannot take parameters: an
 intermediate view covers every run and the metric reading it applies the run filter.
+
+Storage version: the file is written in DuckDB storage :data:`STORAGE_VERSION` (the
+``storage_compatibility_version`` setting, what ``ATTACH … (STORAGE_VERSION …)`` sets), not the
+pinned duckdb's newest: the released DuckDB command line (duckdb-cli 1.5.x) cannot open a file in
+duckdb 2.0's own storage ("version number 69, but we can only read versions between 64 and 68"),
+and analysts open the catalog with it (``duckdb -readonly data/adat.duckdb``). Views are stored
+as SQL text, so nothing but the header and the catalog encoding depends on the storage version.
+
+Moved or copied data directories: DuckDB resolves a relative path in a view against the reading
+process's working directory, never against the database file, so a relative path would make
+``duckdb -readonly data/adat.duckdb`` work from one directory only. The views therefore hold
+absolute paths, and the catalog records where it was built: every base view that reads files is
+guarded by :func:`_location_guard` (the query fails with one line naming the fix unless this
+catalog file is open at the path it was built at, as ``duckdb_databases()`` reports it), so a
+copy opened before adat has seen it fails loudly instead of reading the original's runs; and the
+stamp comment (:func:`_stamp`) names the file's path, so :func:`catalog_is_stale` and
+:func:`refresh_catalog` rebuild a catalog found at another path (every adat command that reads
+the catalog does this first: after ``mv``/``cp -a`` of a data dir, the first adat command on it
+re-roots its views).
 """
 
 from __future__ import annotations
@@ -53,6 +72,9 @@ INTERMEDIATE_DIR = "intermediate"
 ORDER_COLUMNS = ("_part", "_row")
 #: view layers built from ``sql/`` in this order: folder -> file/view name prefix
 VIEW_LAYERS = {STAGING_DIR: "stg_", INTERMEDIATE_DIR: "int_"}
+#: DuckDB storage the catalog is written in: the oldest line the released command line reads and
+#: that still has every function the views use (duckdb-cli 1.5.x reads storage v1.0.0-v1.5.x)
+STORAGE_VERSION = "v1.4.0"
 
 
 def build_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -> Path:
@@ -62,7 +84,7 @@ def build_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -> 
 
     def build(con: duckdb.DuckDBPyConnection) -> None:
         for table, model in TABLES.items():
-            con.execute(_base_view_sql(con, root, table, model))
+            con.execute(_base_view_sql(con, root, table, model, db))
         for folder in VIEW_LAYERS:  # staging first: intermediate views are built on it
             _create_views(con, view_files(sql_dir, folder))
 
@@ -78,13 +100,14 @@ def refresh_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -
     tables' base views are re-created in a copy of the catalog that replaces it; when there is
     none, the catalog is only marked current (its mtime). The ``sql/`` views on top are bound at
     query time and stay. Anything else — no catalog, a changed view file, a table directory
-    added or removed, parts removed, another record schema or version of this module
-    (:func:`_catalog_version`) — is a full :func:`build_catalog`.
+    added or removed, parts removed, another record schema or version of this module, a catalog
+    built at another path (moved or copied with its data dir; :func:`_stamp`) — is a full
+    :func:`build_catalog`.
     """
     root = Path(root).resolve()
     db = Path(db_path) if db_path is not None else catalog_path(root)
     runs = root / RUNS_DIR
-    if not db.is_file():
+    if not db.is_file() or _stamp_of(db) != _stamp(db):
         return build_catalog(root, sql_dir, db_path=db)
     built = db.stat().st_mtime_ns
     if any(path.stat().st_mtime_ns >= built for path in _watched_view_files(sql_dir)) \
@@ -93,7 +116,7 @@ def refresh_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -
     changes = {table: _view_change(runs / table, built) for table in TABLES}
     if not any(changes.values()):
         return db
-    if "rebuild" in changes.values() or _version_of(db) != _catalog_version():
+    if "rebuild" in changes.values():
         return build_catalog(root, sql_dir, db_path=db)
     stale = [table for table, change in changes.items() if change == "view"]
     if not stale:
@@ -102,7 +125,7 @@ def refresh_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -
 
     def update(con: duckdb.DuckDBPyConnection) -> None:
         for table in stale:
-            con.execute(_base_view_sql(con, root, table, TABLES[table]))
+            con.execute(_base_view_sql(con, root, table, TABLES[table], db))
 
     try:
         return _write_atomically(db, update, start_from=db)
@@ -135,8 +158,8 @@ def _view_change(table_dir_: Path, built: int) -> str:
     return "parts" if all(pq.read_schema(p).equals(schema) for p in new) else "view"
 
 
-def _version_of(db: Path) -> str | None:
-    """The :func:`_catalog_version` the catalog at ``db`` was built with (None: unreadable, or none)."""
+def _stamp_of(db: Path) -> str | None:
+    """The :func:`_stamp` the catalog at ``db`` was built with (None: unreadable, or none)."""
     try:
         con = duckdb.connect(str(db), read_only=True)
     except duckdb.Error:
@@ -157,10 +180,10 @@ def _write_atomically(db: Path, fill: Callable[[duckdb.DuckDBPyConnection], None
     try:
         if start_from is not None:
             shutil.copyfile(start_from, tmp)
-        con = duckdb.connect(str(tmp))
+        con = duckdb.connect(str(tmp), config={"storage_compatibility_version": STORAGE_VERSION})
         try:
             fill(con)
-            con.execute(f"comment on view {_ident(_VERSION_VIEW)} is {_literal(_catalog_version())}")
+            con.execute(f"comment on view {_ident(_VERSION_VIEW)} is {_literal(_stamp(db))}")
             con.execute("checkpoint")
         finally:
             con.close()
@@ -173,8 +196,36 @@ def _write_atomically(db: Path, fill: Callable[[duckdb.DuckDBPyConnection], None
     return db
 
 
-#: the base view whose comment records :func:`_catalog_version` (re-set after every build or refresh)
+#: the base view whose comment records :func:`_stamp` (re-set after every build or refresh)
 _VERSION_VIEW = next(iter(TABLES))
+
+
+def _stamp(db: Path) -> str:
+    """What a catalog at ``db`` must have been built with to be current: :func:`_catalog_version` and
+    the file's own absolute path (a catalog moved or copied with its data dir reads the old paths)."""
+    return f"{_catalog_version()} at {_db_locations(db)[0]}"
+
+
+def _db_locations(db: Path) -> list[str]:
+    """The absolute paths under which DuckDB may report the catalog file: as given, and resolved."""
+    given = os.path.abspath(db)
+    resolved = str(Path(db).resolve())
+    return [given] if resolved == given else [given, resolved]
+
+
+def _location_guard(db: Path) -> str:
+    """A WHERE condition that is true when the catalog file ``db`` is open at that path, else an error.
+
+    ``duckdb_databases()`` gives every attached file's absolute path (the command line's, adat's
+    and any other client's). A copy of the catalog opened at another path fails with one line
+    instead of reading the original directory's files through its absolute view paths.
+    """
+    paths = ", ".join(_literal(path) for path in _db_locations(db))
+    message = (f"this adat catalog was built as {_db_locations(db)[0]} and reads that data dir's runs; "
+               "it has been moved or copied: run `adat catalog --data-dir DIR` (DIR: the folder of this "
+               "file) to rebuild it there")
+    return (f"case when exists (select 1 from duckdb_databases() where path in ({paths})) "
+            f"then true else error({_literal(message)}) end")
 
 
 @cache
@@ -204,7 +255,8 @@ def staging_files(sql_dir: Path) -> list[Path]:
 
 
 def catalog_is_stale(root: Path, sql_dir: Path, *, db_path: Path | None = None) -> bool:
-    """True when the catalog is missing or older than a table/partition directory or a view file.
+    """True when the catalog is missing or older than a table/partition directory or a view file,
+    or was built by another version of this module or at another path (:func:`_stamp`).
 
     Writing or removing a part touches its partition directory, so directory mtimes suffice.
     """
@@ -214,7 +266,9 @@ def catalog_is_stale(root: Path, sql_dir: Path, *, db_path: Path | None = None) 
     built = db.stat().st_mtime_ns
     runs = Path(root) / RUNS_DIR
     watched = [runs, *runs.glob("*"), *runs.glob(f"*/{PARTITION_COLUMN}=*")] if runs.is_dir() else []
-    return any(path.stat().st_mtime_ns >= built for path in [*watched, *_watched_view_files(sql_dir)])
+    if any(path.stat().st_mtime_ns >= built for path in [*watched, *_watched_view_files(sql_dir)]):
+        return True
+    return _stamp_of(db) != _stamp(db)  # built by another adat, or at another path (moved/copied)
 
 
 def _watched_view_files(sql_dir: Path) -> list[Path]:
@@ -226,7 +280,9 @@ def _watched_view_files(sql_dir: Path) -> list[Path]:
     return watched
 
 
-def _base_view_sql(con: duckdb.DuckDBPyConnection, root: Path, table: str, model: type[Record]) -> str:
+def _base_view_sql(con: duckdb.DuckDBPyConnection, root: Path, table: str, model: type[Record], db: Path) -> str:
+    """``create or replace view <table>`` over the table's parts by absolute path, guarded by the
+    catalog's location (:func:`_location_guard`); a typed empty view when there are no parts."""
     expected = _duckdb_types(con, model)
     pattern = str(table_dir(root, table).resolve() / f"{PARTITION_COLUMN}=*" / PART_GLOB)
     order_cols = [f"parse_filename(filename) as {ORDER_COLUMNS[0]}", f"file_row_number as {ORDER_COLUMNS[1]}"]
@@ -246,7 +302,8 @@ def _base_view_sql(con: duckdb.DuckDBPyConnection, root: Path, table: str, model
             columns.append(f"cast({_ident(name)} as {typ}) as {_ident(name)}")
         else:
             columns.append(_ident(name))
-    return f"create or replace view {_ident(table)} as select {', '.join(columns + order_cols)} from {scan}"
+    return (f"create or replace view {_ident(table)} as select {', '.join(columns + order_cols)} from {scan} "
+            f"where {_location_guard(db)}")
 
 
 def _schemas_differ(con: duckdb.DuckDBPyConnection, pattern: str) -> bool:
