@@ -29,3 +29,15 @@ def test_the_report_opens_over_http_at_the_url_the_night_links(tmp_path: Path) -
 def test_a_report_outside_the_reports_directory_has_no_url(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         report_url("http://h:1", tmp_path, tmp_path / "elsewhere.html")
+
+
+def test_the_nightly_links_to_reports_url_from_its_config_and_to_the_file_without_it(tmp_path: Path) -> None:
+    from adat.config import RunConfig
+    from flows.nightly import _report_link
+
+    report = tmp_path / "reports" / "night-1" / "report.html"
+    served = RunConfig.model_validate({"nightly": {"reports_url": "http://reports.example:8790"}})
+    assert _report_link(served.nightly.reports_url, tmp_path, str(report)) == \
+        report_url("http://reports.example:8790", tmp_path, str(report))
+    assert _report_link(served.nightly.reports_url, tmp_path, str(report)).startswith("http://reports.example:8790/")
+    assert _report_link(RunConfig().nightly.reports_url, tmp_path, str(report)) == str(report)  # unserved: the file
