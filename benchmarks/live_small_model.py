@@ -57,10 +57,11 @@ def main() -> int:
     work.mkdir(parents=True, exist_ok=True)
     run_id = "live-small"
     with llama_server(python, log=work / "llama-server.log") as base_url:
+        # context_tokens: the server's n_ctx (8192) less a margin for the 4-characters-a-token estimate
         config = {"run_id": run_id, "data_dir": str(work / "data"), "target": {"type": "reference"},
                   "models": dict.fromkeys(ROLES, f"openai/{MODEL}"),
                   "llm": {"base_url": base_url, "api_key_env": "ADAT_LIVE_KEY", "max_retries": 1, "timeout_s": 120,
-                          "max_output_tokens": 512, "concurrency": 1, "cache": False},
+                          "max_output_tokens": 512, "context_tokens": 7168, "concurrency": 1, "cache": False},
                   "discovery": {"sessions": args.sessions, "turn_limit": 4}, "generation": {"n": args.n},
                   "selector": {"max_attempts_cap": 4}}
         path = work / "run.yaml"

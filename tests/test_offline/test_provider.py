@@ -9,10 +9,11 @@ import pytest
 from pydantic import BaseModel
 
 from adat import roles
-from adat.config import RunConfig
+from adat.config import LLMSettings, RunConfig
 from adat.llm.client import LLMClient
-from adat.llm.providers.registry import default_registry
-from adat.llm.types import LLMError, LLMRequest
+from adat.llm.providers.registry import ProviderRegistry, default_registry
+from adat.llm.types import LLMError, LLMRequest, LLMResponse
+from adat.offline import planning
 from adat.offline.provider import HANDLERS, OfflineHeuristicProvider
 from adat.roles import (
     DirectInput,
@@ -29,6 +30,7 @@ from adat.roles import (
     SessionSummary,
     TraceView,
     TransformInput,
+    TurnView,
 )
 from tests.test_offline.conftest import Extracted, find
 
@@ -132,3 +134,42 @@ def test_through_the_llm_client_calls_are_labelled_offline(inputs: dict[str, Bas
 def test_content_is_plain_json(inputs: dict[str, BaseModel]) -> None:
     content = OfflineHeuristicProvider().complete(_request(roles.PROMPT_JUDGE, inputs[roles.PROMPT_JUDGE])).content
     assert json.loads(content or "")["verdict"] in ("pass", "fail", "inconclusive")
+
+
+class _Recording(OfflineHeuristicProvider):
+    """The stand-in, keeping the requests it answered."""
+
+    def __init__(self) -> None:
+        self.requests: list[LLMRequest] = []
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        self.requests.append(request)
+        return super().complete(request)
+
+
+@pytest.mark.parametrize("context_tokens", [32000, 2500])
+def test_the_stand_in_sees_what_a_model_would_after_a_context_cut(context_tokens: int, tmp_path: Path) -> None:
+    """Inputs that fit reach the stand-in as given; cut ones as cut (it answers from the variables)."""
+    stand_in = _Recording()
+    registry = ProviderRegistry()
+    registry.register("offline", lambda model, cfg: stand_in, cacheable=False)
+    cfg = RunConfig(run_id="t", data_dir=str(tmp_path),
+                    llm=LLMSettings(context_tokens=context_tokens, max_output_tokens=500))
+    client = LLMClient(cfg, "t", cache_dir=tmp_path / "cache", registry=registry)
+    reply = "I can refund an order within 30 days of delivery once you give me your email. " * 12
+    traces = [TraceView(trace_id=f"tr-{i}", objective=f"objective {i}", strategy="ask",
+                        turns=[TurnView(role="user", text="hi"), TurnView(role="agent", text=reply)])
+              for i in range(8)]
+    inp = PlannerInput(session_no=9, sessions_total=10, tester_facts=["user id: alice_01"],
+                       earlier_sessions=[SessionSummary(objective=t.objective, strategy="ask", ended_by="hints_done",
+                                                        last_agent_reply=reply[:100]) for t in traces],
+                       earlier_traces=traces)
+    variables = inp.model_dump()
+    plan = client.structured("planner", roles.PROMPT_PLANNER, variables, roles.PlannerOutput)
+    seen = stand_in.requests[0].variables
+    row = client.drain_calls()[0]
+    assert plan == planning.plan(PlannerInput.model_validate(seen))
+    if context_tokens == 32000:
+        assert seen == variables and row.cut_rule == ""
+    else:
+        assert len(seen["earlier_traces"]) < len(traces) and row.cut_items > 0 and row.error is None

@@ -225,13 +225,14 @@ EXPECTED: dict[str, list[Case]] = {
     "llm_usage": [Case(
         ("run_id", "role", "provider_model", "calls", "cache_hits", "provider_calls", "errors", "repaired",
          "input_tokens", "output_tokens", "cost_usd", "unpriced_calls",
-         "invalid_answers", "pending_calls"),
-        [("r1", "agent", "openai/gpt-x", 1, 0, 1, 0, 0, 400, 40, 0.002, 0, 0, 0),
-         ("r1", "auditor", "openai/gpt-big", 1, 0, 1, 0, 0, 2000, 100, 0.05, 0, 0, 0),
-         ("r1", "generator", "openai/gpt-x", 2, 1, 1, 0, 0, 1000, 200, 0.01, 0, 0, 0),   # c3 is a cache hit
-         ("r1", "judge", "openai/gpt-x", 2, 0, 2, 1, 1, 500 + 10, 50 + 10, 0.004, 1, 1, 0),  # c4 repaired, c6 error
-         ("r1", "planner", "offline/heuristic", 1, 0, 1, 0, 0, 100, 20, 0.0, 0, 0, 0),
-         ("r2", "judge", "openai/gpt-x", 1, 0, 1, 0, 0, 300, 30, 0.003, 0, 0, 0)])],
+         "invalid_answers", "pending_calls", "cut_calls", "cut_chars"),
+        [("r1", "agent", "openai/gpt-x", 1, 0, 1, 0, 0, 400, 40, 0.002, 0, 0, 0, 0, 0),
+         ("r1", "auditor", "openai/gpt-big", 1, 0, 1, 0, 0, 2000, 100, 0.05, 0, 0, 0, 0, 0),
+         # c3 is a cache hit; c2 was cut to fit its context
+         ("r1", "generator", "openai/gpt-x", 2, 1, 1, 0, 0, 1000, 200, 0.01, 0, 0, 0, 1, 4200),
+         ("r1", "judge", "openai/gpt-x", 2, 0, 2, 1, 1, 500 + 10, 50 + 10, 0.004, 1, 1, 0, 0, 0),  # c4 repaired, c6 error
+         ("r1", "planner", "offline/heuristic", 1, 0, 1, 0, 0, 100, 20, 0.0, 0, 0, 0, 0, 0),
+         ("r2", "judge", "openai/gpt-x", 1, 0, 1, 0, 0, 300, 30, 0.003, 0, 0, 0, 0, 0)])],
     # r1 supporting replies -> user turn (i-1)/2 -> rule events of that session and turn:
     #   h1 d1@1 -> 0 -> R_auth | h2, h3 d1@3 -> 1 -> R_cancel, R_status | h4 (ungrounded) d2@3 -> 1
     #   -> R_exchange | h5 d2@1 -> 0 -> R_auth | h6 d2@5 -> 2 -> none | h7 d1@5 -> 2 -> R_refund |

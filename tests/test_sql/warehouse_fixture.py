@@ -103,11 +103,13 @@ def event(run_id: str, session: str, turn: int, rule: str, side: str = "allowed"
 
 def call(run_id: str, cid: str, role: str, model: str, tokens_in: int, tokens_out: int, cost: float, *,
          cache_hit: bool = False, priced: bool = True, error: str | None = None,
-         repaired: bool = False, invalid_answers: int = 0) -> LLMCall:
+         repaired: bool = False, invalid_answers: int = 0, cut_chars: int = 0) -> LLMCall:
     provider, name = model.split("/", 1)
     return LLMCall(call_id=cid, run_id=run_id, role=role, provider=provider, model=name,
                    input_tokens=tokens_in, output_tokens=tokens_out, cost_usd=cost, cache_hit=cache_hit,
-                   priced=priced, error=error, repaired=repaired, invalid_answers=invalid_answers, ts=T0)
+                   priced=priced, error=error, repaired=repaired, invalid_answers=invalid_answers, ts=T0,
+                   cut_chars=cut_chars, cut_items=int(cut_chars > 0),
+                   cut_rule="context-v1: dropped the oldest 1 of 3 discovery_traces" if cut_chars else "")
 
 
 def r1_tables() -> dict[str, list]:
@@ -180,7 +182,7 @@ def r1_tables() -> dict[str, list]:
                              exec_label(r, "e-t3", "t3", "INC"), exec_label(r, "e-t1b", "t1", "FN"),
                              exec_label(r, "e-t2b", "t2", "TN")],
         "llm_calls": [call(r, "c1", "planner", "offline/heuristic", 100, 20, 0.0),
-                      call(r, "c2", "generator", "openai/gpt-x", 1000, 200, 0.01),
+                      call(r, "c2", "generator", "openai/gpt-x", 1000, 200, 0.01, cut_chars=4200),
                       call(r, "c3", "generator", "openai/gpt-x", 1000, 200, 0.0, cache_hit=True),
                       call(r, "c4", "judge", "openai/gpt-x", 500, 50, 0.004, repaired=True, invalid_answers=1),
                       call(r, "c5", "auditor", "openai/gpt-big", 2000, 100, 0.05),

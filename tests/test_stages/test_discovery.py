@@ -86,3 +86,27 @@ def test_failed_reset_planner_and_driver_end_their_session_only(roles: Roles) ->
     traces = discover(roles2.cfg, roles2.client(), ScriptedTarget(fail_reset=True), RUN)
     assert traces[0].ended_by == "error" and traces[0].session_id == ""
     assert not roles2.fakes["driver"].requests
+
+
+def test_many_long_sessions_reach_the_planner_cut_to_its_context(roles: Roles) -> None:
+    """A small llm.context_tokens: later planners get the newest traces whole-or-not and every
+    request fits; the rows record the cuts (adat.llm.context_budget)."""
+    from adat.llm.context_budget import request_tokens
+
+    roles.cfg.discovery.sessions = 8
+    roles.cfg.discovery.turn_limit = 2
+    roles.cfg.discovery.planner_recent_traces = 5
+    roles.cfg.llm.context_tokens, roles.cfg.llm.max_output_tokens = 4000, 1000
+    planner = roles.script("planner", [plan(n) for n in range(1, 9)])
+    roles.script("driver", [say("what are the rules?"), say("and the exceptions?")] * 8)
+    long_reply = "".join(f"Rule {i}: an order can be returned within {i} days. " for i in range(20))
+    client = roles.client()
+    traces = discover(roles.cfg, client, ScriptedTarget(default=long_reply), RUN)
+
+    assert len(traces) == 8 and all(len(t.turns) == 4 for t in traces)
+    assert all(request_tokens(r) <= 3000 for r in planner.requests)
+    shown = [[t["trace_id"] for t in r.variables["earlier_traces"]] for r in planner.requests]
+    assert 0 < len(shown[-1]) < 5 and shown[-1] == [t.trace_id for t in traces[:7]][-len(shown[-1]):]
+    rows = [r for r in client.drain_calls() if r.role == "planner"]
+    cut = [r for r in rows if r.cut_rule]
+    assert cut and rows[0].cut_rule == "" and all(r.cut_chars > 0 and r.cut_items > 0 for r in cut)

@@ -12,6 +12,8 @@ Providers only make the call; everything else happens here, the same way for ``o
   recorded on the row), parsed tolerantly and validated, content included; an invalid one gets
   ONE repair request (the invalid answer plus the error); if that fails too the call raises
   :class:`LLMError` and its row records the error (``invalid_answers`` counts both);
+* a request over its model's context (``llm.context_tokens`` minus ``llm.max_output_tokens``) is cut
+  first, deterministically, by the rule of :mod:`adat.llm.context_budget`; the row records the cut;
 * before each request goes out a line is appended to the run's request journal
   (:mod:`adat.llm.call_journal`), so a crash cannot hide a request from ``llm_calls``;
 * accepted answers are cached on disk (``llm.cache``); a hit calls no provider;
@@ -45,6 +47,7 @@ from adat import config
 from adat.config import RunConfig
 from adat.llm.budget import BudgetExhausted, BudgetMeter, current_phase
 from adat.llm.call_journal import CallJournal
+from adat.llm.context_budget import Cut, fit_request, input_budget
 from adat.llm.output_schema import OutputInvalid, parse_output, repair_message, response_schema, schema_name
 from adat.llm.pricing import call_cost_usd
 from adat.llm.prompts import PromptTemplate, load_prompt
@@ -68,6 +71,7 @@ class _Meter:
     cache_hit: bool = False
     repaired: bool = False
     invalid_answers: int = 0
+    cut: Cut = field(default_factory=Cut)
     call_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     def add(self, response: LLMResponse) -> None:
@@ -127,7 +131,7 @@ class LLMClient:
                                 response_schema=schema, schema_name=schema_name(output), schema_strict=strict,
                                 output_mode=self._output_mode(bound))
 
-        def finish(response: LLMResponse, meter: _Meter) -> tuple[T, LLMResponse]:
+        def finish(response: LLMResponse, meter: _Meter, request: LLMRequest) -> tuple[T, LLMResponse]:
             try:
                 return parse_output(response.content, output), response
             except OutputInvalid as exc:
@@ -161,7 +165,7 @@ class LLMClient:
                 raise LLMError(f"{bound.provider_name}/{bound.model} returned no text content")
             return response.content
 
-        return self._logical_call(bound, request, cache_tag, content, lambda r, m: (content(r), r))
+        return self._logical_call(bound, request, cache_tag, content, lambda r, m, q: (content(r), r))
 
     def chat(self, role: str, messages: list[dict[str, Any]], *, model: str,
              tools: list[dict[str, Any]] | None = None, cache_tag: str = "") -> LLMResponse:
@@ -171,7 +175,7 @@ class LLMClient:
         """
         bound = self._bind(model)
         request = self._request(role, bound, messages, None, {}, tools=tools or None)
-        return self._logical_call(bound, request, cache_tag, lambda r: r, lambda r, m: (r, r))
+        return self._logical_call(bound, request, cache_tag, lambda r: r, lambda r, m, q: (r, r))
 
     def drain_calls(self) -> list[LLMCall]:
         """The rows accumulated since the last drain (the pipeline writes them to the warehouse)."""
@@ -213,14 +217,22 @@ class LLMClient:
                           variables=variables, **extra)
 
     def _logical_call(self, bound: _Bound, request: LLMRequest, tag: str, parse: Callable[[LLMResponse], R],
-                      finish: Callable[[LLMResponse, _Meter], tuple[R, LLMResponse]]) -> R:
-        """Cache lookup, provider call(s), acceptance, cache write and the one LLMCall row."""
+                      finish: Callable[[LLMResponse, _Meter, LLMRequest], tuple[R, LLMResponse]]) -> R:
+        """Context cut, cache lookup, provider call(s), acceptance, cache write and the one LLMCall row."""
         meter = _Meter()
         started, t0 = datetime.now(UTC), time.perf_counter()
         error: str | None = None
         use_cache = self._cache is not None and bound.cacheable
-        key = cache_key(request, endpoint=self._endpoint(bound), tag=tag) if use_cache else ""
         try:
+            # Cut before keying: the key then names the request actually sent, and a context
+            # budget changes the key exactly when it changes the request.
+            template = self._prompt(request.prompt_id) if request.prompt_id else None
+            request, meter.cut = fit_request(request, input_budget(self.cfg.llm, bound.provider_name, bound.model),
+                                             template)
+            if meter.cut.rule:
+                log.info("%s/%s: %s input cut to fit its context: %s", bound.provider_name, bound.model,
+                         request.prompt_id or request.role, meter.cut.rule)
+            key = cache_key(request, endpoint=self._endpoint(bound), tag=tag) if use_cache else ""
             if self._cache is not None and use_cache:
                 cached = self._cache.get(key)
                 if cached is not None:
@@ -235,7 +247,7 @@ class LLMClient:
             if self._budget is not None:
                 self._budget.reserve()
             response = self._send(bound, request, meter)
-            result, accepted = finish(response, meter)
+            result, accepted = finish(response, meter, request)
             if self._cache is not None and use_cache:
                 self._cache.put(key, request, accepted)
             return result
@@ -326,6 +338,7 @@ class LLMClient:
             retries=meter.retries, error=error, ts=started, repaired=meter.repaired, priced=priced,
             phase=self.phase, invalid_answers=meter.invalid_answers,
             output_mode=request.output_mode if request.response_schema is not None else "",
+            cut_chars=meter.cut.chars, cut_items=meter.cut.items, cut_rule=meter.cut.rule,
         )
         if self._budget is not None and not meter.cache_hit:
             self._budget.spend(meter.input_tokens + meter.output_tokens, row.cost_usd)

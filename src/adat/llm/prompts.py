@@ -40,6 +40,8 @@ class PromptVariable(BaseModel):
     name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     untrusted: bool = Field(False, description="fence the value as data (agent replies, traces)")
     label: str = Field("", description="label written on the fence; defaults to the name")
+    drop_oldest: bool = Field(False, description="a list ordered oldest first (earlier sessions, traces, tests) "
+                              "whose oldest items may be dropped to fit the model's context (adat.llm.context_budget)")
     description: str = ""
 
 

@@ -14,15 +14,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from adat.llm.context_budget import rough_tokens
 from adat.llm.types import LLMError, LLMRequest, LLMResponse
 
 FakeOutput = str | LLMResponse | dict[str, Any] | list[Any] | BaseModel | BaseException
 FakeOutputs = Iterable[FakeOutput] | Callable[[LLMRequest], FakeOutput]
-
-
-def rough_tokens(text: str) -> int:
-    """A deterministic stand-in for a tokenizer: about four characters per token."""
-    return (len(text) + 3) // 4
 
 
 class FakeProvider:
