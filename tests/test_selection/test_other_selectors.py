@@ -86,3 +86,19 @@ def test_gp_posterior_moves_towards_observations_and_generalises_over_similar_st
     mean1, sd1 = sel.posterior(hs, ks)
     assert mean1[0] > mean1[1] > mean0[1] - 1e-9  # similar statement, same instruction gains most
     assert sd1[0] < sd0[0] and mean1[0] > mean1[2]
+
+
+def test_llm_selector_offers_at_most_max_offered_candidates_in_its_default_order() -> None:
+    from adat.selection.joint import MAX_OFFERED
+
+    seen: list[list[Candidate]] = []
+
+    def choose(cands: list[Candidate]) -> tuple[str, str]:
+        seen.append(cands)
+        return cands[0].statement_id, cands[0].instruction_id
+
+    many = instructions([0.9 - i * 0.005 for i in range(40)])  # 4 statements x 40 instructions = 160 pairs
+    sel = make_selector(parse_selector({"name": "llm", "block_size": 4}), statements(4), many, embeddings(4), 2,
+                        llm_choose=choose)
+    assert sel.next_pair() is not None
+    assert len(seen[0]) == MAX_OFFERED and seen[0][0].instruction_id == "k0"  # the best of the order kept

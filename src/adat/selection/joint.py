@@ -38,6 +38,12 @@ class UniformSelector(BlockWalkSelector):
         return int(hs[i]), int(ks[i]), {"candidates": len(hs)}
 
 
+#: candidates the LLM selector shows the selector role, the first in its default order: a block of
+#: 10 statements × ~90 instructions would overflow a context window, and no model chooses well among
+#: hundreds of near-identical pairs
+MAX_OFFERED = 60
+
+
 class LLMSelector(BlockWalkSelector):
     """Asks an injected ``llm_choose`` for an untried pair.
 
@@ -83,7 +89,7 @@ class LLMSelector(BlockWalkSelector):
     def _choose(self, eligible: np.ndarray, t: int) -> tuple[int, int, dict[str, Any]]:
         from adat.llm.types import LLMError
 
-        offered = self.candidates(eligible)
+        offered = self.candidates(eligible)[:MAX_OFFERED]
         index = {(c.statement_id, c.instruction_id): (h, k) for h, k, c in offered}
         try:
             answer = self.llm_choose([c for _, _, c in offered])
