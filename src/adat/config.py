@@ -147,11 +147,11 @@ class HttpTarget(_Section):
                                     "references to the environment or .env; every value is a secret, never stored")
     timeout_s: float = Field(60.0, gt=0, description="deadline in seconds for one message's whole exchange "
                              "(connect, send, the complete reply, every retry)")
-    max_retries: int = Field(2, ge=0, le=10, description="retries per message of a transient failure (refused, "
+    max_retries: int = Field(2, ge=0, le=10, description="retries (0–10) per message of a transient failure (refused, "
                              "reset or closed connection, reply cut off, HTTP 429/5xx); 0 = none")
     retry_backoff_s: float = Field(0.5, ge=0, description="first wait before a retry; doubles on each further one")
-    max_reply_chars: int = Field(32_000, ge=1, description="a longer reply is cut here and marked "
-                                 "'[adat: reply cut at N of M characters]'")
+    max_reply_chars: int = Field(32_000, ge=1, le=10_000_000, description="a longer reply is cut here (≤ 10,000,000) "
+                                 "and marked '[adat: reply cut at N of M characters]'")
 
     def model_post_init(self, context: Any, /) -> None:
         """Register the header values as secrets in every process that reads this config."""
@@ -205,8 +205,8 @@ class GenerationConfig(_Section):
 class _SelectorWalk(_Section):
     """What every selector shares: the walk over blocks of statements in rank order (DESIGN §5)."""
 
-    block_size: int = Field(10, ge=1, description="B: statements per block, taken in rank order")
-    max_not_applicable: int = Field(3, ge=1, description="m: set a statement aside after m n/a in a pass")
+    block_size: int = Field(10, ge=1, le=1000, description="B: statements per block, taken in rank order (≤ 1000)")
+    max_not_applicable: int = Field(3, ge=1, le=100, description="m: set a statement aside after m n/a in a pass (≤ 100)")
     max_attempts_cap: int = Field(400, ge=1, le=100_000, description="most transformation attempts (≤ 100,000); the budget is "
                                                          "min(this, attempts_per_test * generation.n)")
     attempts_per_test: int = Field(6, ge=1, le=1000, description="attempt budget is min(max_attempts_cap, this * n); ≤ 1000")
@@ -350,7 +350,7 @@ class SpecSuiteConfig(_Section):
 
     reruns: int | None = Field(None, ge=1, le=MAX_REPEAT, description="k of pass^k (≤ 100); None = the spec's defaults.reliability.reruns")
     max_iterations: int | None = Field(None, ge=1, le=1000,
-                                       description="PromptSmith budget; None = the spec's compile_budget.max_iterations")
+                                       description="PromptSmith budget (≤ 1000); None = the spec's compile_budget.max_iterations")
     inner_attempts: int = Field(2, ge=1, le=100, description="candidates tried on the failing tests per compile iteration (≤ 100)")
 
 
