@@ -400,7 +400,7 @@ class RunConfig(_Section):
     def _data_dir_not_a_file(cls, value: str) -> str:
         """The warehouse root may not exist yet (a run creates it), but it cannot be a file."""
         if Path(value).expanduser().exists() and not Path(value).expanduser().is_dir():
-            raise ValueError("is a file, not a directory: give a directory (a run creates it when missing)")
+            raise ValueError("is a file, not a directory; fix: name a directory (a run creates it when missing)")
         return value
 
     @field_validator("selector", mode="before")
@@ -465,6 +465,8 @@ def _one_validation_error(err: Any, file: str) -> UserError:
         msg = "unknown field"
     elif err["type"] == "missing":
         fix = "add this field"
+    elif err["type"] == "value_error" and "; fix: " in str((err.get("ctx") or {}).get("error", "")):
+        msg, _, fix = str(err["ctx"]["error"]).partition("; fix: ")
     elif err["type"] in ("union_tag_invalid", "union_tag_not_found") and parts and parts[-1] in UNION_SECTIONS:
         key = "name" if parts[-1] == "selector" else "type"
         loc, value = f"{loc}.{key}", (err.get("input") or {}).get(key) if isinstance(err.get("input"), dict) else None

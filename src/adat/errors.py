@@ -26,7 +26,7 @@ class UserError(Exception):
     def one_line(self) -> str:
         """``file: field: message (fix: fix)`` on one line, each part cut to a short excerpt (an
         error never repeats a pasted value or a 5,000-character key whole)."""
-        where = ": ".join(_short(part, 160) for part in (self.file, self.field) if part)
+        where = ": ".join(_short(part, limit) for part, limit in ((self.file, 200), (self.field, 80)) if part)
         message = _short(self.message, 300)
         text = f"{where}: {message}" if where else message
         if self.fix:

@@ -11,6 +11,7 @@ pass for the one under test.
 from __future__ import annotations
 
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -99,6 +100,8 @@ CASES = [
     Case("dotenv-not-utf8-header", ["config", "check", "c.yaml"],
          {"c.yaml": "target: {type: http, base_url: 'http://127.0.0.1:9', headers: {X: '${K}'}}\n",
           ".env": b"K=\xff\xfe\n"}, ".env"),
+    Case("policy-not-utf8", ["config", "check", "c.yaml"],
+         {"c.yaml": "target: {type: llm-agent, model: openai/m, policy: p.md}\n", "p.md": b"# Policy\n\xff\n"}, "utf-8"),
     # --- a data dir that is a file ---
     Case("data-dir-field-file-check", ["config", "check", "c.yaml"], {"c.yaml": "data_dir: f\n", "f": "x"}, "data_dir"),
     Case("data-dir-field-file-run", ["run", "-c", "c.yaml"], {"c.yaml": OK + "data_dir: f\n", "f": "x"}, "data_dir"),
@@ -143,6 +146,8 @@ CASES = [
     Case("config-duplicate-nested-key", ["run", "-c", "c.yaml"], _cfg("discovery:\n  sessions: 2\n  sessions: 3\n"),
          "sessions"),
     Case("sessions-1e12", ["config", "check", "c.yaml"], _cfg("discovery: {sessions: 1e12}\n"), "discovery.sessions"),
+    Case("sessions-float-1e12", ["run", "-c", "c.yaml"], _cfg(OK + "discovery: {sessions: 1.0e+12}\n"),
+         "discovery.sessions"),
     Case("sessions-huge-int", ["run", "-c", "c.yaml"], _cfg(OK + "discovery: {sessions: 1000000000000}\n"),
          "discovery.sessions"),
     Case("turn-limit-huge", ["config", "check", "c.yaml"], _cfg("discovery: {turn_limit: 100000}\n"), "turn_limit"),
@@ -176,7 +181,8 @@ CASES = [
     # --- long values are echoed as a short excerpt only ---
     Case("long-unknown-field", ["config", "check", "c.yaml"], _cfg("x" * 1000 + ": 1\n"), "unknown field"),
     Case("long-bad-value", ["config", "check", "c.yaml"], _cfg("seed: '" + "y" * 5000 + "'\n"), "seed"),
-    Case("long-fault", ["run", "-c", "c.yaml"], _cfg(OK + "target: {type: reference, fault: " + "z" * 5000 + "}\n"), "target.fault"),
+    Case("long-fault", ["run", "-c", "c.yaml"], _cfg(OK + "target: {type: reference, fault: " + "z" * 5000 + "}\n"),
+         "c.yaml: target.fault"),
     Case("long-run-id-option", ["run-suite", "-c", "c.yaml", "--suite", "../" + "q" * 5000], _cfg(OK), "--suite"),
     Case("long-sql-name", ["sql", "n" * 5000 + "/x", "--data-dir", "data"], expect="NAME", setup=_mkdirs("data/runs")),
     # --- a few more everyday ones ---
@@ -235,5 +241,6 @@ def test_bad_input_is_one_line_exit_2_nothing_written(case: Case, tmp_path: Path
     assert len(lines) == 1, f"{len(lines)} lines on stderr: {err[:2000]}"
     assert len(result.stdout) + len(result.stderr) < 1024, f"{len(result.stdout) + len(result.stderr)} bytes: {err[:300]}"
     assert case.expect.lower() in lines[0].lower(), lines[0]
+    assert not re.search(r"(.)\1{80}", lines[0]), f"a value echoed whole: {lines[0][:200]}"
     assert elapsed < 60, f"took {elapsed:.1f} s"
     assert _listing(work) == before, "files under the working directory changed"

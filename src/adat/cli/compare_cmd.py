@@ -15,6 +15,7 @@ import typer
 
 from adat.cli.app import check_data_dir_option, fail, terminal_console, warehouse_root
 from adat.config import RunConfig, check_run_id, load_run_config
+from adat.pipeline.config_refs import check_config_references
 from adat.pipeline.role_check import check_roles_named
 
 console = terminal_console()
@@ -32,6 +33,7 @@ def _config(config: Path, data_dir: Path | None, source: str, command: str,
 
     check_data_dir_option(data_dir)
     cfg = load_run_config(config)
+    check_config_references(cfg, file=str(config))
     check_roles_named(cfg, command, file=str(config), selectors=selectors)
     cfg = cfg.model_copy(update={"data_dir": str(data_dir.resolve())}) if data_dir else cfg
     check_run_id(source, field="--from")

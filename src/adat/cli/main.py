@@ -34,6 +34,7 @@ from adat.config import (
     demo_config_path,
     load_run_config,
 )
+from adat.pipeline.config_refs import check_config_references
 from adat.pipeline.role_check import COMMAND_ROLES, check_roles_named
 
 console = terminal_console()
@@ -86,8 +87,6 @@ def config_check(
     """Validate FILE against the run-config schema; print the resolved target and models."""
     if command not in COMMAND_ROLES:
         fail(f"unknown command {command!r}", field="--for", fix=f"use one of {', '.join(COMMAND_ROLES)}")
-    from adat.pipeline.config_refs import check_config_references
-
     cfg = load_run_config(file)
     check_config_references(cfg, file=str(file))
     check_roles_named(cfg, command, file=str(file))
@@ -205,6 +204,7 @@ def run(
     from adat.pipeline.preflight import preflight
 
     cfg = _with_data_dir(load_run_config(config), data_dir)
+    check_config_references(cfg, file=str(config))
     check_roles_named(cfg, "run", file=str(config))
     forced = _refresh_stages(refresh)
     for line in preflight(cfg):
@@ -259,6 +259,7 @@ def run_suite(
         if fail_on not in FAIL_ON_MODES:
             fail(f"unknown mode {fail_on!r}", field="--fail-on", fix=f"use {', '.join(FAIL_ON_MODES)}")
     cfg = _with_data_dir(load_run_config(config), data_dir)
+    check_config_references(cfg, file=str(config))
     check_roles_named(cfg, "run-suite", file=str(config))
     check_run_id(suite, field="--suite")
     check_out_file(junit, "--junit", make_parents=True)
@@ -356,6 +357,7 @@ def evaluate(
     from adat.evaluation.report import print_evaluation
 
     cfg = _with_data_dir(load_run_config(config), data_dir)
+    check_config_references(cfg, file=str(config))
     check_roles_named(cfg, "evaluate", file=str(config))
     _check_evaluation(cfg, run, None)
     print_evaluation(console, cfg, _run_flow("evaluate", config=cfg, suite_run_id=run))
@@ -372,6 +374,7 @@ def regress(
     from adat.evaluation.report import print_evaluation
 
     cfg = _with_data_dir(load_run_config(config), data_dir)
+    check_config_references(cfg, file=str(config))
     check_roles_named(cfg, "regress", file=str(config))
     _check_evaluation(cfg, run, fault or None)
     print_evaluation(console, cfg, _run_flow("regress", config=cfg, suite_run_id=run, faults=fault or None))

@@ -12,7 +12,10 @@ from pathlib import Path
 
 from adat.config import LLMAgentTarget, ReferenceTarget, RunConfig
 from adat.errors import UserError
-from adat.yaml_io import excerpt
+from adat.yaml_io import excerpt, read_user_text
+
+#: Largest policy document an llm-agent target takes (it is the agent's system prompt).
+POLICY_MAX_BYTES = 1024 * 1024
 
 
 def check_config_references(cfg: RunConfig, *, file: str | None = None) -> None:
@@ -38,8 +41,9 @@ def check_config_references(cfg: RunConfig, *, file: str | None = None) -> None:
     if isinstance(cfg.target, ReferenceTarget | LLMAgentTarget):
         _check_fault(cfg.target.fault, file)
         _check_file(cfg.target.database, "target.database", "a τ²-bench-format retail db.json", file)
-    if isinstance(cfg.target, LLMAgentTarget):
+    if isinstance(cfg.target, LLMAgentTarget) and cfg.target.policy is not None:
         _check_file(cfg.target.policy, "target.policy", "a policy document", file)
+        read_user_text(Path(cfg.target.policy), max_bytes=POLICY_MAX_BYTES, what="policy document")
 
 
 def _check_fault(fault: str | None, file: str | None) -> None:
