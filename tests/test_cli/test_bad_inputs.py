@@ -162,6 +162,7 @@ CASES = [
          "llm.concurrency"),
     Case("report-against-path", ["report", "r1", "--against", "../x", "--data-dir", "data"], expect="--against",
          setup=_mkdirs("data/runs")),
+    Case("diff-run-path", ["diff", "r1", "../x", "--data-dir", "data"], expect="RUN_B", setup=_mkdirs("data/runs")),
     Case("report-run-path", ["report", "../x", "--data-dir", "data"], expect="run", setup=_mkdirs("data/runs")),
     # --- config check catches what run catches ---
     Case("check-unknown-provider", ["config", "check", "c.yaml"], _cfg("models: {judge: nosuch/model}\n"),

@@ -91,6 +91,8 @@ def diff(
     (docs/suites.md)."""
     from adat.reporting import run_diff
 
+    check_run_id(run_a, field="RUN_A")
+    check_run_id(run_b, field="RUN_B")
     d = run_diff(_root(data_dir), run_a, run_b)
     _tests(d.tests)
     changed = d.verdict_changes
