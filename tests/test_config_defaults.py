@@ -87,3 +87,31 @@ def test_a_selectors_kind_cannot_be_assigned_in_place() -> None:
     cfg = RunConfig()
     with pytest.raises(ValueError, match="frozen"):
         cfg.selector.name = "adat2"  # type: ignore[misc]
+
+
+def test_every_count_has_a_documented_upper_bound() -> None:
+    """Issue 30: an int setting (a count: sessions, n, turn limits, repeat, workers …) has an upper
+    bound, and its description, which show-defaults prints, states it (``1–200``, ``≤ 10,000``)."""
+    import annotated_types
+
+    undocumented = []
+    for model in MODELS:
+        for name, info in model.model_fields.items():
+            # budgets limit spending (no bound makes sense) and a seed is not a count
+            if info.annotation not in (int, int | None) or name == "seed" or issubclass(model, config_module.Budget):
+                continue
+            bounds = [m.le for m in info.metadata if isinstance(m, annotated_types.Le)]
+            if not bounds:
+                undocumented.append(f"{model.__name__}.{name}: no upper bound")
+            elif f"{bounds[0]:,}" not in (info.description or "") and f"{bounds[0]}" not in (info.description or ""):
+                undocumented.append(f"{model.__name__}.{name}: ≤ {bounds[0]} not in its description")
+    assert not undocumented, undocumented
+
+
+@pytest.mark.parametrize(("section", "key", "value"), [
+    ("discovery", "sessions", 10**12), ("discovery", "turn_limit", 10**5), ("generation", "n", 10**7),
+    ("execution", "workers", 10**5), ("execution", "repeat", 10**6), ("llm", "timeout_s", -5),
+    ("llm", "concurrency", 10**6)])
+def test_out_of_bound_settings_are_refused(section: str, key: str, value: object) -> None:
+    with pytest.raises(ValueError, match=key):
+        RunConfig.model_validate({section: {key: value}})

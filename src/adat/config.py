@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 
 from adat import redaction
 from adat.errors import UserError
-from adat.yaml_io import read_yaml
+from adat.yaml_io import excerpt, read_yaml
 
 OFFLINE_MODEL = "offline/heuristic"
 SERVE_HOST = "127.0.0.1"  # `adat serve-agent` binds here unless told otherwise
@@ -26,6 +26,8 @@ RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 #: Per-request timeout of the preflight checks (LLM endpoint, http target); no retries. Three
 #: requests at most (models list, a 1-token call, the target), so preflight stays under 10 s.
 PREFLIGHT_TIMEOUT_S = 3.0
+#: most trials of one test (``execution.repeat``, ``run-suite --repeat``, ``spec_suite.reruns``)
+MAX_REPEAT = 100
 ROLES = ("planner", "driver", "extractor", "grounder", "generator", "judge", "auditor", "selector",
          # TDAD (DESIGN §9): tests from a spec, prompt compiler, mutant writer, the built spec agent
          "testsmith", "promptsmith", "mutationsmith", "spec_agent")
@@ -82,22 +84,22 @@ class LLMSettings(_Section):
 
     base_url: str | None = Field(None, description="OpenAI-compatible base URL; None = api.openai.com")
     api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the key")
-    timeout_s: float = Field(120.0, description="seconds one request may take")
-    max_retries: int = Field(5, description="retries of a failed request (rate limit, server or network error)")
-    backoff_base_s: float = Field(1.0, description="first retry delay; doubles per retry")
-    backoff_max_s: float = Field(60.0, description="longest retry delay")
-    temperature: float = Field(0.0, description="sampling temperature of every role")
-    max_output_tokens: int = Field(2048, gt=0, description="most tokens one answer may have")
-    context_tokens: int = Field(32000, description="context window of every model (tokens, estimated at 4 "
-                                "characters each); inputs beyond it minus max_output_tokens are cut before the "
-                                "call by the rule in adat.llm.context_budget")
+    timeout_s: float = Field(120.0, gt=0, le=3600, description="seconds one request may take (0 < t ≤ 3600)")
+    max_retries: int = Field(5, ge=0, le=20, description="retries of a failed request (rate limit, server or network error); 0–20")
+    backoff_base_s: float = Field(1.0, ge=0, le=600, description="first retry delay; doubles per retry (≤ 600)")
+    backoff_max_s: float = Field(60.0, ge=0, le=3600, description="longest retry delay (≤ 3600)")
+    temperature: float = Field(0.0, ge=0.0, le=2.0, description="sampling temperature of every role (0–2)")
+    max_output_tokens: int = Field(2048, ge=1, le=1_000_000, description="most tokens one answer may have (≤ 1,000,000)")
+    context_tokens: int = Field(32000, ge=256, le=10_000_000, description="context window of every model (tokens, "
+                                "estimated at 4 characters each); inputs beyond it minus max_output_tokens are cut "
+                                "before the call by the rule in adat.llm.context_budget (256 to 10,000,000)")
     context_tokens_by_model: dict[str, int] = Field(
         default_factory=dict, description="provider/model (or bare model) -> its context window; overrides "
         "context_tokens")
     cache: bool = Field(True, description="answer identical requests from <data_dir>/cache/llm (never the offline "
                                           "stand-in)")
-    concurrency: int = Field(4, ge=1, description="maximum concurrent calls to the endpoint from one stage "
-                             "(extraction, grounding, plain generation, judging); 1 = one after another")
+    concurrency: int = Field(4, ge=1, le=256, description="maximum concurrent calls to the endpoint from one stage "
+                             "(extraction, grounding, plain generation, judging); 1 = one after another; ≤ 256")
     prices_usd_per_mtok: dict[str, tuple[float, float]] = Field(
         default_factory=dict, description="model -> (input, output) USD per million tokens; overrides built-ins")
     output_mode: Literal["auto", "json_schema", "json_object_schema", "json_object", "prompt"] = Field(
@@ -162,11 +164,11 @@ class HttpTarget(_Section):
                                     "references to the environment or .env; every value is a secret, never stored")
     timeout_s: float = Field(60.0, gt=0, description="deadline in seconds for one message's whole exchange "
                              "(connect, send, the complete reply, every retry)")
-    max_retries: int = Field(2, ge=0, le=10, description="retries per message of a transient failure (refused, "
+    max_retries: int = Field(2, ge=0, le=10, description="retries (0–10) per message of a transient failure (refused, "
                              "reset or closed connection, reply cut off, HTTP 429/5xx); 0 = none")
     retry_backoff_s: float = Field(0.5, ge=0, description="first wait before a retry; doubles on each further one")
-    max_reply_chars: int = Field(32_000, ge=1, description="a longer reply is cut here and marked "
-                                 "'[adat: reply cut at N of M characters]'")
+    max_reply_chars: int = Field(32_000, ge=1, le=10_000_000, description="a longer reply is cut here (≤ 10,000,000) "
+                                 "and marked '[adat: reply cut at N of M characters]'")
 
     def model_post_init(self, context: Any, /) -> None:
         """Register the header values as secrets in every process that reads this config."""
@@ -189,7 +191,7 @@ class LLMAgentTarget(_Section):
     policy: str | None = Field(None, description="policy document; None = the shipped retail policy")
     database: str | None = Field(None, description="τ²-bench-format retail db.json; None = the shipped one")
     fault: str | None = Field(None, description="fault id from catalogs/faults/retail (edits the policy)")
-    max_steps: int = Field(12, description="most tool calls and replies of the agent per user message")
+    max_steps: int = Field(12, ge=1, le=100, description="most tool calls and replies of the agent per user message (≤ 100)")
 
 
 TargetConfig = Annotated[ReferenceTarget | HttpTarget | PythonTarget | LLMAgentTarget, Field(discriminator="type")]
@@ -198,34 +200,34 @@ TargetConfig = Annotated[ReferenceTarget | HttpTarget | PythonTarget | LLMAgentT
 class DiscoveryConfig(_Section):
     """Discovery: conversations that find what the agent says about its policy."""
 
-    sessions: int = Field(24, ge=1, description="discovery conversations")
-    turn_limit: int = Field(12, ge=1, description="most user messages per discovery conversation")
-    planner_recent_traces: int = Field(3, ge=0, description="most recent discovery traces shown to the planner")
+    sessions: int = Field(24, ge=1, le=10_000, description="discovery conversations (1–10,000)")
+    turn_limit: int = Field(12, ge=1, le=200, description="most user messages per discovery conversation (1–200)")
+    planner_recent_traces: int = Field(3, ge=0, le=100, description="most recent discovery traces shown to the planner (≤ 100)")
 
 
 class StatementsConfig(_Section):
     """Statement extraction and the grounding check."""
 
-    grounding_batch_size: int = Field(20, ge=1, description="statements judged per grounder call")
+    grounding_batch_size: int = Field(20, ge=1, le=1000, description="statements judged per grounder call (≤ 1000)")
 
 
 class GenerationConfig(_Section):
     """Test generation (plain and transformed)."""
 
-    n: int = Field(150, ge=1, description="top-n statements for plain tests; target transformed tests")
-    turn_limit: int = Field(10, ge=1, description="turn limit written into generated tests")
-    recent_tests: int = Field(5, ge=0, description="most recent tests shown to the generator")
+    n: int = Field(150, ge=1, le=10_000, description="top-n statements for plain tests; target transformed tests (1–10,000)")
+    turn_limit: int = Field(10, ge=1, le=200, description="turn limit written into generated tests (1–200)")
+    recent_tests: int = Field(5, ge=0, le=100, description="most recent tests shown to the generator (≤ 100)")
 
 
 class _SelectorWalk(_Section):
     """What every selector shares: the walk over blocks of statements in rank order (DESIGN §5)."""
 
-    block_size: int = Field(10, ge=1, description="B: statements per block, taken in rank order")
-    max_not_applicable: int = Field(3, ge=1, description="m: set a statement aside after m n/a in a pass")
-    max_attempts_cap: int = Field(400, ge=1, description="most transformation attempts; the budget is "
+    block_size: int = Field(10, ge=1, le=1000, description="B: statements per block, taken in rank order (≤ 1000)")
+    max_not_applicable: int = Field(3, ge=1, le=100, description="m: set a statement aside after m n/a in a pass (≤ 100)")
+    max_attempts_cap: int = Field(400, ge=1, le=100_000, description="most transformation attempts (≤ 100,000); the budget is "
                                                          "min(this, attempts_per_test * generation.n)")
-    attempts_per_test: int = Field(6, ge=1, description="attempt budget is min(max_attempts_cap, this * n)")
-    max_passes: int = Field(2, ge=1, description="passes over the blocks before the transformation stops")
+    attempts_per_test: int = Field(6, ge=1, le=1000, description="attempt budget is min(max_attempts_cap, this * n); ≤ 1000")
+    max_passes: int = Field(2, ge=1, le=100, description="passes over the blocks before the transformation stops (≤ 100)")
     both_sides: float = Field(3.0, ge=0.0, description="both sides of a boundary: a pair whose instruction can "
                               "move a statement's request to the side its tests lack weighs 1 + this (0: off)")
 
@@ -317,19 +319,19 @@ def selector_settings_model(name: str) -> type[_SelectorWalk]:
 class ExecutionConfig(_Section):
     """Executing tests against the target and judging them."""
 
-    workers: int = Field(4, ge=1, description="concurrent executions")
+    workers: int = Field(4, ge=1, le=256, description="concurrent executions (1–256)")
     task_runner: Literal["threads", "dask"] = Field(
         "threads", description="threads: executions and judging in one task, a thread pool of `workers`; dask: one "
                                "Prefect task per test under prefect-dask's DaskTaskRunner (a scheduler at "
                                "dask_address, else a local cluster)")
     dask_address: str | None = Field(None, description="Dask scheduler address, e.g. tcp://10.0.0.5:8786; "
                                                        "None = start a local cluster for the run")
-    dask_workers: int = Field(2, ge=1, description="workers of the local Dask cluster")
+    dask_workers: int = Field(2, ge=1, le=256, description="workers of the local Dask cluster (≤ 256)")
     dask_processes: bool = Field(True, description="local cluster workers are processes (False: threads in this process)")
-    repeat: int = Field(1, ge=1, description="trials per test and agent variant (`run-suite --repeat k`): k "
+    repeat: int = Field(1, ge=1, le=MAX_REPEAT, description="trials per test and agent variant (`run-suite --repeat k`, 1–100): k "
                                              "executions in fresh sessions, each judged; pass^k and flake "
                                              "classes come from them (docs/trials.md)")
-    task_retries: int = Field(2, ge=0, description="retries of a stage that calls the target or an LLM, after a "
+    task_retries: int = Field(2, ge=0, le=10, description="retries (0–10) of a stage that calls the target or an LLM, after a "
                                                    "transient failure (target, LLM or network error; never a user "
                                                    "error), 5 s then 30 s apart; shown as retries in the Prefect UI")
 
@@ -338,7 +340,7 @@ class EvaluationConfig(_Section):
     """``adat evaluate``: auditing, labels and the seeded-fault regressions."""
 
     faults: list[str] | Literal["all"] = Field("all", description="fault ids run by evaluate / regress, or all")
-    groupings: int = Field(3, ge=1, description="groupings of the audit's mappings into boundaries; U and P are "
+    groupings: int = Field(3, ge=1, le=100, description="groupings (≤ 100) of the audit's mappings into boundaries; U and P are "
                                                 "their medians")
     artifacts: list[str] = Field(
         default_factory=list,
@@ -355,18 +357,18 @@ class BaselinesConfig(_Section):
     agenteval_similarity: float = Field(
         0.6, gt=0.0, le=1.0,
         description="agent replies whose average-linkage cosine similarity reaches this share a workflow-graph node")
-    agenteval_samples: int = Field(3, ge=1, description="member replies of a node shown to the generator")
-    direct_max_tests: int | None = Field(None, ge=1, description="most direct tests; None = generation.n")
-    direct_batch_size: int = Field(10, ge=1, description="direct tests asked for per generator call")
+    agenteval_samples: int = Field(3, ge=1, le=100, description="member replies of a node shown to the generator (≤ 100)")
+    direct_max_tests: int | None = Field(None, ge=1, le=10_000, description="most direct tests (≤ 10,000); None = generation.n")
+    direct_batch_size: int = Field(10, ge=1, le=1000, description="direct tests asked for per generator call (≤ 1000)")
 
 
 class SpecSuiteConfig(_Section):
     """TDAD spec suites (DESIGN §9): what the spec's own defaults do not fix."""
 
-    reruns: int | None = Field(None, ge=1, description="k of pass^k; None = the spec's defaults.reliability.reruns")
-    max_iterations: int | None = Field(None, ge=1,
-                                       description="PromptSmith budget; None = the spec's compile_budget.max_iterations")
-    inner_attempts: int = Field(2, ge=1, description="candidates tried on the failing tests per compile iteration")
+    reruns: int | None = Field(None, ge=1, le=MAX_REPEAT, description="k of pass^k (≤ 100); None = the spec's defaults.reliability.reruns")
+    max_iterations: int | None = Field(None, ge=1, le=1000,
+                                       description="PromptSmith budget (≤ 1000); None = the spec's compile_budget.max_iterations")
+    inner_attempts: int = Field(2, ge=1, le=100, description="candidates tried on the failing tests per compile iteration (≤ 100)")
 
 
 class NightlyConfig(_Section):
@@ -410,6 +412,14 @@ class RunConfig(_Section):
     nightly: NightlyConfig = Field(default_factory=NightlyConfig, description="the nightly flow: which suite it "
                                    "runs, when it regenerates, where its reports are served")
 
+    @field_validator("data_dir")
+    @classmethod
+    def _data_dir_not_a_file(cls, value: str) -> str:
+        """The warehouse root may not exist yet (a run creates it), but it cannot be a file."""
+        if Path(value).expanduser().exists() and not Path(value).expanduser().is_dir():
+            raise ValueError("is a file, not a directory; fix: name a directory (a run creates it when missing)")
+        return value
+
     @field_validator("selector", mode="before")
     @classmethod
     def _default_selector_name(cls, value: Any) -> Any:
@@ -428,7 +438,7 @@ class RunConfig(_Section):
 def check_run_id(value: str, *, field: str) -> str:
     """``value`` if it is a safe run id, else a one-line :class:`UserError` naming ``field``."""
     if not re.fullmatch(RUN_ID_PATTERN, value):
-        raise UserError(f"bad run id {value!r}", field=field,
+        raise UserError(f"bad run id {excerpt(value)}", field=field,
                         fix="use letters, digits, '.', '_' and '-', starting with a letter or digit")
     return value
 
@@ -438,7 +448,10 @@ def load_run_config(path: str | Path) -> RunConfig:
     p = Path(path)
     if not p.is_file():
         raise UserError("file not found", file=str(p), fix="pass the path of an existing YAML run config")
-    raw = read_yaml(p) or {}
+    raw = read_yaml(p)
+    if raw is None:  # an empty file is a mistake (a wrong path, a truncated copy), not "all defaults"
+        raise UserError("the config is empty", file=str(p),
+                        fix="write at least one setting (e.g. 'seed: 0'); `adat config show-defaults` lists them")
     if not isinstance(raw, dict):
         raise UserError("top level must be a mapping", file=str(p), fix="write 'key: value' lines")
     try:
@@ -469,13 +482,15 @@ def _one_validation_error(err: Any, file: str) -> UserError:
         msg = "unknown field"
     elif err["type"] == "missing":
         fix = "add this field"
+    elif err["type"] == "value_error" and "; fix: " in str((err.get("ctx") or {}).get("error", "")):
+        msg, _, fix = str(err["ctx"]["error"]).partition("; fix: ")
     elif err["type"] in ("union_tag_invalid", "union_tag_not_found") and parts and parts[-1] in UNION_SECTIONS:
         key = "name" if parts[-1] == "selector" else "type"
         loc, value = f"{loc}.{key}", (err.get("input") or {}).get(key) if isinstance(err.get("input"), dict) else None
-        msg = f"unknown {parts[-1]} {key} {value!r}" if value is not None else f"no {key}"
+        msg = f"unknown {parts[-1]} {key} {excerpt(value)}" if value is not None else f"no {key}"
         fix = f"use one of {', '.join(UNION_SECTIONS[parts[-1]])}"
     else:
-        fix = f"got {err.get('input')!r}"
+        fix = f"got {excerpt(err.get('input'))}"
     return UserError(msg, file=file, field=loc, fix=fix)
 
 
@@ -486,9 +501,7 @@ def api_key(settings: LLMSettings) -> str | None:
     if not key:
         env_file = Path.cwd() / ".env"
         if env_file.is_file():
-            from dotenv import dotenv_values
-
-            key = dotenv_values(env_file).get(settings.api_key_env)
+            key = dotenv_file_values(env_file).get(settings.api_key_env)
     if key:
         redaction.register(key)
     return key or None
@@ -541,10 +554,19 @@ def _env_value(name: str) -> str | None:
     if value is None:
         env_file = Path.cwd() / ".env"
         if env_file.is_file():
-            from dotenv import dotenv_values
-
-            value = dotenv_values(env_file).get(name)
+            value = dotenv_file_values(env_file).get(name)
     return value
+
+
+def dotenv_file_values(env_file: Path) -> dict[str, str | None]:
+    """The variables of a ``.env`` file; one not UTF-8 or over 512 KB is a one-line :class:`UserError`."""
+    import io
+
+    from dotenv import dotenv_values
+
+    from adat.yaml_io import read_user_text
+
+    return dotenv_values(stream=io.StringIO(read_user_text(env_file, what=".env file")))
 
 
 def cache_dir(cfg: RunConfig) -> Path:

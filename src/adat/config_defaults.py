@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from adat.config import RunConfig
+from adat.yaml_io import MAX_YAML_BYTES, MAX_YAML_NODES
 
 WIDTH = 100
 KIND_FIELDS = ("type", "name")
@@ -81,6 +82,8 @@ def _other_kind(model: type[BaseModel], shown: dict[str, FieldInfo], indent: str
 def commented_defaults() -> str:
     """Every setting of a run config with its default, described (see the module docstring)."""
     lines = ["# adat run config: every setting with its default (adat config show-defaults).",
-             "# Keep the lines you change; a missing setting takes its default."]
+             "# Keep the lines you change; a missing setting takes its default.",
+             f"# Limits: UTF-8, at most {MAX_YAML_BYTES // 1024} KB (Prefect's parameter limit), no key twice, aliases "
+             f"expanding to at most {MAX_YAML_NODES:,} values; counts state their bounds below."]
     lines += _model_lines(RunConfig(), "")
     return "\n".join(lines) + "\n"

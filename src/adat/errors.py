@@ -24,11 +24,19 @@ class UserError(Exception):
         return [self.one_line(), *(line for err in self.also for line in err.lines())]
 
     def one_line(self) -> str:
-        where = ": ".join(part for part in (self.file, self.field) if part)
-        text = f"{where}: {self.message}" if where else self.message
+        """``file: field: message (fix: fix)`` on one line, each part cut to a short excerpt (an
+        error never repeats a pasted value or a 5,000-character key whole)."""
+        where = ": ".join(_short(part, limit) for part, limit in ((self.file, 200), (self.field, 80)) if part)
+        message = _short(self.message, 300)
+        text = f"{where}: {message}" if where else message
         if self.fix:
-            text += f" (fix: {self.fix})"
-        return " ".join(text.split())
+            text += f" (fix: {_short(self.fix, 300)})"
+        return text
+
+
+def _short(text: str, limit: int) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else f"{flat[:limit]}… ({len(flat)} chars)"
 
 
 class StageFailed(Exception):

@@ -100,7 +100,51 @@ def warehouse_root(data_dir: Path | None) -> Path:
     Read commands never create it: a mistyped ``--data-dir`` is an error, not an empty warehouse.
     """
     root = (data_dir or RunConfig().data_path()).resolve()
+    check_data_dir_option(root)
     if not root.is_dir():
         raise UserError(f"no warehouse directory {root}", field="--data-dir",
                         fix="pass the data_dir of an earlier run (adat run / adat demo write one)")
     return root
+
+
+def check_out_file(path: Path | None, field: str = "--out", *, make_parents: bool = False) -> None:
+    """Refuse an output file the command could not write, before any work starts: a directory, a
+    missing parent directory (unless the command creates it: ``make_parents``) or a directory
+    adat may not write in."""
+    if path is None:
+        return
+    import os
+
+    if path.is_dir():
+        fail(f"{path} is a directory", field=field, fix="name a file, e.g. DIR/report.html")
+    parent = path.resolve().parent
+    if not make_parents and not parent.is_dir():
+        fail(f"no directory {parent}", field=field, fix="create it first or name a file in an existing directory")
+    existing = next(p for p in (parent, *parent.parents) if p.exists())
+    if not existing.is_dir():
+        fail(f"{existing} is a file, not a directory", field=field, fix="name a file in a directory")
+    if not _writable(existing) or (path.exists() and not os.access(path, os.W_OK)):
+        fail(f"cannot write in {existing}", field=field, fix="name a file in a directory you may write to")
+
+
+def _writable(directory: Path) -> bool:
+    """Whether a file can be created in ``directory``: the mode bits, then a real try (root passes
+    any mode check; a read-only mount or /proc does not), with an unnamed temporary file that
+    leaves no entry behind (O_TMPFILE)."""
+    import os
+    import tempfile
+
+    if not os.access(directory, os.W_OK | os.X_OK):
+        return False
+    try:
+        with tempfile.TemporaryFile(dir=directory):
+            return True
+    except OSError:
+        return False
+
+
+def check_data_dir_option(data_dir: Path | None, field: str = "--data-dir") -> None:
+    """A ``--data-dir`` may be missing (a run creates it) but never a file."""
+    if data_dir is not None and data_dir.exists() and not data_dir.is_dir():
+        fail(f"{data_dir} is a file, not a directory", field=field,
+             fix="pass a directory (a run creates it when missing)")

@@ -13,8 +13,9 @@ from typing import Annotated
 
 import typer
 
-from adat.cli.app import fail, terminal_console, warehouse_root
+from adat.cli.app import check_data_dir_option, fail, terminal_console, warehouse_root
 from adat.config import RunConfig, check_run_id, load_run_config
+from adat.pipeline.config_refs import check_config_references
 from adat.pipeline.role_check import check_roles_named
 
 console = terminal_console()
@@ -30,13 +31,26 @@ def _config(config: Path, data_dir: Path | None, source: str, command: str,
     ``command`` uses are named, preflight)."""
     from adat.pipeline.preflight import preflight
 
+    check_data_dir_option(data_dir)
     cfg = load_run_config(config)
+    check_config_references(cfg, file=str(config))
     check_roles_named(cfg, command, file=str(config), selectors=selectors)
     cfg = cfg.model_copy(update={"data_dir": str(data_dir.resolve())}) if data_dir else cfg
     check_run_id(source, field="--from")
     warehouse_root(cfg.data_path())
+    _check_source_run(cfg, source)
     preflight(cfg)
     return cfg
+
+
+def _check_source_run(cfg: RunConfig, source: str) -> None:
+    """``--from`` names a run of this data dir that ran discovery: checked before any flow starts
+    (the flow would write a failed run row first)."""
+    from adat.warehouse import read_records
+
+    if not read_records(cfg.data_path(), "traces", run_id=source):
+        fail(f"run {source!r} has no discovery traces in {cfg.data_path()}", field="--from",
+             fix="pass the id of a run that ran discovery (adat run; see `adat sql stg_runs`)")
 
 
 def _run_flow(flow_name: str, **params: object) -> object:

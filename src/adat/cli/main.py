@@ -12,19 +12,29 @@ from typing import Annotated
 
 import typer
 
-from adat.cli.app import AdatTyper, fail, skip_teardown_at_exit, terminal_console, warehouse_root
+from adat.cli.app import (
+    AdatTyper,
+    check_data_dir_option,
+    check_out_file,
+    fail,
+    skip_teardown_at_exit,
+    terminal_console,
+    warehouse_root,
+)
 from adat.cli.compare_cmd import ablation, baselines, compare
 from adat.cli.report_cmd import diff, export_app, report, serve_reports, show
 from adat.cli.server_cmd import server_app
 from adat.cli.spec import spec_app
 from adat.cli.suite_cmd import suite_app
 from adat.config import (
+    MAX_REPEAT,
     RunConfig,
     adat_home,
     check_run_id,
     demo_config_path,
     load_run_config,
 )
+from adat.pipeline.config_refs import check_config_references
 from adat.pipeline.role_check import COMMAND_ROLES, check_roles_named
 
 console = terminal_console()
@@ -61,6 +71,7 @@ DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Warehouse root
 
 
 def _with_data_dir(cfg: RunConfig, data_dir: Path | None) -> RunConfig:
+    check_data_dir_option(data_dir)
     return cfg.model_copy(update={"data_dir": str(data_dir.resolve())}) if data_dir else cfg
 
 
@@ -77,6 +88,7 @@ def config_check(
     if command not in COMMAND_ROLES:
         fail(f"unknown command {command!r}", field="--for", fix=f"use one of {', '.join(COMMAND_ROLES)}")
     cfg = load_run_config(file)
+    check_config_references(cfg, file=str(file))
     check_roles_named(cfg, command, file=str(file))
     console.print(f"{file}: ok — target {cfg.target.type}, selector {cfg.selector.name}, "
                   f"{cfg.discovery.sessions} discovery sessions, n={cfg.generation.n}")
@@ -126,13 +138,14 @@ def sql(
     if fmt not in ("table", "csv", "parquet"):
         fail(f"unknown format {fmt!r}", field="--format", fix="use table, csv or parquet")
     root = warehouse_root(data_dir)
+    check_out_file(out)
     if run is not None:
         check_run_id(run, field="--run")
     params: dict[str, object] = {}
     for item in param or []:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            fail(f"bad parameter {item!r}", field="--param", fix="write NAME=VALUE, e.g. --param n=50")
+            fail(f"bad parameter {item[:80]!r}", field="--param", fix="write NAME=VALUE, e.g. --param n=50")
         params[key.strip()] = int(value) if value.strip().lstrip("-").isdigit() else value
     text = sql_command(root, adat_home() / "sql", name, run, fmt, out, params=params or None, wide=wide)
     if text:
@@ -191,6 +204,7 @@ def run(
     from adat.pipeline.preflight import preflight
 
     cfg = _with_data_dir(load_run_config(config), data_dir)
+    check_config_references(cfg, file=str(config))
     check_roles_named(cfg, "run", file=str(config))
     forced = _refresh_stages(refresh)
     for line in preflight(cfg):
@@ -227,7 +241,7 @@ def run_suite(
     fail_on: Annotated[str | None, typer.Option("--fail-on", help="Exit 1 when a test fails (fail), its pass rate "
                                                 "drops beyond its history (regression; docs/trials.md) or its "
                                                 "trials are flaky (flaky).")] = None,
-    repeat: Annotated[int | None, typer.Option("--repeat", min=1, help="Trials per test, each in a fresh session "
+    repeat: Annotated[int | None, typer.Option("--repeat", help="Trials per test, each in a fresh session "
                                                "(default: the config's execution.repeat).")] = None,
     run_id: Annotated[str | None, typer.Option("--run-id", help="Id of this run (default: the config's run_id, "
                                                "else a generated one).")] = None,
@@ -245,11 +259,15 @@ def run_suite(
         if fail_on not in FAIL_ON_MODES:
             fail(f"unknown mode {fail_on!r}", field="--fail-on", fix=f"use {', '.join(FAIL_ON_MODES)}")
     cfg = _with_data_dir(load_run_config(config), data_dir)
+    check_config_references(cfg, file=str(config))
     check_roles_named(cfg, "run-suite", file=str(config))
     check_run_id(suite, field="--suite")
+    check_out_file(junit, "--junit", make_parents=True)
     if run_id is not None:
         cfg = cfg.model_copy(update={"run_id": check_run_id(run_id, field="--run-id")})
     if repeat is not None:
+        if not 1 <= repeat <= MAX_REPEAT:
+            fail(f"{repeat} trials per test", field="--repeat", fix=f"use 1 to {MAX_REPEAT}")
         cfg = cfg.model_copy(update={"execution": cfg.execution.model_copy(update={"repeat": repeat})})
     key = run_suite_key(cfg, suite)
     # A completed run under this key had the suite's tests and is a run-suite run (check_run_suite
@@ -339,6 +357,7 @@ def evaluate(
     from adat.evaluation.report import print_evaluation
 
     cfg = _with_data_dir(load_run_config(config), data_dir)
+    check_config_references(cfg, file=str(config))
     check_roles_named(cfg, "evaluate", file=str(config))
     _check_evaluation(cfg, run, None)
     print_evaluation(console, cfg, _run_flow("evaluate", config=cfg, suite_run_id=run))
@@ -355,6 +374,7 @@ def regress(
     from adat.evaluation.report import print_evaluation
 
     cfg = _with_data_dir(load_run_config(config), data_dir)
+    check_config_references(cfg, file=str(config))
     check_roles_named(cfg, "regress", file=str(config))
     _check_evaluation(cfg, run, fault or None)
     print_evaluation(console, cfg, _run_flow("regress", config=cfg, suite_run_id=run, faults=fault or None))

@@ -12,8 +12,8 @@ from typing import Annotated, Any
 import typer
 from rich.text import Text
 
-from adat.cli.app import AdatTyper, fail, terminal_console
-from adat.config import RunConfig
+from adat.cli.app import AdatTyper, check_data_dir_option, check_out_file, fail, terminal_console
+from adat.config import RunConfig, check_run_id
 
 console = terminal_console()
 export_app = AdatTyper(help="Export a run's results for other tools (CI dashboards).", no_args_is_help=True)
@@ -23,6 +23,7 @@ RunArg = Annotated[str, typer.Argument(help="Run id (see `adat sql stg_runs`).")
 
 
 def _root(data_dir: Path | None) -> Path:
+    check_data_dir_option(data_dir)
     return (data_dir or RunConfig().data_path()).resolve()
 
 
@@ -35,6 +36,10 @@ def report(
     """Write one self-contained HTML report of RUN: plots, failing tests with transcripts, changes."""
     from adat.reporting import write_report
 
+    check_run_id(run, field="RUN")
+    if against is not None:
+        check_run_id(against, field="--against")
+    check_out_file(out, make_parents=True)
     path = write_report(_root(data_dir), run, out, against)
     console.print(f"report: {path}", markup=False)
 
@@ -57,6 +62,10 @@ def export_junit(
 
     if fail_on not in FAIL_ON_MODES:
         fail(f"unknown mode {fail_on!r}", field="--fail-on", fix=f"use {', '.join(FAIL_ON_MODES)}")
+    check_run_id(run, field="RUN")
+    if suite is not None:
+        check_run_id(suite, field="--suite")
+    check_out_file(out, make_parents=True)
     root = _root(data_dir)
     path = write_junit(root, run, out or root / "reports" / run / "junit.xml", variant or None,
                        suite_run_id=suite, mode=fail_on)
@@ -82,6 +91,8 @@ def diff(
     (docs/suites.md)."""
     from adat.reporting import run_diff
 
+    check_run_id(run_a, field="RUN_A")
+    check_run_id(run_b, field="RUN_B")
     d = run_diff(_root(data_dir), run_a, run_b)
     _tests(d.tests)
     changed = d.verdict_changes

@@ -11,7 +11,7 @@ import typer
 import yaml
 from rich.console import Console
 
-from adat.cli.app import AdatTyper, fail
+from adat.cli.app import AdatTyper, check_out_file, fail
 
 console = Console(highlight=False)
 spec_app = AdatTyper(help="TDAD spec-driven suites: lint a spec, write its tests, compile, mutate, evolve.",
@@ -53,6 +53,7 @@ def tests(spec: SpecPath,
     from adat.tdad.spec import load_spec
     from adat.tdad.testsmith import generate_tests
 
+    check_out_file(out, make_parents=True)
     loaded = load_spec(spec)
     cfg = load_run_config(config) if config else RunConfig()
     run_id = new_run_id()

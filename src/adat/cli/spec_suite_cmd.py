@@ -14,8 +14,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from adat.cli.app import fail
-from adat.config import RunConfig, load_run_config
+from adat.cli.app import check_data_dir_option, fail
+from adat.config import MAX_REPEAT, RunConfig, load_run_config
 
 console = Console(highlight=False)
 SpecArg = Annotated[Path, typer.Argument(help="TDAD spec YAML (specs/<agent>/<version>/spec.yaml).")]
@@ -23,7 +23,7 @@ ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", help="Run conf
 DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Warehouse root (default: the config's data_dir).")]
 SeedOpt = Annotated[Path | None, typer.Option("--seed", help="Agent artifacts dir with seed_prompt.txt.")]
 PackOpt = Annotated[Path | None, typer.Option("--pack", help="Mutation pack YAML.")]
-RerunsOpt = Annotated[int | None, typer.Option("--reruns", "-k", min=1, help="k of pass^k (default: the spec's).")]
+RerunsOpt = Annotated[int | None, typer.Option("--reruns", "-k", help="k of pass^k (default: the spec's).")]
 DEMO_AGENTS = ("supportops", "expenseguard")
 
 
@@ -41,12 +41,28 @@ def default_pack(spec: Path) -> Path | None:
 
 
 def _config(config: Path | None, data_dir: Path | None, reruns: int | None) -> RunConfig:
+    check_data_dir_option(data_dir)
     cfg = load_run_config(config) if config else RunConfig()
+    if reruns is not None and not 1 <= reruns <= MAX_REPEAT:
+        fail(f"{reruns} reruns", field="--reruns", fix=f"use 1 to {MAX_REPEAT}")
     if data_dir:
         cfg = cfg.model_copy(update={"data_dir": str(data_dir.resolve())})
     if reruns:
         cfg = cfg.model_copy(update={"spec_suite": cfg.spec_suite.model_copy(update={"reruns": reruns})})
     return cfg
+
+
+def _check_from_run(cfg: RunConfig, run_id: str) -> str:
+    """``--from-run`` names a run of this data dir with a compiled prompt: checked before any flow
+    starts (a flow would write a failed run row first)."""
+    from adat.config import check_run_id
+    from adat.warehouse import read_records
+
+    check_run_id(run_id, field="--from-run")
+    if not cfg.data_path().is_dir() or not read_records(cfg.data_path(), "compile_iterations", run_id=run_id):
+        fail(f"run {run_id} has no compiled prompt in {cfg.data_path()}", field="--from-run",
+             fix="pass a run of `adat spec compile` (see `adat sql stg_runs`), or its --data-dir")
+    return f"run:{run_id}"
 
 
 def _check_file(path: Path | None, what: str, option: str) -> None:
@@ -92,7 +108,8 @@ def register(spec_app: typer.Typer) -> None:
                     data_dir: DataDir = None) -> None:
         """Write the tests and compile the start prompt on the visible ones (VPR per iteration)."""
         cfg = _config(config, data_dir, None)
-        start = f"run:{from_run}" if from_run else _seed_start(spec, seed)
+        _check_file(spec, "spec file", "SPEC")
+        start = _check_from_run(cfg, from_run) if from_run else _seed_start(spec, seed)
         _print(cfg, _suite(cfg, spec, start, stop_after="compile"))
 
     @spec_app.command("run")
@@ -110,7 +127,7 @@ def register(spec_app: typer.Typer) -> None:
         """Compile a v2 spec from the v1 run's compiled prompt; SURS over the v1 invariant tests."""
         _check_file(base_spec, "v1 spec file", "--base-spec")
         cfg = _config(config, data_dir, reruns)
-        _print(cfg, _suite(cfg, spec, f"run:{from_run}", pack=pack or default_pack(spec), base_run=from_run,
+        _print(cfg, _suite(cfg, spec, _check_from_run(cfg, from_run), pack=pack or default_pack(spec), base_run=from_run,
                            base_spec=base_spec))
 
     @spec_app.command("mutate")

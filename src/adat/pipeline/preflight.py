@@ -26,10 +26,12 @@ def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list
     """
     from adat.instruction_catalog import load_instructions
     from adat.llm.providers.openai_chat import OpenAIProvider
+    from adat.pipeline.config_refs import check_config_references
     from adat.targets.factory import build_target
     from adat.targets.http import HttpTarget
 
     checked: list[str] = []
+    check_config_references(cfg)
     if cfg.run_id is not None:
         check_run_id(cfg.run_id, field="run_id")
     registry = default_registry()

@@ -35,6 +35,7 @@ import pyarrow.parquet as pq
 from adat.errors import UserError
 from adat.warehouse.catalog import catalog_is_stale, catalog_path, refresh_catalog
 from adat.warehouse.parquet import RUNS_DIR
+from adat.yaml_io import read_user_text
 
 QUERY_FOLDERS = ("metrics", "checks", "intermediate", "staging", "report")
 #: values of ``adat sql --format``
@@ -55,7 +56,7 @@ def resolve_query(name_or_file: str, sql_dir: Path) -> Path:
     if name_or_file.endswith(".sql") and candidate.is_file():
         return candidate
     if not _QUERY_NAME.fullmatch(name_or_file):
-        raise UserError(f"no query named {name_or_file!r}", field="NAME",
+        raise UserError(f"no query named {name_or_file[:80]!r}", field="NAME",
                         fix="name a query in sql/ (adat sql --help) or an existing .sql file")
     sql_dir = Path(sql_dir)
     stem = name_or_file[:-4] if name_or_file.endswith(".sql") else name_or_file
@@ -87,7 +88,7 @@ def available_queries(sql_dir: Path) -> list[str]:
 def declared_params(sql_file: Path) -> list[str]:
     """Parameter names from the ``-- params:`` lines of the file's leading comment block."""
     names: list[str] = []
-    for line in Path(sql_file).read_text(encoding="utf-8").splitlines():
+    for line in read_user_text(Path(sql_file), what="query file").splitlines():
         stripped = line.strip()
         if stripped and not stripped.startswith("--"):
             break
@@ -120,7 +121,7 @@ def run_query(db_path: Path, sql_file: Path, params: Mapping[str, object], *,
     if unused:
         raise UserError(f"query takes no parameter(s) {', '.join(unused)}", file=str(sql_file),
                         field="-- params", fix="drop them, or declare and use them in the query")
-    sql = Path(sql_file).read_text(encoding="utf-8")
+    sql = read_user_text(Path(sql_file), what="query file")
     _check_single_select(sql, sql_file)
     bound = {name: params[name] for name in declared}
     own = con is None
@@ -146,9 +147,16 @@ def _check_single_select(sql: str, sql_file: Path) -> None:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise UserError(first, file=str(sql_file), fix="correct the query") from None
     if len(statements) != 1 or statements[0].type != duckdb.StatementType.SELECT:
-        kinds = ", ".join(st.type.name for st in statements) or "nothing"
+        kinds = ", ".join(_statement_kind(st) for st in statements) or "nothing"
         raise UserError(f"a query file must hold exactly one SELECT, not {kinds}", file=str(sql_file),
                         fix="write one select (or with ... select); queries never write files or settings")
+
+
+def _statement_kind(statement: Any) -> str:
+    """What a statement does, as the user wrote it: DuckDB files INSTALL under LOAD, and PRAGMA,
+    SHOW or SUMMARIZE under other types; the first keyword of the text names it as written."""
+    words = re.findall(r"[A-Za-z_]+", re.sub(r"--[^\n]*|/\*.*?\*/", " ", statement.query, flags=re.S))
+    return words[0].upper() if words else statement.type.name
 
 
 def locked_connection(db_path: Path) -> duckdb.DuckDBPyConnection:
@@ -205,6 +213,9 @@ def sql_command(data_root: Path, sql_dir: Path, name: str, run_id: str | None, f
     (None when written to ``out``).
     """
     sql_file = resolve_query(name, sql_dir)
+    # the query is read and checked before the catalog is (re)built: a bad file writes nothing
+    _check_single_select(read_user_text(sql_file, what="query file"), sql_file)
+    declared = declared_params(sql_file)
     db = catalog_path(data_root)
     if catalog_is_stale(data_root, sql_dir):
         try:
@@ -215,7 +226,6 @@ def sql_command(data_root: Path, sql_dir: Path, name: str, run_id: str | None, f
                                 fix="make the data directory writable or point --data at a built one") from None
     # From the command line, a declared parameter left out means NULL (every metric documents
     # what NULL means for it, e.g. "all runs" or "the run's configured n").
-    declared = declared_params(sql_file)
     bound: dict[str, object] = dict.fromkeys(declared)
     # A view without a run_id parameter (staging, intermediate) is filtered on its run_id column.
     filter_rows = run_id is not None and "run_id" not in declared

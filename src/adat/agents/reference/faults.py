@@ -87,9 +87,9 @@ def load_fault(fault_id: str, directory: Path | str | None = None) -> Fault:
     """The fault ``fault_id``; an unknown id is a UserError listing the known ids."""
     folder = Path(directory) if directory is not None else default_fault_dir()
     path = folder / f"{fault_id}.yaml"
-    if not path.is_file():
+    if fault_id not in fault_ids(folder):  # never a path: '../x' names no fault, even if ../x.yaml exists
         known = fault_ids(folder)
-        raise UserError(f"unknown fault {fault_id!r}", field="--fault / target.fault",
+        raise UserError(f"unknown fault {fault_id[:80]!r}", field="--fault / target.fault",
                         fix=f"use one of: {', '.join(known) or '(no fault files in ' + str(folder) + ')'}")
     return _read(path)
 
