@@ -1,24 +1,15 @@
 -- paired_verdict_changes: verdict_changes.sql over a pairing of tests instead of equal test ids —
 -- the verdict of each paired test in run_a and in run_b, per agent variant, changed ones first.
 -- grain: one row per pair (test_a, test_b) and variant_key judged in run_a or run_b
--- inputs: int_test_verdicts, stg_runs
+-- inputs: int_keyed_test_verdicts
 -- params: run_a, run_b, tests_a, tests_b
 -- tests_a[i] and tests_b[i] are the i-th pair (adat.suites.identity: same kind, instruction and
 -- expected side, statements matched by embedding). variant_key as in verdict_changes.sql.
 with pairs as (
     select unnest($tests_a) as test_a, unnest($tests_b) as test_b
 ),
-own as (
-    select run_id, coalesce(agent_variant, 'original') as variant from stg_runs where run_id in ($run_a, $run_b)
-),
 keyed as (
-    select
-        v.*,
-        case when v.agent_variant = coalesce(o.variant, 'original') then '(run target)'
-             else v.agent_variant end as variant_key
-    from int_test_verdicts as v
-    left join own as o on o.run_id = v.run_id
-    where v.run_id in ($run_a, $run_b)
+    select * from int_keyed_test_verdicts where run_id in ($run_a, $run_b)
 ),
 a as (select k.*, p.test_b from keyed as k join pairs as p on p.test_a = k.test_id where k.run_id = $run_a),
 b as (select k.*, p.test_a from keyed as k join pairs as p on p.test_b = k.test_id where k.run_id = $run_b),

@@ -1,24 +1,15 @@
 -- verdict_changes: the verdict of each test in run_a and in run_b, same test id and agent variant,
 -- changed ones first and pass -> fail before every other change.
 -- grain: one row per test_id and variant_key judged in run_a or run_b
--- inputs: int_test_verdicts, stg_runs
+-- inputs: int_keyed_test_verdicts
 -- params: run_a, run_b
 -- variant_key is '(run target)' for executions on the variant each run was started against (its
 -- runs.agent_variant: 'original', or the fault of a run-suite on a faulty target), so a suite
 -- run on the original and one on a fault compare test by test; other variants (an evaluation's
 -- faults) match by name. verdict_a / verdict_b is NULL when that run did not judge the test.
 -- change is 'pass -> fail', …, 'unchanged', 'only in a' or 'only in b'.
-with own as (
-    select run_id, coalesce(agent_variant, 'original') as variant from stg_runs where run_id in ($run_a, $run_b)
-),
-keyed as (
-    select
-        v.*,
-        case when v.agent_variant = coalesce(o.variant, 'original') then '(run target)'
-             else v.agent_variant end as variant_key
-    from int_test_verdicts as v
-    left join own as o on o.run_id = v.run_id
-    where v.run_id in ($run_a, $run_b)
+with keyed as (
+    select * from int_keyed_test_verdicts where run_id in ($run_a, $run_b)
 ),
 a as (select * from keyed where run_id = $run_a),
 b as (select * from keyed where run_id = $run_b),
