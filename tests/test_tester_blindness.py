@@ -1,6 +1,8 @@
 """The offline tester knows nothing of the agent under test (issue 11, item 1).
 
-A string literal in ``src/adat/offline`` must not share a run of five or more words
+A string literal of the tester code -- the offline stand-in (``src/adat_offline``, a package of
+its own) and the role contracts its inputs come from (``src/adat/contracts``) -- must not share a
+run of five or more words
 (case-insensitive) with the reference agent's rules (``data/reference/retail/rules.yaml``), the
 fault packs (``catalogs/faults/**``) or the string literals of ``src/adat/agents/reference``.
 Phrases any tester would use may be listed, each with its reason, in
@@ -17,7 +19,9 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-OFFLINE = ROOT / "src" / "adat" / "offline"
+OFFLINE = ROOT / "src" / "adat_offline"
+#: the tester code the check reads: the stand-in and the role contracts
+TESTER = (OFFLINE, ROOT / "src" / "adat" / "contracts")
 AGENT = ROOT / "src" / "adat" / "agents" / "reference"
 ALLOWLIST = Path(__file__).with_name("tester_blindness_allowlist.yaml")
 RUN = 5
@@ -66,15 +70,19 @@ def allowed_runs() -> set[tuple[str, ...]]:
     return allowed
 
 
-def shared_runs() -> dict[str, list[str]]:
-    """Offline literal -> the agent's five-word runs it repeats (allowlisted runs left out)."""
+def scanned_files(roots: tuple[Path, ...] = TESTER) -> list[Path]:
+    return sorted(path for root in roots for path in root.rglob("*.py"))
+
+
+def shared_runs(roots: tuple[Path, ...] = TESTER) -> dict[str, list[str]]:
+    """Tester literal -> the agent's five-word runs it repeats (allowlisted runs left out)."""
     agent, allowed = agent_runs(), allowed_runs()
     hits: dict[str, list[str]] = {}
-    for path in sorted(OFFLINE.rglob("*.py")):
+    for path in scanned_files(roots):
         for line, text in literals(path):
             shared = sorted(" ".join(r) for r in runs(text) & agent - allowed)
             if shared:
-                hits[f"{path.relative_to(ROOT)}:{line}"] = shared
+                hits[f"{path.name}:{line}"] = shared
     return hits
 
 
@@ -88,6 +96,20 @@ def test_the_check_sees_a_copied_sentence(tmp_path: Path) -> None:
     copied = "I can only cancel orders whose status is pending"
     assert runs(copied) & agent
     assert not runs("a request the agent turned down, asked again in other words") & agent
+
+
+def test_the_check_reads_the_stand_in_where_it_lives(tmp_path: Path) -> None:
+    # A moved stand-in must not leave the check reading an empty folder: it reads every module of
+    # the package the registry loads, and a rule sentence planted in a copy of it is found.
+    names = {p.name for p in scanned_files()}
+    assert {"provider.py", "planning.py", "judging.py", "transformations.py", "adat2_roles.py"} <= names
+    assert len([p for p in scanned_files() if p.is_relative_to(OFFLINE)]) >= 20
+    copy = tmp_path / "adat_offline"
+    copy.mkdir()
+    (copy / "provider.py").write_text((OFFLINE / "provider.py").read_text(encoding="utf-8")
+                                      + '\nSAID = "I can only cancel orders whose status is pending"\n')
+    hits = shared_runs((copy,))
+    assert len(hits) == 1 and next(iter(hits)).startswith("provider.py:")
 
 
 def test_allowlist_entries_are_short_and_reasoned() -> None:

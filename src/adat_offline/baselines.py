@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import hashlib
 
-from adat.offline import language as lang
-from adat.offline.generation import assumed_facts, criteria_for, side_of, user_messages
-from adat.offline.statements import request_phrase, statement_for
-from adat.roles import AgentEvalInput, AgentEvalOutput, GeneratedTest, TurnView
+from adat.contracts.adat2_roles import AgentEvalInput, AgentEvalOutput, GeneratedTest, TurnView
+from adat_offline import language as lang
+from adat_offline.generation import assumed_facts, criteria_for, side_of, user_messages
+from adat_offline.statements import request_phrase, statement_for
 
 
 def perturb(inp: AgentEvalInput) -> AgentEvalOutput:

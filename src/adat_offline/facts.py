@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from adat.offline.language import EMAIL, ITEM_ID, ORDER_ID, PAYMENT_ID, USER_ID
+from adat_offline.language import EMAIL, ITEM_ID, ORDER_ID, PAYMENT_ID, USER_ID
 
 _NAME = re.compile(r"\bname\s*:?\s*([A-Z][a-z]+)\s+([A-Z][a-z]+)")
 _ZIP = re.compile(r"\bzip(?:\s*code)?\s*:?\s*(\d{5})\b", re.IGNORECASE)

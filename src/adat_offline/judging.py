@@ -25,9 +25,9 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from adat.offline import language as lang
-from adat.offline.generation import ASKS_IDENTITY, REFUSES, side_from_words
-from adat.roles import JudgedCriterion, JudgeInput, JudgeOutput
+from adat.contracts.adat2_roles import JudgedCriterion, JudgeInput, JudgeOutput
+from adat_offline import language as lang
+from adat_offline.generation import ASKS_IDENTITY, REFUSES, side_from_words
 
 SAYS_AT = 0.6  # share of the behaviour's content words a reply sentence must contain
 SAYS_AT_SHORT = 0.8  # ... when the behaviour has fewer than five content words

@@ -18,15 +18,15 @@ the candidates are the combinations a QA tester works through (DESIGN §4, disco
   of another order, an incomplete address, and a refusal at the confirmation.
 
 Objectives and strategies are plain sentences in a fixed shape the driver reads back
-(:func:`adat.offline.planning.read_goal`).
+(:func:`adat_offline.planning.read_goal`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from adat.offline.facts import Account, OrderFact, TesterFacts
-from adat.offline.observation import CHANGE_VERBS, Action, Observation
+from adat_offline.facts import Account, OrderFact, TesterFacts
+from adat_offline.observation import CHANGE_VERBS, Action, Observation
 
 #: an address the tester makes up for address changes, and its street line alone (incomplete)
 NEW_ADDRESS = "17 Birch Lane, Unit 5, Lakewood, CO 80226, USA"

@@ -11,7 +11,7 @@ reads the earlier discovery traces for:
   as available options.
 
 Nothing here names an agent, a rule or a sentence of one: the patterns are the generic shapes of
-customer-service English (see :mod:`adat.offline.language`).
+customer-service English (see :mod:`adat_offline.language`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from adat.offline import language as lang
-from adat.roles import TraceView
+from adat.contracts.adat2_roles import TraceView
+from adat_offline import language as lang
 
 # The leading words of a sentence that lists what the agent can do.
 CAN_DO = re.compile(r"\b(?:I|we)\s+(?:can|am able to|are able to|could)\s+(?:also\s+)?(?:help(?:\s+you)?\s+"

@@ -1,6 +1,6 @@
 """The order in which the offline planner works through its candidate objectives.
 
-Value situations come from the details the agent asked for (see :mod:`adat.offline.objectives`).
+Value situations come from the details the agent asked for (see :mod:`adat_offline.objectives`).
 :func:`next_plan` interleaves the three families (action × state, identity, value) so that a
 short discovery still touches each, and skips what an earlier session pursued.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from adat.offline import language as lang
-from adat.offline.facts import Account, OrderFact, TesterFacts
-from adat.offline.objectives import (
+from adat_offline import language as lang
+from adat_offline.facts import Account, OrderFact, TesterFacts
+from adat_offline.objectives import (
     NEW_ADDRESS,
     OPEN,
     OWN_REASON,
@@ -26,7 +26,7 @@ from adat.offline.objectives import (
     objective_for,
     states_for,
 )
-from adat.offline.observation import Action, Observation
+from adat_offline.observation import Action, Observation
 
 Case = tuple[str, str]  # (situation, strategy sentence)
 CaseFn = Callable[[Observation, TesterFacts, Account, OrderFact], "Case | None"]

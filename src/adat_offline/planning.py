@@ -1,7 +1,7 @@
 """Planner and driver of the offline/heuristic provider.
 
-The planner reads what the earlier discovery traces taught (:mod:`adat.offline.observation`)
-and takes the next objective of :func:`adat.offline.plan_queue.next_plan`. The driver reads the
+The planner reads what the earlier discovery traces taught (:mod:`adat_offline.observation`)
+and takes the next objective of :func:`adat_offline.plan_queue.next_plan`. The driver reads the
 objective and strategy back into a :class:`Goal` (the action, the entity, the identity to give,
 the values to give when asked) and answers the agent's last reply: it identifies when asked,
 gives the detail the agent asks for (the value the strategy names, else the first option the
@@ -16,12 +16,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from adat.offline import language as lang
-from adat.offline.facts import Account, TesterFacts, normalise_order_id, parse_facts
-from adat.offline.objectives import NEW_ADDRESS, OPEN, beyond_scope
-from adat.offline.observation import QUOTED, key_of, observe, parse_actions
-from adat.offline.plan_queue import next_plan
-from adat.roles import DriverInput, DriverOutput, PlannerInput, PlannerOutput, TraceView, TurnView
+from adat.contracts.adat2_roles import (
+    DriverInput,
+    DriverOutput,
+    PlannerInput,
+    PlannerOutput,
+    TraceView,
+    TurnView,
+)
+from adat_offline import language as lang
+from adat_offline.facts import Account, TesterFacts, normalise_order_id, parse_facts
+from adat_offline.objectives import NEW_ADDRESS, OPEN, beyond_scope
+from adat_offline.observation import QUOTED, key_of, observe, parse_actions
+from adat_offline.plan_queue import next_plan
 
 
 def plan(inp: PlannerInput) -> PlannerOutput:

@@ -1,15 +1,15 @@
 """``offline/heuristic``: a deterministic, rule-based stand-in for an LLM (DESIGN §6).
 
 It answers each tester role by ``request.prompt_id`` from ``request.variables`` — the structured
-inputs the prompt was rendered from (the ``*Input`` models of :mod:`adat.roles`) — and returns
-JSON content that validates against the role's ``*Output`` model. It sees only what those
+inputs the prompt was rendered from (the ``*Input`` models of :mod:`adat.contracts`) — and
+returns JSON content that validates against the role's ``*Output`` model. It sees only what those
 inputs hold, i.e. what a black-box tester sees: never an agent's rules, policy, database or side
 log. It makes no network calls and no embedding calls; every answer is a pure function of the
 variables, so the same request always gets the same answer.
 
 The one exception to "answered by prompt id" is the built TDAD spec agent (role ``spec_agent``,
 a raw chat turn with tools): it is the agent under test, not a tester, and acts on its own chat
-messages and tool definitions alone (:mod:`adat.offline.tdad_agent`).
+messages and tool definitions alone (:mod:`adat_offline.tdad_agent`).
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from adat import roles
+from adat.contracts import adat2_roles as roles
+from adat.contracts import tdad_roles, testsmith_roles
 from adat.llm.types import LLMError, LLMRequest, LLMResponse
-from adat.offline import (
+from adat_offline import (
     baselines,
     generation,
     judging,
@@ -34,8 +35,6 @@ from adat.offline import (
     tdad_testsmith,
     transformations,
 )
-from adat.tdad import role_io as tdad_roles
-from adat.tdad import testsmith_io
 
 PROVIDER = "offline"
 MODEL = "heuristic"
@@ -56,7 +55,7 @@ HANDLERS: dict[str, tuple[type[BaseModel], Handler]] = {
     roles.PROMPT_AGENTEVAL: (roles.AgentEvalInput, baselines.perturb),
     tdad_roles.PROMPT_PROMPTSMITH: (tdad_roles.PromptSmithInput, tdad_compilers.promptsmith),
     tdad_roles.PROMPT_MUTATIONSMITH: (tdad_roles.MutationSmithInput, tdad_compilers.mutationsmith),
-    testsmith_io.PROMPT_TESTSMITH: (testsmith_io.TestSmithInput, tdad_testsmith.testsmith),
+    testsmith_roles.PROMPT_TESTSMITH: (testsmith_roles.TestSmithInput, tdad_testsmith.testsmith),
 }
 
 #: the built TDAD spec agent: a raw chat turn (no prompt file), answered from the messages alone
@@ -69,9 +68,14 @@ def _tokens(text: str) -> int:
 
 
 class OfflineHeuristicProvider:
-    """The offline/heuristic provider; constructible with no arguments."""
+    """The offline/heuristic provider; constructible with no arguments (the ``adat.providers``
+    entry point ``offline`` names this class)."""
 
     name = f"{PROVIDER}/{MODEL}"
+    #: the models it serves as ``offline/<model>``: the registry refuses any other
+    models = (MODEL,)
+    #: deterministic and local: the response cache would only serve stale answers after code changes
+    cacheable = False
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         """Answer one request; an unknown prompt id or malformed variables is an :class:`LLMError`."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from adat.roles import SelectorInput, SelectorOutput
+from adat.contracts.adat2_roles import SelectorInput, SelectorOutput
 
 _NOT_APPLICABLE = re.compile(r"not applicable|n/a|inapplicable", re.I)
 

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import re
 
-from adat.offline import language as lang
-from adat.roles import (
+from adat.contracts.adat2_roles import (
     ExtractedStatement,
     ExtractorInput,
     ExtractorOutput,
@@ -25,6 +24,7 @@ from adat.roles import (
     GroundingItem,
     TurnView,
 )
+from adat_offline import language as lang
 
 CLAUSE_KEYWORDS = ("only if", "only when", "as long as", "provided that", "unless", "because", "since",
                    "before", "after", "until", "if", "when")

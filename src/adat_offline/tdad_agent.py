@@ -2,7 +2,7 @@
 
 It sees exactly what a model sees -- the chat messages (system prompt, user turns, its earlier
 tool calls and their outputs) and the tool definitions -- and follows the rules its prompt states
-(:mod:`adat.offline.tdad_rules`): it walks the steps from the root, asks for missing fields, calls
+(:mod:`adat_offline.tdad_rules`): it walks the steps from the root, asks for missing fields, calls
 the tools a step lists, takes the first branch whose condition holds on the tool outputs and
 the user's words, and answers with the decision the step it stops at names. Without steps it
 is naive: it calls the tools whose names or descriptions share words with the request and
@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adat.llm.types import LLMRequest, LLMResponse, ToolCall
-from adat.offline.tdad_rules import Rules, Step, parse_rules
-from adat.offline.tdad_text import (
+from adat_offline.tdad_rules import Rules, Step, parse_rules
+from adat_offline.tdad_text import (
     Atom,
     confirmation,
     decisions_for,

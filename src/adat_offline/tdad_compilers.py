@@ -1,6 +1,6 @@
 """offline/heuristic as TDAD's compiler roles: PromptSmith and MutationSmith (DESIGN §9).
 
-Both read only their role input (:mod:`adat.tdad.role_io`) -- the artifact, the spec's clause
+Both read only their role input (:mod:`adat.contracts.tdad_roles`) -- the artifact, the spec's clause
 sentences for failing visible tests, or a mutation intent -- and know nothing of any one spec:
 
 * PromptSmith writes into the prompt the clauses the failing tests cite, as
@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 
-from adat.tdad.clauses import clause_line, words
-from adat.tdad.role_io import (
+from adat.contracts.tdad_clauses import clause_line, words
+from adat.contracts.tdad_roles import (
     MutationSmithInput,
     MutationSmithOutput,
     PromptSmithInput,

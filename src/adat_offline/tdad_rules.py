@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from adat.offline.tdad_text import words
+from adat_offline.tdad_text import words
 
 _CLAUSE = re.compile(r"^\s*-\s*\[([A-Za-z0-9_.\-]+)\]\s*(.+?)\s*$")
 _BRANCH = re.compile(r"when\s+(.+?)\s+go to\s+([A-Za-z0-9_]+)", re.IGNORECASE)

@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from adat.offline.tdad_text import Atom, literal, overlap, parse_condition, words
-from adat.tdad.spec_model import Spec
-from adat.tdad.testsmith_io import PathStep
+from adat.contracts.tdad_spec import Spec
+from adat.contracts.testsmith_roles import PathStep
+from adat_offline.tdad_text import Atom, literal, overlap, parse_condition, words
 
 NEGATIVE_VALUES = ("false", "failed", "denied", "error", "rejected", "not_found")
 PRIVACY_WORDS = frozenset({"pii", "private", "privacy", "reveal", "personal", "confidential"})

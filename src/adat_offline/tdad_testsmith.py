@@ -15,12 +15,12 @@ import copy
 import json
 from typing import Any
 
-from adat.offline.tdad_scenario import PRIVACY_WORDS, Scenario, build, private_fields, value_for
-from adat.offline.tdad_text import decisions_for, words
+from adat.contracts.tdad_clauses import CONTRACT_CLAUSE, retry_clause
+from adat.contracts.tdad_spec import Spec
+from adat.contracts.testsmith_roles import GeneratedSpecTest, PathStep, TestSmithInput, TestSmithOutput
 from adat.spec_records import SpecAssertion, ToolFixture
-from adat.tdad.clauses import CONTRACT_CLAUSE, retry_clause
-from adat.tdad.spec_model import Spec
-from adat.tdad.testsmith_io import GeneratedSpecTest, PathStep, TestSmithInput, TestSmithOutput
+from adat_offline.tdad_scenario import PRIVACY_WORDS, Scenario, build, private_fields, value_for
+from adat_offline.tdad_text import decisions_for, words
 
 UNCLEAR = ("Hmm, about that thing from before.", "Hmm, still that thing.")
 
@@ -76,7 +76,7 @@ def _turns(spec: Spec, sc: Scenario, seed: int, *, style: str = "plain", drop: t
 
 def _private_words(spec: Spec, sc: Scenario) -> set[str]:
     # the intent names a never-shown object itself (e.g. intent "pii_request", object "pii")
-    from adat.offline.tdad_scenario import _private_objects
+    from adat_offline.tdad_scenario import _private_objects
     return {w for names in _private_objects(spec).values() for n in names for w in words(n)} & set(words(sc.intent))
 
 

@@ -13,9 +13,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from adat.offline import language as lang
-from adat.offline.facts import Account, TesterFacts, normalise_order_id, parse_facts
-from adat.offline.generation import (
+from adat.contracts.adat2_roles import GeneratedTest, TraceView, TransformInput
+from adat_offline import language as lang
+from adat_offline.facts import Account, TesterFacts, normalise_order_id, parse_facts
+from adat_offline.generation import (
     ACTS,
     ASKS_CONFIRMATION,
     GOES_AHEAD,
@@ -27,9 +28,8 @@ from adat.offline.generation import (
     plain_test,
     side_of,
 )
-from adat.offline.language import reply_kind
-from adat.offline.statements import request_key
-from adat.roles import GeneratedTest, TraceView, TransformInput
+from adat_offline.language import reply_kind
+from adat_offline.statements import request_key
 
 Outcome = GeneratedTest | str  # a test, or the reason the pair is not applicable
 

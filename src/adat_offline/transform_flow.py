@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import re
 
-from adat.offline import language as lang
-from adat.offline.generation import ACTS
-from adat.offline.objectives import NEW_ADDRESS
-from adat.offline.transform_case import Case, Outcome, is_auth_text
-from adat.offline.transform_identity import _auth_split
-from adat.offline.transform_values import _no_reply, _status_swap, done_states
-from adat.offline.transform_wording import ACTIONS, paraphrase, request_of, with_request
+from adat_offline import language as lang
+from adat_offline.generation import ACTS
+from adat_offline.objectives import NEW_ADDRESS
+from adat_offline.transform_case import Case, Outcome, is_auth_text
+from adat_offline.transform_identity import _auth_split
+from adat_offline.transform_values import _no_reply, _status_swap, done_states
+from adat_offline.transform_wording import ACTIONS, paraphrase, request_of, with_request
 
 
 def sequence_request_before_auth(case: Case) -> Outcome:

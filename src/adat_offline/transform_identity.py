@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from adat.offline import language as lang
-from adat.offline.generation import ACTS
-from adat.offline.transform_case import Case, Outcome, is_auth_text, reply_kind
-from adat.offline.transform_values import _no_reply
-from adat.roles import TraceView
+from adat.contracts.adat2_roles import TraceView
+from adat_offline import language as lang
+from adat_offline.generation import ACTS
+from adat_offline.transform_case import Case, Outcome, is_auth_text, reply_kind
+from adat_offline.transform_values import _no_reply
 
 NO_AUTH = "the test never authenticates the user"
 

@@ -1,6 +1,6 @@
 """More transformations, each keyed by the factor its instruction changes, none tied to one rule.
 
-Like the others (see :mod:`adat.offline.transformations`), a transformation either keeps the
+Like the others (see :mod:`adat_offline.transformations`), a transformation either keeps the
 base expectation (the change leaves the request on its side: other words, another language, a
 detour, extra pressure) or moves the request and takes the expected behaviour from the agent's
 reply to a user message in the same situation in the discovery traces (:meth:`Case.reply_to`
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from adat.offline import language as lang
-from adat.offline.facts import normalise_order_id
-from adat.offline.transform_case import Case, Outcome
-from adat.offline.transform_values import DECISIVE, _no_reply, _numeric, _replace, _status_swap
-from adat.offline.transform_wording import NO_REQUEST, request_of, with_request
-from adat.roles import TraceView
+from adat.contracts.adat2_roles import TraceView
+from adat_offline import language as lang
+from adat_offline.facts import normalise_order_id
+from adat_offline.transform_case import Case, Outcome
+from adat_offline.transform_values import DECISIVE, _no_reply, _numeric, _replace, _status_swap
+from adat_offline.transform_wording import NO_REQUEST, request_of, with_request
 
 #: request kind -> how its outcome is described when the user only implies what they want
 IMPLIED = {"cancel": "never arrived at all", "return": "went back to you", "exchange": "were another option",

@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from adat.offline import language as lang
-from adat.offline.facts import OrderFact
-from adat.offline.objectives import OWN_REASON, UNKNOWN_PAYMENT
-from adat.offline.observation import QUOTED
-from adat.offline.transform_case import PAYMENT_WORDS, Case, Outcome, address_in
-from adat.roles import GeneratedTest, TraceView
+from adat.contracts.adat2_roles import GeneratedTest, TraceView
+from adat_offline import language as lang
+from adat_offline.facts import OrderFact
+from adat_offline.objectives import OWN_REASON, UNKNOWN_PAYMENT
+from adat_offline.observation import QUOTED
+from adat_offline.transform_case import PAYMENT_WORDS, Case, Outcome, address_in
 
 LIFECYCLE = ("pending", "processed", "delivered")
 DECISIVE = ("refusal", "completion", "confirm", "ask", "missing")  # "ask": goes ahead with a question

@@ -11,11 +11,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from adat.offline import language as lang
-from adat.offline.facts import normalise_order_id
-from adat.offline.objectives import NEW_ADDRESS
-from adat.offline.statements import request_key
-from adat.offline.transform_case import Case, Outcome, address_in, is_auth_text
+from adat_offline import language as lang
+from adat_offline.facts import normalise_order_id
+from adat_offline.objectives import NEW_ADDRESS
+from adat_offline.statements import request_key
+from adat_offline.transform_case import Case, Outcome, address_in, is_auth_text
 
 ACTIONS = ("cancel", "return", "exchange", "modify_items", "modify_address", "modify_payment")
 NO_REQUEST = "the test has no user message that makes a request"

@@ -7,7 +7,7 @@ without an implementation are reported not applicable as such, so the selector l
 never yield a test from this generator.
 
 Every decline carries the kind the transform prompt asks a model for (``statement:`` /
-``instruction:``, :func:`adat.selection.pair.reason_kind`), by what the reason says is missing
+``instruction:``, :func:`adat.contracts.adat2_roles.reason_kind`), by what the reason says is missing
 (:func:`reason_kind_of`): what this statement's test, request or statement lacks is
 ``statement`` (another statement may have it); what the tester facts or the discovery traces lack,
 and an instruction without an implementation, hold for every statement of the run and are
@@ -18,14 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from adat.offline import transform_flow as flow
-from adat.offline import transform_identity as identity
-from adat.offline import transform_situations as more
-from adat.offline import transform_values as values
-from adat.offline import transform_wording as wording
-from adat.offline.transform_case import Case, Outcome, build_case
-from adat.roles import TransformInput, TransformOutput
-from adat.selection.pair import NA_INSTRUCTION, NA_STATEMENT
+from adat.contracts.adat2_roles import NA_INSTRUCTION, NA_STATEMENT, TransformInput, TransformOutput
+from adat_offline import transform_flow as flow
+from adat_offline import transform_identity as identity
+from adat_offline import transform_situations as more
+from adat_offline import transform_values as values
+from adat_offline import transform_wording as wording
+from adat_offline.transform_case import Case, Outcome, build_case
 
 Transformation = Callable[[Case], Outcome]
 

@@ -3,8 +3,9 @@ prompt files in ``catalogs/prompts/`` and every provider (real models and offlin
 
 For each role, ``*Input`` documents the variables a prompt is rendered from (the stage builds it,
 ``model_dump()`` gives the prompt variables) and ``*Output`` is the structured answer the client
-validates. Prompt ids are the ``PROMPT_*`` constants. Only the auditor role may see agent
-artifacts; every other input holds only what a black-box tester sees.
+validates. Prompt ids are the ``PROMPT_*`` constants. Every input holds only what a black-box
+tester sees; the auditor, the one role that may see agent artifacts, has its own contract
+(:mod:`adat.contracts.auditor_roles`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ PROMPT_TRANSFORM = "generate_transformed"
 PROMPT_JUDGE = "judge"
 PROMPT_SELECTOR = "selector"
 PROMPT_DIRECT = "generate_direct"
-PROMPT_AUDITOR = "auditor"
 PROMPT_AGENTEVAL = "agenteval_perturb"
 
 
@@ -185,6 +185,22 @@ class PlainInput(_M):
     turn_limit: int
 
 
+#: The kinds of reason a generator gives for declining a pair (the transform prompt asks for a
+#: ``statement:`` or ``instruction:`` tag): ``statement`` — the statement lacks what this kind of
+#: change needs (a property of the statement and the instruction's factor); ``instruction`` —
+#: specific to this one instruction. The selectors learn from the kind.
+NA_STATEMENT, NA_INSTRUCTION = "statement", "instruction"
+NA_REASONS = (NA_STATEMENT, NA_INSTRUCTION)
+
+
+def reason_kind(text: str) -> str | None:
+    """The kind of a generator's not-applicable reason: its leading ``statement:`` or
+    ``instruction:`` tag; None for an untagged reason."""
+    head, sep, _ = text.partition(":")
+    kind = head.strip().lower()
+    return kind if sep and kind in NA_REASONS else None
+
+
 class TransformInput(_M):
     statement: StatementView
     supporting_reply: str
@@ -295,107 +311,3 @@ class SelectorOutput(_M):
     statement_id: str
     instruction_id: str
     reason: str = ""
-
-
-# --- auditor (evaluation only: the one role that reads the agent's artifacts) -------------
-PROMPT_AUDITOR_EXECUTION = "auditor_execution"
-PROMPT_AUDITOR_ATTRIBUTION = "auditor_attribution"
-PROMPT_AUDITOR_GROUPING = "auditor_grouping"
-
-
-class ArtifactView(_M):
-    name: str = Field(description="file name of the artifact (policy, prompt, tool code, knowledge base)")
-    text: str
-
-
-class AuditTestView(_M):
-    """A test as the auditor sees it: never its kind, provenance or verdict (paper §4.3)."""
-
-    __test__ = False
-    test_id: str
-    goal: str
-    step_hints: list[str]
-    success_criteria: list[str]
-    failure_criteria: list[str]
-    assumed_facts: list[str] = Field(default_factory=list)
-
-
-class AuditorInput(_M):
-    artifacts: list[ArtifactView]
-    test: AuditTestView
-    turns: list[TurnView] = Field(description="the test's execution on the original agent, untrusted")
-    ended_by: str
-
-
-class AuditedMapping(_M):
-    boundary: str = Field(description="the condition that divides the requests, in a few words")
-    side: Literal["allowed", "denied"] = Field(description="allowed = the agent may do what is asked")
-    explicit: bool = Field(description="true when passages from the artifacts define the boundary")
-    passages: list[str] = Field(default_factory=list, description="verbatim quotes from the artifacts")
-
-
-class AuditorOutput(_M):
-    facts_hold: bool = Field(description="the facts the test assumes hold in the agent's initial state")
-    reaches_situation: bool = Field(description="its messages lead the conversation to the situation it checks")
-    support: Literal["artifacts", "domain_knowledge", "unsupported"] = Field(
-        description="where every behaviour the test expects comes from")
-    validity: Literal["explicit", "valid", "invalid"]
-    reasons: list[str] = Field(default_factory=list)
-    mappings: list[AuditedMapping] = Field(default_factory=list)
-
-
-class ExecutionAuditInput(_M):
-    artifacts: list[ArtifactView]
-    test: AuditTestView
-    passages: list[str] = Field(description="artifact passages that support the test's criteria")
-    turns: list[TurnView] = Field(description="the execution to judge, untrusted")
-    ended_by: str
-
-
-class ExecutionAuditOutput(_M):
-    reached: bool = Field(description="the execution got to the point where the checked behaviour was due")
-    complied: bool | None = Field(description="the agent did what the artifacts require; null = cannot tell")
-    criterion_demands_more: bool = Field(
-        False, description="a criterion demands more than the artifacts or domain knowledge require")
-    rationale: str
-
-
-class FaultView(_M):
-    title: str
-    description: str
-    passage_before: str
-    passage_after: str
-
-
-class AttributionInput(_M):
-    fault: FaultView
-    test: AuditTestView
-    turns: list[TurnView] = Field(description="the execution on the faulty agent, untrusted")
-    compliance_rationale: str
-
-
-class AttributionOutput(_M):
-    attributed: bool = Field(description="the agent's non-compliance is caused by the described fault")
-    rationale: str
-
-
-class GroupingMappingView(_M):
-    index: int
-    boundary: str
-    side: Literal["allowed", "denied"]
-    passages: list[str] = Field(default_factory=list)
-
-
-class GroupingInput(_M):
-    grouping_no: int
-    mappings: list[GroupingMappingView]
-
-
-class MappingGroup(_M):
-    boundary: str = Field(description="a name for the boundary shared by the members")
-    side: Literal["allowed", "denied"]
-    members: list[int] = Field(description="indices of the mappings in this group")
-
-
-class GroupingOutput(_M):
-    groups: list[MappingGroup]

@@ -17,11 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from adat.config import LLMAgentTarget, RunConfig
-from adat.errors import UserError
-from adat.evaluation.labels import Compliance
-from adat.llm.types import LLMError
-from adat.records import AuditLabel, BoundaryMapping, Execution, TestCase, Validity
-from adat.roles import (
+from adat.contracts.auditor_roles import (
     PROMPT_AUDITOR,
     PROMPT_AUDITOR_ATTRIBUTION,
     PROMPT_AUDITOR_EXECUTION,
@@ -36,6 +32,10 @@ from adat.roles import (
     ExecutionAuditOutput,
     FaultView,
 )
+from adat.errors import UserError
+from adat.evaluation.labels import Compliance
+from adat.llm.types import LLMError
+from adat.records import AuditLabel, BoundaryMapping, Execution, TestCase, Validity
 from adat.stages.provenance import Provenance, call_role
 from adat.stages.views import turn_views
 

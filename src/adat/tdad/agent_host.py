@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 import jsonschema
 
+from adat.contracts.tdad_spec import RESPOND_TOOL, Spec
 from adat.llm.types import ToolCall
 from adat.spec_records import ObservedToolCall, SpecTurn, ToolFixture
 from adat.targets.hosting import HostedSessions, HostedToolCall, assistant_tool_message
 from adat.tdad.artifact import PromptArtifact
-from adat.tdad.spec_model import RESPOND_TOOL, Spec
 
 if TYPE_CHECKING:
     from adat.llm.client import LLMClient
