@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from adat.contracts.contract_base import Contract
 
 PROMPT_PLANNER = "planner"
 PROMPT_DRIVER = "driver"
@@ -26,23 +28,19 @@ PROMPT_DIRECT = "generate_direct"
 PROMPT_AGENTEVAL = "agenteval_perturb"
 
 
-class _M(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class TurnView(_M):
+class TurnView(Contract):
     role: Literal["user", "agent"]
     text: str
 
 
-class TraceView(_M):
+class TraceView(Contract):
     trace_id: str
     objective: str = ""
     strategy: str = ""
     turns: list[TurnView]
 
 
-class SessionSummary(_M):
+class SessionSummary(Contract):
     objective: str
     strategy: str
     ended_by: str
@@ -50,7 +48,7 @@ class SessionSummary(_M):
 
 
 # --- planner -----------------------------------------------------------------------------
-class PlannerInput(_M):
+class PlannerInput(Contract):
     session_no: int = Field(description="1-based number of the session about to start")
     sessions_total: int
     tester_facts: list[str]
@@ -58,7 +56,7 @@ class PlannerInput(_M):
     earlier_traces: list[TraceView] = Field(description="the most recent discovery traces, untrusted")
 
 
-class PlannerOutput(_M):
+class PlannerOutput(Contract):
     objective: str = Field(description="what this session tries to achieve or find out")
     strategy: str = Field(description="how the simulated user goes about it")
     rationale: str = ""
@@ -69,7 +67,7 @@ class PlannerOutput(_M):
 
 
 # --- driver ------------------------------------------------------------------------------
-class DriverInput(_M):
+class DriverInput(Contract):
     objective: str
     strategy: str
     tester_facts: list[str]
@@ -78,25 +76,25 @@ class DriverInput(_M):
     turn_limit: int
 
 
-class DriverOutput(_M):
+class DriverOutput(Contract):
     status: Literal["continue", "met", "cannot"] = Field(
         description="continue = send message; met / cannot = end the session without sending")
     message: str = Field("", description="the next user message when status is continue")
 
 
 # --- extractor ---------------------------------------------------------------------------
-class ExtractorInput(_M):
+class ExtractorInput(Contract):
     trace: TraceView
 
 
-class ExtractedStatement(_M):
+class ExtractedStatement(Contract):
     text: str = Field(description="one sentence: under <condition>, the agent <behavior>")
     condition: str
     behavior: str
     supporting_turn: int = Field(description="index in trace.turns of the agent reply that states it")
 
 
-class ExtractorOutput(_M):
+class ExtractorOutput(Contract):
     statements: list[ExtractedStatement]
 
     def content_problem(self) -> str | None:
@@ -107,7 +105,7 @@ class ExtractorOutput(_M):
 
 
 # --- grounder ----------------------------------------------------------------------------
-class GroundingCandidate(_M):
+class GroundingCandidate(Contract):
     index: int
     text: str
     condition: str
@@ -115,30 +113,30 @@ class GroundingCandidate(_M):
     supporting_reply: str
 
 
-class GrounderInput(_M):
+class GrounderInput(Contract):
     statements: list[GroundingCandidate]
 
 
-class GroundingItem(_M):
+class GroundingItem(Contract):
     index: int
     grounded: bool
     confidence: float = Field(ge=0.0, le=1.0, description="confidence that an agent must behave so")
     reason: str = ""
 
 
-class GrounderOutput(_M):
+class GrounderOutput(Contract):
     items: list[GroundingItem]
 
 
 # --- generator ---------------------------------------------------------------------------
-class StatementView(_M):
+class StatementView(Contract):
     statement_id: str
     text: str
     condition: str
     behavior: str
 
 
-class TestView(_M):
+class TestView(Contract):
     __test__ = False
     test_id: str
     kind: str
@@ -148,7 +146,7 @@ class TestView(_M):
     failure_criteria: list[str]
 
 
-class InstructionView(_M):
+class InstructionView(Contract):
     instruction_id: str
     title: str
     text: str
@@ -156,7 +154,7 @@ class InstructionView(_M):
     applicability: str
 
 
-class GeneratedTest(_M):
+class GeneratedTest(Contract):
     __test__ = False
     goal: str
     step_hints: list[str] = Field(min_length=1, description="user messages, sent in order")
@@ -177,7 +175,7 @@ class GeneratedTest(_M):
         return None
 
 
-class PlainInput(_M):
+class PlainInput(Contract):
     statement: StatementView
     supporting_reply: str
     supporting_context: list[TurnView] = Field(description="the discovery conversation up to the reply")
@@ -201,7 +199,7 @@ def reason_kind(text: str) -> str | None:
     return kind if sep and kind in NA_REASONS else None
 
 
-class TransformInput(_M):
+class TransformInput(Contract):
     statement: StatementView
     supporting_reply: str
     instruction: InstructionView
@@ -216,7 +214,7 @@ class TransformInput(_M):
         None, description="the side no test of the statement covers yet, when its tests cover one side only")
 
 
-class TransformOutput(_M):
+class TransformOutput(Contract):
     applicable: bool
     reason: str = Field(description="why the pair is (not) applicable")
     test: GeneratedTest | None = None
@@ -227,7 +225,7 @@ class TransformOutput(_M):
         return self.test.content_problem() if self.test is not None else None
 
 
-class DirectInput(_M):
+class DirectInput(Contract):
     discovery_traces: list[TraceView]
     existing_tests: list[TestView]
     tester_facts: list[str]
@@ -235,13 +233,13 @@ class DirectInput(_M):
     max_tests: int
 
 
-class DirectOutput(_M):
+class DirectOutput(Contract):
     tests: list[GeneratedTest]
     exhausted: bool = Field(description="true when the traces support no further boundary tests")
 
 
 # --- AgentEval baseline: perturb the user messages that reach a workflow-graph target ------
-class WorkflowTargetView(_M):
+class WorkflowTargetView(Contract):
     """A node (an activity of the agent) or an edge (user messages moving between two activities)."""
 
     target_id: str
@@ -253,20 +251,20 @@ class WorkflowTargetView(_M):
                                      description="edge only: user messages seen on the edge")
 
 
-class AgentEvalInput(_M):
+class AgentEvalInput(Contract):
     target: WorkflowTargetView
     path: list[TurnView] = Field(description="a discovery conversation that reaches the target, untrusted")
     tester_facts: list[str]
     turn_limit: int
 
 
-class AgentEvalOutput(_M):
+class AgentEvalOutput(Contract):
     test: GeneratedTest | None = Field(None, description="the test for the target; null when none can be written")
     reason: str = ""
 
 
 # --- judge -------------------------------------------------------------------------------
-class JudgeInput(_M):
+class JudgeInput(Contract):
     goal: str
     success_criteria: list[str]
     failure_criteria: list[str]
@@ -274,14 +272,14 @@ class JudgeInput(_M):
     ended_by: str
 
 
-class JudgedCriterion(_M):
+class JudgedCriterion(Contract):
     criterion: str
     kind: Literal["success", "failure"]
     holds: bool | None
     rationale: str = ""
 
 
-class JudgeOutput(_M):
+class JudgeOutput(Contract):
     verdict: Literal["pass", "fail", "inconclusive"]
     rationale: str
     criteria: list[JudgedCriterion] = Field(default_factory=list)
@@ -294,20 +292,20 @@ class JudgeOutput(_M):
 
 
 # --- selector (LLM selector baseline) ----------------------------------------------------
-class SelectorCandidate(_M):
+class SelectorCandidate(Contract):
     statement_id: str
     statement: str
     instruction_id: str
     instruction: str
 
 
-class SelectorInput(_M):
+class SelectorInput(Contract):
     attempt_no: int
     history: list[str] = Field(description="earlier attempts: pair and outcome, one line each")
     candidates: list[SelectorCandidate]
 
 
-class SelectorOutput(_M):
+class SelectorOutput(Contract):
     statement_id: str
     instruction_id: str
     reason: str = ""

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from adat.contracts.adat2_roles import TurnView
+from adat.contracts.contract_base import Contract
 
 PROMPT_AUDITOR = "auditor"
 PROMPT_AUDITOR_EXECUTION = "auditor_execution"
@@ -23,16 +24,12 @@ PROMPT_AUDITOR_ATTRIBUTION = "auditor_attribution"
 PROMPT_AUDITOR_GROUPING = "auditor_grouping"
 
 
-class _M(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ArtifactView(_M):
+class ArtifactView(Contract):
     name: str = Field(description="file name of the artifact (policy, prompt, tool code, knowledge base)")
     text: str
 
 
-class AuditTestView(_M):
+class AuditTestView(Contract):
     """A test as the auditor sees it: never its kind, provenance or verdict (paper §4.3)."""
 
     __test__ = False
@@ -44,21 +41,21 @@ class AuditTestView(_M):
     assumed_facts: list[str] = Field(default_factory=list)
 
 
-class AuditorInput(_M):
+class AuditorInput(Contract):
     artifacts: list[ArtifactView]
     test: AuditTestView
     turns: list[TurnView] = Field(description="the test's execution on the original agent, untrusted")
     ended_by: str
 
 
-class AuditedMapping(_M):
+class AuditedMapping(Contract):
     boundary: str = Field(description="the condition that divides the requests, in a few words")
     side: Literal["allowed", "denied"] = Field(description="allowed = the agent may do what is asked")
     explicit: bool = Field(description="true when passages from the artifacts define the boundary")
     passages: list[str] = Field(default_factory=list, description="verbatim quotes from the artifacts")
 
 
-class AuditorOutput(_M):
+class AuditorOutput(Contract):
     facts_hold: bool = Field(description="the facts the test assumes hold in the agent's initial state")
     reaches_situation: bool = Field(description="its messages lead the conversation to the situation it checks")
     support: Literal["artifacts", "domain_knowledge", "unsupported"] = Field(
@@ -68,7 +65,7 @@ class AuditorOutput(_M):
     mappings: list[AuditedMapping] = Field(default_factory=list)
 
 
-class ExecutionAuditInput(_M):
+class ExecutionAuditInput(Contract):
     artifacts: list[ArtifactView]
     test: AuditTestView
     passages: list[str] = Field(description="artifact passages that support the test's criteria")
@@ -76,7 +73,7 @@ class ExecutionAuditInput(_M):
     ended_by: str
 
 
-class ExecutionAuditOutput(_M):
+class ExecutionAuditOutput(Contract):
     reached: bool = Field(description="the execution got to the point where the checked behaviour was due")
     complied: bool | None = Field(description="the agent did what the artifacts require; null = cannot tell")
     criterion_demands_more: bool = Field(
@@ -84,42 +81,42 @@ class ExecutionAuditOutput(_M):
     rationale: str
 
 
-class FaultView(_M):
+class FaultView(Contract):
     title: str
     description: str
     passage_before: str
     passage_after: str
 
 
-class AttributionInput(_M):
+class AttributionInput(Contract):
     fault: FaultView
     test: AuditTestView
     turns: list[TurnView] = Field(description="the execution on the faulty agent, untrusted")
     compliance_rationale: str
 
 
-class AttributionOutput(_M):
+class AttributionOutput(Contract):
     attributed: bool = Field(description="the agent's non-compliance is caused by the described fault")
     rationale: str
 
 
-class GroupingMappingView(_M):
+class GroupingMappingView(Contract):
     index: int
     boundary: str
     side: Literal["allowed", "denied"]
     passages: list[str] = Field(default_factory=list)
 
 
-class GroupingInput(_M):
+class GroupingInput(Contract):
     grouping_no: int
     mappings: list[GroupingMappingView]
 
 
-class MappingGroup(_M):
+class MappingGroup(Contract):
     boundary: str = Field(description="a name for the boundary shared by the members")
     side: Literal["allowed", "denied"]
     members: list[int] = Field(description="indices of the mappings in this group")
 
 
-class GroupingOutput(_M):
+class GroupingOutput(Contract):
     groups: list[MappingGroup]

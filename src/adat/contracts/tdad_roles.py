@@ -10,28 +10,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from adat.contracts.contract_base import Contract
 
 PROMPT_PROMPTSMITH = "tdad_promptsmith"
 PROMPT_MUTATIONSMITH = "tdad_mutationsmith"
 
 
-class _M(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ToolDescriptionView(_M):
+class ToolDescriptionView(Contract):
     name: str
     description: str
 
 
-class FailedAssertionView(_M):
+class FailedAssertionView(Contract):
     kind: str
     clause: str
     detail: str = ""
 
 
-class FailingTestView(_M):
+class FailingTestView(Contract):
     """A visible test that failed on the current prompt."""
 
     test_id: str
@@ -42,7 +40,7 @@ class FailingTestView(_M):
     replies: list[str] = Field(default_factory=list, description="the agent's user-visible replies, untrusted")
 
 
-class ClauseFailures(_M):
+class ClauseFailures(Contract):
     """The failures of one spec clause (failures are grouped by clause, most failures first)."""
 
     clause: str = Field(description="policy id or node id")
@@ -50,7 +48,7 @@ class ClauseFailures(_M):
     tests: list[FailingTestView]
 
 
-class PromptSmithInput(_M):
+class PromptSmithInput(Contract):
     spec_title: str
     system_prompt: str
     tool_descriptions: list[ToolDescriptionView]
@@ -61,13 +59,13 @@ class PromptSmithInput(_M):
     attempt: int = Field(description="0-based inner-loop attempt for these failures")
 
 
-class PromptSmithOutput(_M):
+class PromptSmithOutput(Contract):
     system_prompt: str = Field(description="the whole edited system prompt")
     tool_descriptions: list[ToolDescriptionView] = Field(description="every tool's description after the edit")
     rationale: str = ""
 
 
-class MutationSmithInput(_M):
+class MutationSmithInput(Contract):
     mutation_id: str
     intent: str = Field(description="the failure mode the mutant must introduce")
     constraints: list[str]
@@ -76,7 +74,7 @@ class MutationSmithInput(_M):
     attempt: int = Field(description="0-based generation attempt (earlier ones did not activate)")
 
 
-class MutationSmithOutput(_M):
+class MutationSmithOutput(Contract):
     system_prompt: str = Field(description="the whole mutant system prompt")
     tool_descriptions: list[ToolDescriptionView] = Field(description="every tool's description in the mutant")
     rationale: str = ""

@@ -9,25 +9,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from adat.contracts.contract_base import Contract
 from adat.spec_records import Family, SpecAssertion, ToolFixture
 
 PROMPT_TESTSMITH = "testsmith"
 ROLE_TESTSMITH = "testsmith"
 
 
-class _M(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class PathStep(_M):
+class PathStep(Contract):
     node_id: str
     when: str = Field("", description="the branch condition taken at this node ('' at the leaf)")
     next: str = Field("", description="the node the branch leads to ('' at the leaf)")
 
 
-class TestSmithInput(_M):
+class TestSmithInput(Contract):
     __test__ = False
     spec: dict[str, Any] = Field(description="the whole spec, as data")
     leaf_id: str
@@ -37,7 +34,7 @@ class TestSmithInput(_M):
     seed: int = 0
 
 
-class GeneratedSpecTest(_M):
+class GeneratedSpecTest(Contract):
     __test__ = False
     family: Family
     title: str = ""
@@ -49,6 +46,6 @@ class GeneratedSpecTest(_M):
     varies: str = Field("", description="hidden tests: the family of the visible test this one varies (e.g. MFT)")
 
 
-class TestSmithOutput(_M):
+class TestSmithOutput(Contract):
     __test__ = False
     tests: list[GeneratedSpecTest]
