@@ -79,11 +79,16 @@ def test_wheel_installed_non_editably_works_from_any_directory(source: Path, tmp
     probe = ("from adat.config import adat_home; from adat.pipeline.preflight import preflight; "
              "from adat.config import load_run_config, demo_config_path; import flows.pipeline, tasks; "
              "print(adat_home()); print(flows.pipeline.__file__); "
-             "print(len(preflight(load_run_config(demo_config_path()))))")
-    home, flow_file, n_checked = run(bin_dir / "python", "-c", probe, cwd=elsewhere, env=env).stdout.split()
+             "print(len(preflight(load_run_config(demo_config_path())))); "
+             # the stand-in ships as its own package and is found through the wheel's entry point
+             "import sys; from adat.llm.providers.registry import default_registry; "
+             "p = default_registry().create('offline/heuristic', load_run_config(demo_config_path()))[2]; "
+             "print(sys.modules[type(p).__module__].__file__)")
+    home, flow_file, n_checked, stand_in = run(bin_dir / "python", "-c", probe, cwd=elsewhere, env=env).stdout.split()
     venv_site = str((tmp_path / "venv").resolve())
     assert home.startswith(venv_site) and home.endswith("adat/_home")
     assert flow_file.startswith(venv_site)
+    assert stand_in.startswith(venv_site) and stand_in.endswith("adat_offline/provider.py")
     assert int(n_checked) > 5
     assert (Path(home).parent / "py.typed").is_file()
     assert (Path(home).parent / "reporting" / "templates" / "run_report.html.j2").is_file()  # adat report

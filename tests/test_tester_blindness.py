@@ -13,10 +13,13 @@ this agent.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
 from pathlib import Path
 
 import yaml
+
+from adat.llm.providers.registry import plugins
 
 ROOT = Path(__file__).resolve().parents[1]
 OFFLINE = ROOT / "src" / "adat_offline"
@@ -78,11 +81,12 @@ def shared_runs(roots: tuple[Path, ...] = TESTER) -> dict[str, list[str]]:
     """Tester literal -> the agent's five-word runs it repeats (allowlisted runs left out)."""
     agent, allowed = agent_runs(), allowed_runs()
     hits: dict[str, list[str]] = {}
-    for path in scanned_files(roots):
-        for line, text in literals(path):
-            shared = sorted(" ".join(r) for r in runs(text) & agent - allowed)
-            if shared:
-                hits[f"{path.name}:{line}"] = shared
+    for root in roots:
+        for path in scanned_files((root,)):
+            for line, text in literals(path):
+                shared = sorted(" ".join(r) for r in runs(text) & agent - allowed)
+                if shared:
+                    hits[f"{path.relative_to(root.parent)}:{line}"] = shared
     return hits
 
 
@@ -101,6 +105,9 @@ def test_the_check_sees_a_copied_sentence(tmp_path: Path) -> None:
 def test_the_check_reads_the_stand_in_where_it_lives(tmp_path: Path) -> None:
     # A moved stand-in must not leave the check reading an empty folder: it reads every module of
     # the package the registry loads, and a rule sentence planted in a copy of it is found.
+    module = plugins()["offline"].module  # what the registry imports for offline/heuristic
+    spec = importlib.util.find_spec(module)
+    assert spec is not None and spec.origin is not None and Path(spec.origin).parent == OFFLINE
     names = {p.name for p in scanned_files()}
     assert {"provider.py", "planning.py", "judging.py", "transformations.py", "adat2_roles.py"} <= names
     assert len([p for p in scanned_files() if p.is_relative_to(OFFLINE)]) >= 20
@@ -109,7 +116,7 @@ def test_the_check_reads_the_stand_in_where_it_lives(tmp_path: Path) -> None:
     (copy / "provider.py").write_text((OFFLINE / "provider.py").read_text(encoding="utf-8")
                                       + '\nSAID = "I can only cancel orders whose status is pending"\n')
     hits = shared_runs((copy,))
-    assert len(hits) == 1 and next(iter(hits)).startswith("provider.py:")
+    assert len(hits) == 1 and next(iter(hits)).startswith("adat_offline/provider.py:")
 
 
 def test_allowlist_entries_are_short_and_reasoned() -> None:
