@@ -2,7 +2,7 @@
 
 A string literal in ``src/adat/offline`` must not share a run of five or more words
 (case-insensitive) with the reference agent's rules (``data/reference/retail/rules.yaml``), the
-fault packs (``catalogs/faults/**``) or the string literals of ``src/adat/agents/reference``.
+fault packs (``catalogs/faults/**``) or the string literals of ``src/adat_reference/agent``.
 Phrases any tester would use may be listed, each with its reason, in
 ``tester_blindness_allowlist.yaml`` beside this test — never a reason, value, id or sentence of
 this agent.
@@ -18,7 +18,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 OFFLINE = ROOT / "src" / "adat" / "offline"
-AGENT = ROOT / "src" / "adat" / "agents" / "reference"
+AGENT = ROOT / "src" / "adat_reference" / "agent"
 ALLOWLIST = Path(__file__).with_name("tester_blindness_allowlist.yaml")
 RUN = 5
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
