@@ -95,3 +95,10 @@ def test_allowlist_entries_are_short_and_reasoned() -> None:
     assert len(entries) <= 15
     for entry in entries:
         assert len(words(entry["phrase"])) <= 8 and entry["reason"].strip()
+
+
+def test_the_agent_sources_are_where_the_check_reads_them() -> None:
+    # a moved package would leave AGENT empty and the check above vacuously green
+    sources = sorted(AGENT.rglob("*.py"))
+    assert (AGENT / "agent.py") in sources and len(sources) >= 10
+    assert sum(len(literals(p)) for p in sources) > 100
