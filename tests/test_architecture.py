@@ -155,3 +155,10 @@ def test_the_built_in_agents_are_registered_as_target_plugins() -> None:
 
     group = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["entry-points"]["adat.targets"]
     assert group == {"reference": "adat_reference.target:REFERENCE", "llm-agent": "adat_reference.target:LLM_AGENT"}
+
+
+def test_no_module_of_the_agent_shares_a_basename_with_one_of_the_tester() -> None:
+    """A reader of a traceback or a grep hit knows which side a module is on from its name."""
+    tester = {p.name for p in SRC.rglob("*.py")} - {"__init__.py"}
+    agent = {p.name for p in REFERENCE.rglob("*.py")} - {"__init__.py"}
+    assert len(agent) > 10 and tester & agent == set()
