@@ -4,7 +4,8 @@
 stand-in, registered as the ``adat.providers`` plugin ``offline`` in pyproject.toml).
 The repository keeps ``flows/``, ``tasks/``, ``catalogs/``, ``sql/`` and ``data/reference/`` at
 its top level. The wheel ships them too, so a non-editable install works from any directory:
-``flows`` and ``tasks`` become top-level packages next to ``adat``, and each data directory
+``flows`` and ``tasks`` become top-level packages next to ``adat`` (as does ``adat_reference``,
+the built-in agents under test, found under ``src/`` beside ``adat``), and each data directory
 becomes package data under ``adat/_home/`` with the same relative path (``adat/_home/sql/...``),
 which :func:`adat.config.adat_home` reads. Lists are computed, so a new subpackage of ``adat``
 or a new folder of catalogs needs no edit here.

@@ -124,3 +124,101 @@ def test_the_contracts_import_no_pipeline() -> None:
     offenders = {str(p.relative_to(ROOT)): sorted(m for m in _adat_modules(p) if not _allowed(m, allowed))
                  for p in sorted((SRC / "contracts").rglob("*.py"))}
     assert {k: v for k, v in offenders.items() if v} == {}
+# --- the agent under test is not the tester (issue #26) ------------------------------------------
+REFERENCE = ROOT / "src" / "adat_reference"
+#: all ``adat_reference`` may import of ``adat``: the target protocol and plugin protocols it keeps,
+#: the records and errors it reports, its shipped files (config paths, YAML reading), and the
+#: LLM plumbing the llm-agent host runs on
+REFERENCE_MAY_IMPORT = {
+    "adat.config",  # shipped file paths (rules, faults, db.json), the target config sections
+    "adat.errors",  # UserError / TargetError / ToolError
+    "adat.records",  # RuleEvent (side log rows), TestCase (the fact check)
+    "adat.yaml_io",  # reading rules and fault files once per content
+    "adat.targets.base",  # the Target protocol
+    "adat.targets.plugins",  # the plugin protocols (type-checked only)
+    "adat.targets.hosting",  # the llm-agent's session store and model call
+    "adat.llm.types",  # the llm-agent's tool calls
+    "adat.llm.client",  # the llm-agent's LLM client
+}
+_IMPORTERS = {"import_module", "__import__", "find_spec", "resolve_name", "EntryPoint"}
+
+
+def _names_module(text: str, package: str) -> bool:
+    """Whether a string names ``package`` or a module in it (``pkg``, ``pkg.mod``, ``pkg.mod:attr``)."""
+    return text == package or text.startswith((f"{package}.", f"{package}:"))
+
+
+def _module_refs(path: Path) -> set[str]:
+    """Every module ``path`` imports, as ``import`` statements or as a string handed to an importer
+    (``importlib.import_module("x")``, ``__import__``, ``find_spec``, ``pkgutil.resolve_name``,
+    an ``EntryPoint``) — relative imports resolved."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = ".".join(path.relative_to(ROOT / "src").with_suffix("").parts[:-1]) if path.is_relative_to(ROOT / "src") else ""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parent, *([base] if base else [])])
+            names |= {f"{base}.{alias.name}" for alias in node.names} | {base}
+        elif isinstance(node, ast.Call):
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if called in _IMPORTERS:
+                names |= {arg.value for arg in [*node.args, *(k.value for k in node.keywords)]
+                          if isinstance(arg, ast.Constant) and isinstance(arg.value, str)}
+    return names
+
+
+def _reference_refs(path: Path) -> list[str]:
+    return sorted(n for n in _module_refs(path) if _names_module(n, "adat_reference"))
+
+
+def test_the_tester_never_imports_the_agent_under_test() -> None:
+    """src/adat reaches adat_reference only through the ``adat.targets`` entry points."""
+    offenders = {str(p.relative_to(ROOT)): _reference_refs(p) for p in SRC.rglob("*.py") if _reference_refs(p)}
+    assert offenders == {}
+
+
+def test_the_check_sees_statements_relative_imports_and_importlib_strings(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    cases = {"import adat_reference.agent\n": ["adat_reference.agent"],
+             "from adat_reference.retail import RetailDB\n": ["adat_reference.retail", "adat_reference.retail.RetailDB"],
+             "import importlib\nimportlib.import_module('adat_reference.target')\n": ["adat_reference.target"],
+             "__import__(name='adat_reference')\n": ["adat_reference"],
+             "from importlib.metadata import EntryPoint\nEntryPoint('r', 'adat_reference.target:REFERENCE', 'g')\n":
+                 ["adat_reference.target:REFERENCE"],
+             "x = 'adat_reference is only a word in this text'\n": []}
+    for source, expected in cases.items():
+        probe.write_text(source, encoding="utf-8")
+        assert _reference_refs(probe) == expected, source
+
+
+def test_the_agent_under_test_imports_only_the_target_protocol_and_records() -> None:
+    offenders = {}
+    for path in REFERENCE.rglob("*.py"):
+        tester = {n for n in _module_refs(path) if _names_module(n, "adat")}
+        # ``from adat.x import Name`` yields adat.x and adat.x.Name: a name counts as its module
+        extra = {n for n in tester if n not in REFERENCE_MAY_IMPORT
+                 and n.rsplit(".", 1)[0] not in REFERENCE_MAY_IMPORT and n != "adat"}
+        if extra:
+            offenders[str(path.relative_to(ROOT))] = sorted(extra)
+    assert offenders == {}
+
+
+def test_the_built_in_agents_are_registered_as_target_plugins() -> None:
+    """pyproject.toml's ``adat.targets`` group names every kind the plugins module builds."""
+    import tomllib
+
+    group = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["entry-points"]["adat.targets"]
+    assert group == {"reference": "adat_reference.target:REFERENCE", "llm-agent": "adat_reference.target:LLM_AGENT"}
+
+
+def test_no_module_of_the_agent_shares_a_basename_with_one_of_the_tester() -> None:
+    """A reader of a traceback or a grep hit knows which side a module is on from its name."""
+    tester = {p.name for p in SRC.rglob("*.py")} - {"__init__.py"}
+    agent = {p.name for p in REFERENCE.rglob("*.py")} - {"__init__.py"}
+    assert len(agent) > 10 and tester & agent == set()

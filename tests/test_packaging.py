@@ -90,6 +90,11 @@ def test_wheel_installed_non_editably_works_from_any_directory(source: Path, tmp
     assert flow_file.startswith(venv_site)
     assert stand_in.startswith(venv_site) and stand_in.endswith("adat_offline/provider.py")
     assert int(n_checked) > 5
+    # the built-in agents under test: their own package in the wheel, found by the tester's entry points
+    probe = ("import adat_reference; from adat.targets.plugins import target_plugin; "
+             "print(adat_reference.__file__); print(type(target_plugin('reference')).__module__)")
+    reference_file, plugin_module = run(bin_dir / "python", "-c", probe, cwd=elsewhere, env=env).stdout.split()
+    assert reference_file.startswith(venv_site) and plugin_module == "adat_reference.target"
     assert (Path(home).parent / "py.typed").is_file()
     assert (Path(home).parent / "reporting" / "templates" / "run_report.html.j2").is_file()  # adat report
     for shipped_dir in ("catalogs/prompts", "sql/metrics", "sql/staging", "sql/report", "data/reference/retail"):

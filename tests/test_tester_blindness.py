@@ -4,7 +4,7 @@ A string literal of the tester code -- the offline stand-in (``src/adat_offline`
 its own) and the role contracts its inputs come from (``src/adat/contracts``) -- must not share a
 run of five or more words
 (case-insensitive) with the reference agent's rules (``data/reference/retail/rules.yaml``), the
-fault packs (``catalogs/faults/**``) or the string literals of ``src/adat/agents/reference``.
+fault packs (``catalogs/faults/**``) or the string literals of ``src/adat_reference/agent``.
 Phrases any tester would use may be listed, each with its reason, in
 ``tester_blindness_allowlist.yaml`` beside this test — never a reason, value, id or sentence of
 this agent.
@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 OFFLINE = ROOT / "src" / "adat_offline"
 #: the tester code the check reads: the stand-in and the role contracts
 TESTER = (OFFLINE, ROOT / "src" / "adat" / "contracts")
-AGENT = ROOT / "src" / "adat" / "agents" / "reference"
+AGENT = ROOT / "src" / "adat_reference" / "agent"
 ALLOWLIST = Path(__file__).with_name("tester_blindness_allowlist.yaml")
 RUN = 5
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -124,3 +124,10 @@ def test_allowlist_entries_are_short_and_reasoned() -> None:
     assert len(entries) <= 15
     for entry in entries:
         assert len(words(entry["phrase"])) <= 8 and entry["reason"].strip()
+
+
+def test_the_agent_sources_are_where_the_check_reads_them() -> None:
+    # a moved package would leave AGENT empty and the check above vacuously green
+    sources = sorted(AGENT.rglob("*.py"))
+    assert (AGENT / "agent.py") in sources and len(sources) >= 10
+    assert sum(len(literals(p)) for p in sources) > 100

@@ -7,16 +7,16 @@ current task moves on as far as it can and the reply states what happens or what
 
 from __future__ import annotations
 
-from adat.agents.reference import info
-from adat.agents.reference.changes import restrict_to_named
-from adat.agents.reference.formatting import CAPABILITIES
-from adat.agents.reference.identity import absorb_identity
-from adat.agents.reference.items import mentioned_lines
-from adat.agents.reference.nlu import INFO_INTENTS, Parsed, parse
-from adat.agents.reference.rules import Predicate
-from adat.agents.reference.session import Session, Task
-from adat.agents.reference.tasks import advance, execute
-from adat.domains.retail.database import Order
+from adat_reference.agent import info
+from adat_reference.agent.authentication import absorb_identity
+from adat_reference.agent.changes import restrict_to_named
+from adat_reference.agent.formatting import CAPABILITIES
+from adat_reference.agent.items import mentioned_lines
+from adat_reference.agent.nlu import INFO_INTENTS, Parsed, parse
+from adat_reference.agent.rules import Predicate
+from adat_reference.agent.session import Session, Task
+from adat_reference.agent.tasks import advance, execute
+from adat_reference.retail.database import Order
 
 ITEM_KINDS = ("change_items", "modify_items", "exchange", "return")
 ADDRESS_KINDS = ("modify_address", "user_address")

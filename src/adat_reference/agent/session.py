@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from adat.agents.reference.entities import PaymentRef
-from adat.agents.reference.rules import Predicate, RuleEngine
-from adat.agents.reference.sidelog import SideLog
-from adat.domains.retail.database import Order, RetailDB, User
-from adat.domains.retail.tools import WRITE_TOOLS, RetailTools
 from adat.errors import ToolError
+from adat_reference.agent.entities import PaymentRef
+from adat_reference.agent.rules import Predicate, RuleEngine
+from adat_reference.agent.sidelog import SideLog
+from adat_reference.retail.database import Order, RetailDB, User
+from adat_reference.retail.tools import WRITE_TOOLS, RetailTools
 
 
 @dataclass

@@ -15,9 +15,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from adat import config
-from adat.agents.reference.sidelog import SideLog
 from adat.errors import UserError
 from adat.yaml_io import parsed_once, read_yaml
+from adat_reference.agent.sidelog import SideLog
 
 Predicate = Callable[[Mapping[str, Any]], bool]
 Outcome = Literal["allowed", "denied"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from adat.agents.reference.entities import PaymentRef
-from adat.domains.retail.database import Order, PaymentMethod, User
+from adat_reference.agent.entities import PaymentRef
+from adat_reference.retail.database import Order, PaymentMethod, User
 
 
 @dataclass

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import json
 
-from adat.agents.reference.formatting import (
+from adat_reference.agent.authentication import require_auth
+from adat_reference.agent.formatting import (
     address_text,
     methods_text,
     options_text,
     order_details,
     order_line,
 )
-from adat.agents.reference.identity import require_auth
-from adat.agents.reference.items import name_pattern
-from adat.agents.reference.nlu import Parsed
-from adat.agents.reference.orders import lookup_failure
-from adat.agents.reference.session import Session
-from adat.domains.retail.database import Product
+from adat_reference.agent.items import name_pattern
+from adat_reference.agent.nlu import Parsed
+from adat_reference.agent.orders import lookup_failure
+from adat_reference.agent.session import Session
+from adat_reference.retail.database import Product
 
 
 def order_info(s: Session, p: Parsed, current_order: str | None) -> str:

@@ -8,7 +8,7 @@ several items of one product. Orders in a derived status (cancelled, items modif
 exchange requested) are produced by running the real tools on a pending or delivered order, so
 their records are exactly what the tools write. Same seed, same database, byte for byte.
 
-Regenerate the shipped file with ``python -m adat.domains.retail.generate``.
+Regenerate the shipped file with ``python -m adat_reference.retail.generate``.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ import math
 import random
 from pathlib import Path
 
-from adat.domains.retail.catalog_data import CARD_BRANDS, CITIES, FIRST_NAMES, LAST_NAMES, PRODUCTS, STREETS
-from adat.domains.retail.database import (
+from adat.errors import UserError
+from adat_reference.retail.catalog_data import CARD_BRANDS, CITIES, FIRST_NAMES, LAST_NAMES, PRODUCTS, STREETS
+from adat_reference.retail.database import (
     CANCEL_REASONS,
     Address,
     CreditCard,
@@ -38,9 +39,8 @@ from adat.domains.retail.database import (
     Variant,
     default_db_path,
 )
-from adat.domains.retail.order_checks import cents
-from adat.domains.retail.tools import RetailTools
-from adat.errors import UserError
+from adat_reference.retail.order_checks import cents
+from adat_reference.retail.tools import RetailTools
 
 # Share of orders per status beyond 'pending' (which takes the rest); each status gets at least one.
 STATUS_SHARES = {"processed": 0.15, "delivered": 0.30, "cancelled": 0.07, "pending (item modified)": 0.05,

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from adat.agents.reference.formatting import order_line
-from adat.agents.reference.items import mentioned_lines
-from adat.agents.reference.session import Session, Task
-from adat.domains.retail.database import Order
 from adat.errors import ToolError
+from adat_reference.agent.formatting import order_line
+from adat_reference.agent.items import mentioned_lines
+from adat_reference.agent.session import Session, Task
+from adat_reference.retail.database import Order
 
 ITEM_MODIFIED = "pending (item modified)"
 VERB = {"cancel": "cancel", "modify_address": "change the address of", "modify_payment": "change the payment of",

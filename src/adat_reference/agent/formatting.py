@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from adat.agents.reference.rules import join_or
-from adat.domains.retail.database import Address, Order, OrderItem, PaymentMethod, User, Variant
+from adat_reference.agent.rules import join_or
+from adat_reference.retail.database import Address, Order, OrderItem, PaymentMethod, User, Variant
 
 TRANSFER_MESSAGE = "YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON."
 CAPABILITIES = ("cancel or modify pending orders, return or exchange items of delivered orders, update your "

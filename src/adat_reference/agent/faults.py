@@ -13,9 +13,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from adat import config
-from adat.agents.reference.rules import Outcome, RuleBook, RuleOverride
 from adat.errors import UserError
 from adat.yaml_io import parsed_once, read_yaml
+from adat_reference.agent.rules import Outcome, RuleBook, RuleOverride
 
 
 def default_fault_dir() -> Path:

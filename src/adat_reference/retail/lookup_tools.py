@@ -1,6 +1,6 @@
 """The read and generic retail tools, and the lookups every tool shares.
 
-:class:`RetailLookupTools` is the base of :class:`adat.domains.retail.tools.RetailTools`; it never
+:class:`RetailLookupTools` is the base of :class:`adat_reference.retail.tools.RetailTools`; it never
 changes the database.
 """
 
@@ -11,10 +11,10 @@ import unicodedata
 
 from pydantic import BaseModel
 
-from adat.domains.retail.calculator import evaluate
-from adat.domains.retail.database import Order, PaymentMethod, Product, RetailDB, User
-from adat.domains.retail.toolschema import tool
 from adat.errors import ToolError
+from adat_reference.retail.calculator import evaluate
+from adat_reference.retail.database import Order, PaymentMethod, Product, RetailDB, User
+from adat_reference.retail.toolschema import tool
 
 
 def dump(model: BaseModel) -> str:

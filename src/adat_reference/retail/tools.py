@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from adat.domains.retail.database import (
+from adat.errors import ToolError
+from adat_reference.retail.database import (
     CANCEL_REASONS,
     Address,
     GiftCard,
@@ -26,10 +27,9 @@ from adat.domains.retail.database import (
     Payment,
     Variant,
 )
-from adat.domains.retail.lookup_tools import RetailLookupTools, dump
-from adat.domains.retail.order_checks import cents, match_order_lines, price_difference
-from adat.domains.retail.toolschema import bind_arguments, function_schema, shared_args, tool, tool_kinds
-from adat.errors import ToolError
+from adat_reference.retail.lookup_tools import RetailLookupTools, dump
+from adat_reference.retail.order_checks import cents, match_order_lines, price_difference
+from adat_reference.retail.toolschema import bind_arguments, function_schema, shared_args, tool, tool_kinds
 
 #: The address arguments of both address tools, described once (appended to each tool's Args).
 ADDRESS_ARGS = {

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import re
 
-from adat.domains.retail import RetailDB
-from adat.domains.retail.database import GiftCard, User
 from adat.records import TestCase
+from adat_reference.retail import RetailDB
+from adat_reference.retail.database import GiftCard, User
 
 ORDER_ID = re.compile(r"#?W\d{7}\b")
 EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from adat.agents.reference.entities import ten_digit_ids
-from adat.agents.reference.formatting import (
+from adat_reference.agent.entities import ten_digit_ids
+from adat_reference.agent.formatting import (
     and_list,
     item_text,
     method_text,
@@ -14,12 +14,12 @@ from adat.agents.reference.formatting import (
     money,
     options_text,
 )
-from adat.agents.reference.items import mentioned_lines, pair_requests, product_of_item, return_lines
-from adat.agents.reference.nlu import ALL_ITEMS, EXCEPT
-from adat.agents.reference.payments import original_method_id, resolve
-from adat.agents.reference.rules import Predicate
-from adat.agents.reference.session import Session, Task
-from adat.domains.retail.database import Order, Product, RetailDB
+from adat_reference.agent.items import mentioned_lines, pair_requests, product_of_item, return_lines
+from adat_reference.agent.nlu import ALL_ITEMS, EXCEPT
+from adat_reference.agent.payments import original_method_id, resolve
+from adat_reference.agent.rules import Predicate
+from adat_reference.agent.session import Session, Task
+from adat_reference.retail.database import Order, Product, RetailDB
 
 ONLY = re.compile(r"\bonly\b", re.IGNORECASE)
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import contextlib
 
-from adat.agents.reference.nlu import Parsed
-from adat.agents.reference.session import Session
 from adat.errors import ToolError
+from adat_reference.agent.nlu import Parsed
+from adat_reference.agent.session import Session
 
 
 def _lookup_user(s: Session, out: list[str], tool: str, arguments: dict[str, str], *, kind: str,

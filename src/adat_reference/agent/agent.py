@@ -11,12 +11,12 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from adat.agents.reference.dialogue import respond
-from adat.agents.reference.faults import Fault, load_fault
-from adat.agents.reference.rules import Outcome, RuleBook, RuleEngine, RuleOverride
-from adat.agents.reference.session import Session, ToolCall
-from adat.domains.retail.database import RetailDB, default_db_path
 from adat.errors import TargetError, UserError
+from adat_reference.agent.dialogue import respond
+from adat_reference.agent.faults import Fault, load_fault
+from adat_reference.agent.rules import Outcome, RuleBook, RuleEngine, RuleOverride
+from adat_reference.agent.session import Session, ToolCall
+from adat_reference.retail.database import RetailDB, default_db_path
 
 # Every rule id the agent's code evaluates; the rule table must define each of them.
 RULE_IDS = (

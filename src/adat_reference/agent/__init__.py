@@ -1,7 +1,7 @@
 """The deterministic rule-based reference agent of the retail domain, its rules and seeded faults."""
 
-from adat.agents.reference.agent import RULE_IDS, ReferenceAgent
-from adat.agents.reference.faults import (
+from adat_reference.agent.agent import RULE_IDS, ReferenceAgent
+from adat_reference.agent.faults import (
     Fault,
     FaultProbe,
     default_fault_dir,
@@ -9,8 +9,8 @@ from adat.agents.reference.faults import (
     list_faults,
     load_fault,
 )
-from adat.agents.reference.rules import Rule, RuleBook, RuleOverride, default_rules_path
-from adat.agents.reference.session import ToolCall
+from adat_reference.agent.rules import Rule, RuleBook, RuleOverride, default_rules_path
+from adat_reference.agent.session import ToolCall
 
 __all__ = [
     "RULE_IDS",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from adat.domains.retail.database import Order, OrderItem, Variant
 from adat.errors import ToolError
+from adat_reference.retail.database import Order, OrderItem, Variant
 
 
 def match_order_lines(order: Order, item_ids: list[str]) -> list[OrderItem]:

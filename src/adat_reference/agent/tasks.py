@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from adat.agents.reference import changes
-from adat.agents.reference.entities import ten_digit_ids
-from adat.agents.reference.formatting import (
+from adat.errors import ToolError
+from adat_reference.agent import changes
+from adat_reference.agent.authentication import require_auth
+from adat_reference.agent.entities import ten_digit_ids
+from adat_reference.agent.formatting import (
     address_text,
     and_list,
     item_text,
@@ -14,12 +16,10 @@ from adat.agents.reference.formatting import (
     methods_text,
     money,
 )
-from adat.agents.reference.identity import require_auth
-from adat.agents.reference.orders import check_order, infer_order
-from adat.agents.reference.payments import distinct_methods, original_method_id, resolve
-from adat.agents.reference.session import Session, Task
-from adat.domains.retail.database import Order
-from adat.errors import ToolError
+from adat_reference.agent.orders import check_order, infer_order
+from adat_reference.agent.payments import distinct_methods, original_method_id, resolve
+from adat_reference.agent.session import Session, Task
+from adat_reference.retail.database import Order
 
 ADDRESS_FIELDS = ("address1", "address2", "city", "state", "country", "zip")
 

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from adat.domains.retail import RetailDB, RetailTools, default_db_path, default_policy_path
 from adat.errors import ToolError, UserError
 from adat.llm.types import ToolCall
 from adat.targets.hosting import HostedSessions, HostedToolCall, assistant_tool_message
-from adat.targets.policy_faults import apply_fault
+from adat_reference.policy_faults import apply_fault
+from adat_reference.retail import RetailDB, RetailTools, default_db_path, default_policy_path
 
 if TYPE_CHECKING:
     from adat.llm.client import LLMClient

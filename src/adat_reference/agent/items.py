@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from adat.domains.retail.database import Order, OrderItem, Product, RetailDB, Variant
+from adat_reference.retail.database import Order, OrderItem, Product, RetailDB, Variant
 
 
 @dataclass

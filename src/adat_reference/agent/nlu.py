@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from adat.agents.reference import entities
-from adat.agents.reference.entities import PaymentRef
+from adat_reference.agent import entities
+from adat_reference.agent.entities import PaymentRef
 
 ACCEPTED_REASONS = {
     "no longer needed": re.compile(
