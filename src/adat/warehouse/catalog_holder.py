@@ -24,7 +24,7 @@ _HELD = re.compile(r"Conflicting lock is held in (?P<program>.*?) \(PID (?P<pid>
 
 
 def catalog_holder(db: Path) -> str | None:
-    """A description of the process holding ``db`` read-write ('PID 123: duckdb data/adat.duckdb'),
+    """A description of the process holding ``db`` read-write ('PID 123, duckdb'),
     or None when the file is missing or free to read."""
     db = Path(db)
     if not db.is_file():
@@ -37,7 +37,7 @@ def catalog_holder(db: Path) -> str | None:
             if "lock" in str(exc).lower():
                 return "another process"
             return None  # not a lock: the caller meets the error itself
-        return f"PID {match['pid']}: {_command_line(int(match['pid'])) or match['program']}"
+        return f"PID {match['pid']}, {_program(int(match['pid'])) or Path(match['program']).name}"
     except duckdb.Error:
         return None
     return None
@@ -47,15 +47,16 @@ def check_catalog_free(db: Path) -> None:
     """Raise a one-line :class:`UserError` when another process holds the catalog ``db`` read-write."""
     holder = catalog_holder(db)
     if holder is not None:
-        raise UserError(f"the catalog is open read-write in another process ({holder[:160]}), "
+        raise UserError(f"the catalog is open read-write in another process ({holder[:80]}), "
                         "so nothing can read or rebuild it", file=str(db),
                         fix=f"quit that session, and open the catalog read-only: duckdb -readonly {db}")
 
 
-def _command_line(pid: int) -> str:
-    """The command line of process ``pid`` (Linux ``/proc``), '' when unknown."""
+def _program(pid: int) -> str:
+    """The program name of process ``pid`` (Linux ``/proc``: what the user started, not the
+    interpreter's path), '' when unknown."""
     try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+        argv0 = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
     except OSError:
         return ""
-    return " ".join(part.decode(errors="replace") for part in raw.split(b"\0") if part)
+    return Path(argv0).name
