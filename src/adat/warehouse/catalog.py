@@ -17,6 +17,13 @@ show up without a rebuild; rebuild when a table gets its first file or a record 
 (:func:`catalog_is_stale` tells). After a run, :func:`refresh_catalog` re-creates only the base
 views of the tables the run wrote, in a copy of the catalog (a full build re-creates every view).
 
+Superseded parts (a replace's, see :mod:`adat.warehouse.parquet`, "Retention") stay on disk for an
+hour and a base view never returns their rows: it names those superseded when it was built (a
+constant ``filename`` filter, which DuckDB prunes before it opens a file) and skips the later
+ones by globbing their tombstones at query time (:func:`_live_filter`). The build reads only live
+parts, by name, so another command's compaction never fails it. A process holding the file
+read-write stops every build and read with one line (:mod:`adat.warehouse.catalog_holder`).
+
 Staging views: each ``sql/staging/stg_<name>.sql`` is one bare ``select`` (CTEs allowed), wrapped
 here as ``create or replace view stg_<name> as …``; staging views may use each other in any
 file order. Intermediate views (``sql/intermediate/int_<name>.sql``, the building blocks several
