@@ -165,7 +165,7 @@ def _view_change(table_dir_: Path, built: int) -> str:
         return ""
     old: Path | None = None
     new: list[Path] = []
-    superseded = False  # the view's list of parts it never opens (:func:`_superseded_parts`) is out of date
+    superseded = False  # the view's list of parts it never opens (:func:`_live_filter`) is out of date
     for partition in partitions:
         parts = live_parts(partition)
         fresh = [p for p in parts if _mtime(p) >= built]
