@@ -93,3 +93,18 @@ def test_adat_fault_dir_points_every_fault_lookup_at_another_pack(monkeypatch: p
     monkeypatch.setenv("ADAT_FAULT_DIR", str(tmp_path / "missing"))
     with pytest.raises(UserError, match="ADAT_FAULT_DIR"):
         fault_ids()
+
+
+def test_a_missing_fault_pack_is_one_line_before_any_flow(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "ADAT_FAULT_DIR": str(tmp_path / "missing")}
+    for args in (["faults"], ["demo", "--evaluate", "--data-dir", str(tmp_path / "data")]):
+        proc = subprocess.run([sys.executable, "-c", "from adat.cli.main import app; app()", *args], env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        lines = (proc.stdout + proc.stderr).strip().splitlines()
+        assert len(lines) == 1 and "ADAT_FAULT_DIR" in lines[0], lines
+    assert not (tmp_path / "data").exists()  # nothing written, no flow started
