@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from adat.agents.reference import ReferenceAgent, fault_ids, load_fault
-from adat.agents.reference.faults import rewords_rule
-from adat.domains.retail import RetailDB, default_policy_path
+from adat_reference.agent import ReferenceAgent, fault_ids, load_fault
+from adat_reference.agent.faults import rewords_rule
+from adat_reference.retail import RetailDB, default_policy_path
 
 HOLDOUT = Path(__file__).resolve().parents[2] / "catalogs" / "faults" / "retail-holdout"
 
