@@ -100,6 +100,42 @@ def release(root: Path, run_id: str) -> None:
         os.close(fd)
 
 
+def held_runs() -> list[tuple[Path, str]]:
+    """(data dir, run id) of every run whose claim this process holds. Read without the guard:
+    a signal handler calls it, possibly while this very thread holds the guard."""
+    return [(Path(key).parent.parent, Path(key).name.removesuffix(".lock")) for key in list(_HELD)]
+
+
+def mark_abandoned(root: Path) -> list[str]:
+    """Mark every run of ``root`` whose row says ``running`` but whose claim is free (its process is
+    gone: killed, crashed, the machine rebooted) as ``abandoned``; return their ids. Every command
+    that opens a data dir calls it first, so ``adat show``, reports and ``stg_runs`` never show a
+    dead run as running."""
+    from adat.pipeline.context import end_run_row
+
+    if not (Path(root) / "runs" / "runs").is_dir():
+        return []
+    latest: dict[str, Run] = {}
+    for run in cast(list[Run], read_records(root, "runs")):
+        latest[run.run_id] = run
+    marked = []
+    for run_id in (r.run_id for r in latest.values() if r.status == "running"):
+        if str(_lock_path(root, run_id)) in _HELD:
+            continue  # this process writes it
+        pid = holder_pid(root, run_id)  # read before the hold below writes this process's pid
+        try:
+            if not hold(root, run_id):  # held while marking: a re-run starting now waits its turn
+                continue  # a live process writes it
+        except OSError:  # a data dir this command may only read: it reports what it finds
+            continue
+        try:
+            if end_run_row(root, run_id, "abandoned", f"the process writing it (pid {pid}) is gone"):
+                marked.append(run_id)
+        finally:
+            release(root, run_id)
+    return marked
+
+
 def holder_pid(root: Path, run_id: str) -> str:
     """The pid the lock file names (who holds, or last held, the run), '?' when unreadable."""
     try:
