@@ -20,9 +20,16 @@ a spawned worker then spends seconds importing Prefect and adat before it runs a
 * :meth:`FaultRunner.prestart` starts the server and forks the workers as soon as a flow knows
   it has faults, so whatever start-up remains overlaps the flow's own serial part; the modules
   of the LLM providers the run config uses are preloaded too;
+* each forked worker dies with the fork server, and the server with the flow process, even after
+  ``kill -9`` of the command (parent-death signal, :mod:`adat.child_guard`); a worker ignores
+  Ctrl-C, which the command handles (:mod:`adat.interrupts`);
 * where no fork server exists (Windows), the workers are spawned as Prefect does and
   :func:`warm_worker` imports the same module in each, and lets a spawned worker end right after
   its exit handlers instead of the interpreter's teardown.
+
+The runner overrides private parts of Prefect's ``ProcessPoolTaskRunner``; they are pinned to the
+Prefect version they were written for in ``flows/_prefect_internals.py`` (``RECHECK``), with
+the benchmark figures that keep them in ``benchmarks/README.md`` (evaluation fan-out).
 """
 
 from __future__ import annotations

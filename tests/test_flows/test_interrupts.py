@@ -64,9 +64,9 @@ class Command:
         """Every live process of the command's session: itself and whatever it started."""
         return [p for p in psutil.process_iter() if _alive(p) and _sid(p) == self.proc.pid]
 
-    def signal_group(self, sig: int) -> tuple[int, float, list[str]]:
-        """Send ``sig`` to the group; (exit code, seconds to exit, stderr lines printed after it)."""
-        before = len(self.lines)
+    def signal_group(self, sig: int) -> tuple[int, float]:
+        """Send ``sig`` to the group; (exit code, seconds to exit). :meth:`said_since` the lines it printed."""
+        self.before = len(self.lines)
         sent = time.monotonic()
         os.killpg(self.proc.pid, sig)
         try:
@@ -74,9 +74,11 @@ class Command:
         except subprocess.TimeoutExpired:
             os.killpg(self.proc.pid, signal.SIGKILL)
             pytest.fail(f"still running 60 s after {signal.Signals(sig).name}")
-        took = time.monotonic() - sent
-        time.sleep(0.3)  # the reader thread gets the last lines
-        return code, took, [line for line in self.lines[before:] if not PROGRESS.match(line.strip())]
+        return code, time.monotonic() - sent
+
+    def said_since(self) -> list[str]:
+        """The stderr lines since the signal, but for progress lines drawn before it was handled."""
+        return [line for line in list(self.lines)[self.before:] if not PROGRESS.match(line.strip())]
 
 
 def _sid(p: psutil.Process) -> int | None:
@@ -111,15 +113,16 @@ def suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[st
 
 def _check_interrupted(cmd: Command, sig: int, root: Path, run_id: str) -> None:
     assert mark_abandoned(root) == [], "a live run was marked abandoned"
-    code, took, after = cmd.signal_group(sig)
+    code, took = cmd.signal_group(sig)
     name = signal.Signals(sig).name
-    assert code == 128 + sig, f"exit {code}: {''.join(after)[-2000:]}"
+    assert code == 128 + sig, f"exit {code}: {''.join(cmd.said_since())[-2000:]}"
     assert took <= 5, f"{took:.1f} s to stop after {name}"
-    assert after == [f"interrupted ({name}); run {run_id} marked failed: interrupted\n"], after[:20]
     run = _last_run(root, run_id)
     assert (run.status, run.error) == ("failed", "interrupted")
-    time.sleep(2)
+    time.sleep(2)  # the children (the temporary API server) end, and say nothing
     assert cmd.session() == [], f"left running: {[p.cmdline() for p in cmd.session()]}"
+    one_line = f"interrupted ({name}); run {run_id} marked failed: interrupted\n"
+    assert cmd.said_since() == [one_line], cmd.said_since()[:20]
 
 
 def test_sigint_to_the_group_during_plain_executions_stops_run_with_one_line(tmp_path: Path) -> None:
@@ -169,5 +172,5 @@ def test_kill_9_of_evaluate_leaves_no_child_alive_10_s_later(suite) -> None:  # 
     os.kill(cmd.proc.pid, signal.SIGKILL)  # the command's own process only: its children are not signalled
     cmd.proc.wait()
     time.sleep(10)
-    alive = [" ".join(p.cmdline())[:120] for p in children if _alive(p)]
+    alive = [" ".join(p.cmdline())[:120] for p in cmd.session()]  # a worker forked after the look above too
     assert alive == [], f"alive 10 s after kill -9 of the command: {alive}"

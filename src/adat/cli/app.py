@@ -98,7 +98,7 @@ def sweep_abandoned(root: Path) -> list[str]:
     each); every command that opens a data dir calls it first (:func:`adat.pipeline.run_claims.mark_abandoned`)."""
     from adat.pipeline.run_claims import mark_abandoned
 
-    marked = mark_abandoned(root) if root.is_dir() else []
+    marked = mark_abandoned(root)
     for run_id in marked:
         err_console.print(f"note: run {run_id} was still marked running but its process is gone: marked abandoned",
                           markup=False)

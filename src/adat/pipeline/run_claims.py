@@ -24,11 +24,12 @@ import fcntl
 import os
 import threading
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from adat.errors import UserError
-from adat.records import Run
-from adat.warehouse.parquet import read_records
+
+if TYPE_CHECKING:
+    from adat.records import Run
 
 CLAIMS_DIR = "claims"
 #: lock path -> (open file descriptor, holders in this process); flock is per open file, so a
@@ -51,6 +52,8 @@ def _lock_path(root: Path, run_id: str) -> Path:
 
 def owner_flow(root: Path, run_id: str) -> str | None:
     """The flow that recorded run ``run_id`` (its latest ``runs`` row), None for an unused id."""
+    from adat.warehouse.parquet import read_records
+
     runs = cast(list[Run], read_records(root, "runs", run_id=run_id))
     return runs[-1].flow if runs else None
 
@@ -96,6 +99,7 @@ def release(root: Path, run_id: str) -> None:
         if count > 1:
             _HELD[key] = (fd, count - 1)
             return
+        os.ftruncate(fd, 0)  # released cleanly: an empty file is never a lead for mark_abandoned
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
 
@@ -110,18 +114,21 @@ def mark_abandoned(root: Path) -> list[str]:
     """Mark every run of ``root`` whose row says ``running`` but whose claim is free (its process is
     gone: killed, crashed, the machine rebooted) as ``abandoned``; return their ids. Every command
     that opens a data dir calls it first, so ``adat show``, reports and ``stg_runs`` never show a
-    dead run as running."""
-    from adat.pipeline.context import end_run_row
+    dead run as running.
 
-    if not (Path(root) / "runs" / "runs").is_dir():
+    Cheap when nothing died: a claim released cleanly leaves an empty lock file, so only a lock
+    file that still names a pid is a lead (a stat each, no Parquet read); a lead whose lock is
+    free is held while its row is read and, if it still says ``running``, rewritten; the release
+    empties the file, so a lead is followed once. (A ``running`` row with no lock file at all
+    predates claims and is left alone.)"""
+    leads = [p for p in claims_dir(root).glob("*.lock") if str(p) not in _HELD and _size(p)]
+    if not leads:
         return []
-    latest: dict[str, Run] = {}
-    for run in cast(list[Run], read_records(root, "runs")):
-        latest[run.run_id] = run
+    from adat.pipeline.context import end_run_row  # the runs table's writer (and Parquet): only for a lead
+
     marked = []
-    for run_id in (r.run_id for r in latest.values() if r.status == "running"):
-        if str(_lock_path(root, run_id)) in _HELD:
-            continue  # this process writes it
+    for path in leads:
+        run_id = path.name.removesuffix(".lock")
         pid = holder_pid(root, run_id)  # read before the hold below writes this process's pid
         try:
             if not hold(root, run_id):  # held while marking: a re-run starting now waits its turn
@@ -134,6 +141,13 @@ def mark_abandoned(root: Path) -> list[str]:
         finally:
             release(root, run_id)
     return marked
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def holder_pid(root: Path, run_id: str) -> str:
