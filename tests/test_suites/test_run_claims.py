@@ -108,6 +108,9 @@ def test_a_running_row_whose_writer_is_gone_is_abandoned_a_live_or_own_one_is_no
     assert status["dead"] == ("abandoned", f"the process writing it (pid {dead.pid}) is gone")
     assert [status[r][0] for r in ("live", "own", "done")] == ["running", "running", "completed"]
     assert not run_claims._HELD, "the sweep kept a claim"
+    claims = tmp_path / "claims"
+    assert (claims / "own.lock").stat().st_size == 0, "a claim released cleanly is left as a lead"
+    assert (claims / "dead.lock").stat().st_size == 0, "a lead followed once is followed again"
     assert mark_abandoned(tmp_path / "nothing-here") == []
 
 

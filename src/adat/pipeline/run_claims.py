@@ -54,7 +54,7 @@ def owner_flow(root: Path, run_id: str) -> str | None:
     """The flow that recorded run ``run_id`` (its latest ``runs`` row), None for an unused id."""
     from adat.warehouse.parquet import read_records
 
-    runs = cast(list[Run], read_records(root, "runs", run_id=run_id))
+    runs = cast("list[Run]", read_records(root, "runs", run_id=run_id))
     return runs[-1].flow if runs else None
 
 
