@@ -3,7 +3,8 @@
 ``tests/test_flows/test_prefect_internals.py`` fails when ``prefect.__version__`` is not
 :data:`PINNED_PREFECT`, and names :data:`RECHECK`: what to read again in the new Prefect before
 moving the pin. Anything else in ``flows/`` uses Prefect's public API (the fault runner's own
-overrides, ``flows/_fault_runner.py``, are listed in :data:`RECHECK` too).
+overrides, ``flows/_fault_runner.py``, are listed in :data:`RECHECK` too; what they save is
+measured by ``benchmarks/prefect_fast_paths.py``, which fails when one no longer earns its keep).
 """
 
 from __future__ import annotations
