@@ -30,6 +30,7 @@ from types import FrameType
 
 INTERRUPTED = "interrupted"
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+TRACKER_QUIET = "ignore:resource_tracker:UserWarning"
 
 
 def install() -> None:
@@ -38,6 +39,11 @@ def install() -> None:
         return
     for sig in SIGNALS:
         signal.signal(sig, _interrupted)
+    if TRACKER_QUIET not in sys.warnoptions:
+        # Ending by os._exit leaves the process pools' semaphores to multiprocessing's resource
+        # tracker, which frees them, as it should, and would print two lines of warning after the
+        # command's one. The tracker starts with this process's -W options, these included.
+        sys.warnoptions.append(TRACKER_QUIET)
 
 
 def handled(sig: int) -> bool:
