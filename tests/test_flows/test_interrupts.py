@@ -174,3 +174,16 @@ def test_kill_9_of_evaluate_leaves_no_child_alive_10_s_later(suite) -> None:  # 
     time.sleep(10)
     alive = [" ".join(p.cmdline())[:120] for p in cmd.session()]  # a worker forked after the look above too
     assert alive == [], f"alive 10 s after kill -9 of the command: {alive}"
+
+
+def test_sigint_to_evaluates_group_with_fault_workers_is_one_line_and_no_child(suite) -> None:  # type: ignore[no-untyped-def]
+    config, _root, env = suite
+    cmd = Command(env, "evaluate", "--config", str(config), "--run", SUITE)
+    cmd.wait_for(lambda: len(cmd.session()) >= 5, "the fault workers")
+    code, took = cmd.signal_group(signal.SIGINT)
+    assert (code, took <= 5) == (130, True), (code, took, cmd.said_since())
+    time.sleep(2)
+    assert cmd.session() == [], f"left running: {[p.cmdline() for p in cmd.session()]}"
+    # the suite run is complete, evaluate opens no run of its own: nothing to mark; workers and the
+    # resource tracker say nothing
+    assert cmd.said_since() == ["interrupted (SIGINT)\n"], cmd.said_since()[:20]
