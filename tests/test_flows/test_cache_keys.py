@@ -22,8 +22,8 @@ from adat.agents.reference import faults as fault_mod
 from adat.agents.reference import rules as rules_mod
 from adat.cli.flow_loader import load_flow
 from adat.config import LLMAgentTarget, RunConfig
+from adat.engine.fingerprint import stage_key, target_digest
 from adat.offline.provider import OfflineHeuristicProvider
-from adat.pipeline.fingerprint import stage_key, target_digest
 from adat.warehouse import read_records
 from tests.support.demo_config import small_demo_config
 

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from adat.pipeline import run_claims
-from adat.pipeline.run_claims import RunIdInUse, claim_night, claim_run, release
+from adat.engine import run_claims
+from adat.engine.run_claims import RunIdInUse, claim_night, claim_run, release
 from adat.records import Run
 from adat.warehouse import write_records
 
 HOLDER = """
 import sys, time
 from pathlib import Path
-from adat.pipeline.run_claims import hold
+from adat.engine.run_claims import hold
 assert hold(Path(sys.argv[1]), sys.argv[2])
 print("held", flush=True)
 time.sleep(60)

@@ -1,15 +1,22 @@
-"""How every adat task is cached, and how long phases report progress.
+"""The one factory that makes a stage's Prefect task from its declaration, and how tasks are cached.
 
-Cache key = :func:`adat.pipeline.fingerprint.stage_key` (the stage's own code, prompts and
+:func:`stage_task` reads the stage's declaration (:mod:`adat.engine.stage_registry`): the task
+is named after the stage, cached under the stage's key, retried when the stage is I/O-bound,
+and runs the step through :func:`adat.engine.stage_runner.run_stage` inside the stage's budget
+phase; after the step's write the ``sql/checks`` over the tables it wrote run
+(:mod:`adat.engine.table_checks`), and a violation fails the task naming the check.
+
+Cache key = :func:`adat.engine.fingerprint.stage_key` (the stage's own code, prompts and
 instruction catalog, the target's artifacts, the result-changing config fields, run id and the
-upstream steps' digests) + the task wrapper's source. Results are persisted next to the
-warehouse (``<data_dir>/prefect``) so deleting a data directory also forgets its cache;
-``refresh_cache=True`` forces a recompute.
+task's parameters, ``after`` among them: the upstream results) + the task's source. Results are
+persisted next to the warehouse (``<data_dir>/prefect``) so deleting a data directory also
+forgets its cache; ``refresh_cache=True`` forces a recompute.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,12 +25,16 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import TASK_SOURCE, CacheKeyFnPolicy
 
 from adat.config import ExecutionConfig, RunConfig
+from adat.engine.context import StepResult
+from adat.engine.fingerprint import stage_key
+from adat.engine.stage_registry import refreshes, stage
+from adat.engine.stage_runner import run_stage
+from adat.engine.table_checks import run_checks
 from adat.errors import TargetError, UserError
 from adat.llm.budget import phase as budget_phase
 from adat.llm.types import LLMError, TransientProviderError
-from adat.pipeline.fingerprint import stage_key
-from adat.pipeline.stages import refreshes, stage
 from adat.progress import terminal_progress
+from adat.records import TABLES
 
 
 class StageKey:
@@ -71,16 +82,40 @@ def retry_transient(_task: Any, _task_run: Any, state: Any) -> bool:
 DEFAULT_RETRIES = ExecutionConfig.model_fields["task_retries"].default
 
 
-def stage_task(name: str) -> Callable[[Callable[..., Any]], Any]:
-    """Decorator for a cached pipeline task; its LLM calls count against the budget of phase ``name``.
-    Stages that call the target or an LLM (the stage registry says which) retry on a transient
-    failure (``execution.task_retries`` times, set by :func:`bind`), visible as retries in the
-    Prefect UI; a resumable stage (transformation) continues where the failed try stopped."""
+def stage_task(name: str, fn: Callable[..., Any] | None = None) -> Any:
+    """The cached Prefect task of stage ``name``, made from its declaration.
+
+    Its parameters are ``(cfg, run_id, after=None, *, <the step's own parameters>)``: ``after``
+    (upstream results, a suite's or a spec's digest) only enters the cache key. Its LLM calls count
+    against the budget phase ``name``. An I/O-bound stage retries a transient failure
+    (``execution.task_retries`` times, set by :func:`bind`), visible as retries in the Prefect UI;
+    a resumable stage (transformation) continues where the failed try stopped. ``fn``: run this
+    function instead of the step, under the stage's cache policy (the mapped execution's per-test task).
+    """
     spec = stage(name)
-    io_bound = spec.uses_target or bool(spec.prompts)
-    make = task(name=name, cache_policy=cache_policy(name), persist_result=True, retries=DEFAULT_RETRIES if io_bound else 0,
-                retry_delay_seconds=[5, 30], retry_condition_fn=retry_transient if io_bound else None)
-    return lambda fn: make(in_phase(name, fn))
+    make = task(name=name, cache_policy=cache_policy(name), persist_result=True,
+                retries=DEFAULT_RETRIES if spec.io_bound else 0, retry_delay_seconds=[5, 30],
+                retry_condition_fn=retry_transient if spec.io_bound else None)
+    if fn is not None:
+        return make(in_phase(name, fn))
+
+    def run_declared_stage(cfg: RunConfig, run_id: str, after: Any = None, **params: Any) -> StepResult:
+        with budget_phase(name):
+            key = stage_key(name, {"cfg": cfg, "run_id": run_id, "after": after, **params}) if spec.resumable else None
+            result = run_stage(name, cfg, run_id, key=key, progress=progress, **params)
+        if spec.checked_alone:
+            run_checks(cfg.data_path(), run_id, [t for t in result.paths if t in TABLES], name)
+        return result
+
+    step = inspect.signature(spec.step)
+    own = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in list(step.parameters.values())[1:]]
+    run_declared_stage.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
+        inspect.Parameter("cfg", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=RunConfig),
+        inspect.Parameter("run_id", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=str),
+        inspect.Parameter("after", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None), *own],
+        return_annotation=StepResult)
+    run_declared_stage.__doc__ = spec.step.__doc__
+    return make(run_declared_stage)
 
 
 def bind(task_obj: Any, cfg: RunConfig, *, refresh: bool | list[str] | None = False) -> Any:
