@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -104,11 +105,16 @@ def stage_task(name: str, fn: Callable[..., Any] | None = None) -> Any:
             key = stage_key(name, {"cfg": cfg, "run_id": run_id, "after": after, **params}) if spec.resumable else None
             result = run_stage(name, cfg, run_id, key=key, progress=progress, **params)
         if spec.checked_alone:
-            run_checks(cfg.data_path(), run_id, [t for t in result.paths if t in TABLES], name)
+            started = time.perf_counter()
+            ran = run_checks(cfg.data_path(), run_id, [t for t in result.paths if t in TABLES], name)
+            if ran:
+                get_run_logger().info("sql/checks after %s: %d passed in %.2f s", name, ran,
+                                      time.perf_counter() - started)
         return result
 
     step = inspect.signature(spec.step)
-    own = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in list(step.parameters.values())[1:]]
+    own = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in list(step.parameters.values())[1:]
+           if p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
     run_declared_stage.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
         inspect.Parameter("cfg", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=RunConfig),
         inspect.Parameter("run_id", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=str),

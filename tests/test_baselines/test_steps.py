@@ -12,8 +12,8 @@ from adat.baselines.baseline_steps import (
     check_selectors,
     selector_names,
 )
-from adat.engine.stage_runner import run_stage
 from adat.config import SELECTOR_NAMES, RunConfig
+from adat.engine.stage_runner import run_stage
 from adat.errors import UserError
 from adat.records import Attempt, Instruction, RuleEvent, Run, Statement, TestCase, Trace, Turn
 from adat.warehouse.parquet import read_records, write_records

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from adat.engine.stage_runner import run_stage
 from adat.config import RunConfig
+from adat.engine.stage_runner import run_stage
 from adat.records import Attempt, Run, Statement
 from adat.warehouse import write_records
 

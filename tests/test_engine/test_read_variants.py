@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from adat.engine.stage_runner import run_stage
 from adat.config import RunConfig
 from adat.engine.context import RunContext
+from adat.engine.stage_runner import run_stage
 from adat.warehouse.parquet import part_owner, partition_dir
 from tests.test_evaluation.conftest import BAD_REASON, BY_MISTAKE, CHLOE, RUN, make_test
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from adat.engine.stage_runner import run_stage
 from adat.config import ROLES, RunConfig
 from adat.engine.context import RunContext
+from adat.engine.stage_runner import run_stage
 from adat.llm.providers.registry import ProviderRegistry
 from adat.llm.types import LLMRequest
 from adat.records import TestCase

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 import adat.tdad.mutate as tdad_mutate
-from adat.engine.stage_runner import run_stage
 from adat.config import EvaluationConfig, RunConfig
 from adat.engine.context import RunContext
+from adat.engine.stage_runner import run_stage
 from adat.evaluation import evaluation_steps as steps
 from adat.mutation import activate_fault, activation, seeded_faults, took_effect
 from adat.records import RuleEvent

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from adat.engine.stage_runner import run_stage
 from adat.config import EvaluationConfig, RunConfig
 from adat.engine.context import RunContext
+from adat.engine.stage_runner import run_stage
 from adat.evaluation import evaluation_steps as steps
 from adat.evaluation.report import print_evaluation
 from adat.warehouse import read_records

@@ -7,9 +7,9 @@ import uuid
 
 import pytest
 from prefect import flow
-from tasks.stage_factory import bind, stage_task
 
 from adat.errors import TargetError, UserError
+from tasks.stage_factory import bind, stage_task
 
 FAILURES: dict[str, list[BaseException]] = {}  # per call token: what the next tries raise
 
