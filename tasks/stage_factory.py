@@ -101,15 +101,15 @@ def stage_task(name: str, fn: Callable[..., Any] | None = None) -> Any:
         return make(in_phase(name, fn))
 
     def run_declared_stage(cfg: RunConfig, run_id: str, after: Any = None, **params: Any) -> StepResult:
+        started = time.time()  # parts older than this are not the step's own (table_checks)
         with budget_phase(name):
             key = stage_key(name, {"cfg": cfg, "run_id": run_id, "after": after, **params}) if spec.resumable else None
             result = run_stage(name, cfg, run_id, key=key, progress=progress, **params)
         if spec.checked_alone:
-            started = time.perf_counter()
-            ran = run_checks(cfg.data_path(), run_id, [t for t in result.paths if t in TABLES], name)
+            clock = time.perf_counter()
+            ran = run_checks(cfg.data_path(), run_id, [t for t in result.paths if t in TABLES], name, started)
             if ran:
-                get_run_logger().info("sql/checks after %s: %d passed in %.2f s", name, ran,
-                                      time.perf_counter() - started)
+                get_run_logger().info("sql/checks after %s: %d passed in %.2f s", name, ran, time.perf_counter() - clock)
         return result
 
     step = inspect.signature(spec.step)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adat.config import RunConfig
-from adat.engine.context import Progress, RunContext, StepResult
+from adat.engine.context import RunContext, StepResult
 from adat.engine.stage_registry import stage
 
 
@@ -54,8 +54,3 @@ def close_step(ctx: RunContext, out: Outcome, *, check: bool = True) -> StepResu
                       tables=ctx.rows if out.tables is None else out.tables,
                       counts={k: float(v) for k, v in out.counts.items()}, data=out.data)
 
-
-def step_context(cfg: RunConfig, run_id: str, name: str, progress: Progress | None = None) -> RunContext:
-    """A context for running stage ``name``'s step by hand (tests, benchmarks), writes enforced."""
-    return RunContext(cfg, run_id, stage=name, writes=stage(name).writes,
-                      progress_bar=(lambda _label: progress) if progress else None)

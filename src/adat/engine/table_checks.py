@@ -1,8 +1,11 @@
 """``sql/checks`` run after a stage's write (dbt's ``build``): a violation fails the stage.
 
 Each check is a query returning violating rows (empty = pass). The checks that run after a stage
-are those that read a table it wrote: a check's tables are the base tables its ``-- inputs:``
-header names, with staging and intermediate views resolved to the base tables their SQL reads.
+are those that read a table it wrote (a check's tables are the base tables its ``-- inputs:``
+header names, staging and intermediate views resolved to the base tables their SQL reads), and
+no table that a downstream stage wrote before this one ran: a re-run with new inputs leaves a
+downstream stage's rows until it reruns, so the check waits for it (dbt tests a model after its
+parents are built).
 They run on the run's own rows (``$run_id``) against the catalog, brought up to date first; the
 first violated check fails the stage with its name, the number of rows and the first few.
 """
@@ -60,15 +63,32 @@ def checks_over(tables: Collection[str], sql_dir: Path) -> list[Path]:
             if wanted & _tables_of(path, sql_dir, True)]
 
 
-def run_checks(root: Path, run_id: str, tables: Collection[str], stage: str, sql_dir: Path | None = None) -> int:
-    """Run the checks over ``tables`` on run ``run_id``; :class:`CheckFailed` on the first violated.
-    Returns how many checks ran."""
+def _stale(root: Path, run_id: str, stage: str, since: float | None) -> set[str]:
+    """Tables holding rows that a stage downstream of ``stage`` wrote before ``stage`` started: a
+    re-run of ``stage`` with new inputs (``--refresh``, an edited artifact) leaves them until those
+    stages rerun too, later in the same flow, so checks over them wait for that stage."""
+    from adat.engine.stage_registry import STAGES, downstream
+    from adat.warehouse.layout import PART_GLOB, partition_path
+
+    if since is None:
+        return set()
+    later = {t for name in downstream([stage]) - {stage} for t in STAGES[name].writes}
+    return {t for t in later if any(p.stat().st_mtime < since
+                                    for p in partition_path(root, t, run_id).glob(PART_GLOB))}
+
+
+def run_checks(root: Path, run_id: str, tables: Collection[str], stage: str, since: float | None = None,
+               sql_dir: Path | None = None) -> int:
+    """Run the checks over ``tables`` on run ``run_id`` after ``stage`` (started at ``since``, a
+    wall-clock time) wrote them; :class:`CheckFailed` on the first violated. A check over a
+    table a downstream stage has yet to rewrite is left to that stage. Returns how many ran."""
     from adat.config import adat_home
     from adat.warehouse.catalog import refresh_catalog
     from adat.warehouse.sql_runner import locked_connection, run_query
 
     sql_dir = sql_dir or adat_home() / "sql"
-    files = checks_over(tables, sql_dir)
+    stale = _stale(root, run_id, stage, since)
+    files = [f for f in checks_over(tables, sql_dir) if not stale & _tables_of(f, sql_dir, True)]
     if not files:
         return 0
     db = refresh_catalog(root, sql_dir)
