@@ -56,6 +56,7 @@ def test_checks_run_after_a_stage_are_those_over_the_tables_it_wrote() -> None:
 def test_a_rerun_stage_leaves_checks_over_stale_downstream_rows_to_that_stage(tmp_path: Path) -> None:
     """Extraction reran with new inputs: last run's plain tests name statements that are gone
     until plain generation reruns, so tests_without_statement waits for it; a fresh run checks."""
+    import os
     import time
 
     from adat.engine.table_checks import CheckFailed, run_checks
@@ -63,11 +64,13 @@ def test_a_rerun_stage_leaves_checks_over_stale_downstream_rows_to_that_stage(tm
 
     root = tmp_path / "data"
     write_records(root, "tests", [fx.test_case("r1", "t1", "plain", "gone")], run_id="r1", owner="plain")
-    time.sleep(0.05)
+    for part in (root / "runs" / "tests").rglob("*.parquet"):  # last night's run
+        os.utime(part, (time.time() - 3600, time.time() - 3600))
     since = time.time()
     write_records(root, "statements", [], run_id="r1")
     run_checks(root, "r1", ["statements"], "extraction", since, sql_dir=SQL)  # waits: no error
-    since = time.time()
-    write_records(root, "tests", [fx.test_case("r1", "t1", "plain", "gone")], run_id="r1", owner="plain")
+    since = time.time()  # plain generation reruns: its new part replaces its old one
+    write_records(root, "tests", [fx.test_case("r1", "t1", "plain", "gone")], run_id="r1", owner="plain",
+                  replace=True)
     with pytest.raises(CheckFailed, match="tests_without_statement"):  # plain generation reran as it was
         run_checks(root, "r1", ["tests"], "plain-generation", since, sql_dir=SQL)

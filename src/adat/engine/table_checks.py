@@ -22,6 +22,9 @@ from adat.records import TABLES
 
 #: rows of a violated check shown in the error
 SHOWN_ROWS = 5
+#: file times come from the kernel's coarse clock, a few ms behind ``time.time()``: a part written
+#: this long before the stage started is older than the stage (a downstream stage's runs later)
+CLOCK_SLACK_S = 1.0
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _COMMENT = re.compile(r"--[^\n]*")
 
@@ -73,7 +76,8 @@ def _stale(root: Path, run_id: str, stage: str, since: float | None) -> set[str]
     if since is None:
         return set()
     later = {t for name in downstream([stage]) - {stage} for t in STAGES[name].writes}
-    return {t for t in later if any(p.stat().st_mtime < since
+    before = since - CLOCK_SLACK_S
+    return {t for t in later if any(p.stat().st_mtime < before
                                     for p in partition_path(root, t, run_id).glob(PART_GLOB))}
 
 
