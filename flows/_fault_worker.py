@@ -16,10 +16,10 @@ import pyarrow.dataset  # noqa: F401  (the first record read imports it, and pan
 
 import tasks.stage_tasks  # noqa: F401  (the task module a regression is unpickled into)
 from adat.adat2 import adat2_steps as steps  # noqa: F401
-from adat.agents.reference.rules import RuleBook
 from adat.errors import UserError
 from adat.evaluation import labels, replay  # noqa: F401
 from adat.stages import execution, judging  # noqa: F401
+from adat_reference.agent.rules import RuleBook
 
 with contextlib.suppress(UserError):  # no default rule table (a broken install): nothing to warm
     RuleBook.load()

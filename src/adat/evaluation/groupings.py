@@ -13,9 +13,14 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from adat.contracts.auditor_roles import (
+    PROMPT_AUDITOR_GROUPING,
+    GroupingInput,
+    GroupingMappingView,
+    GroupingOutput,
+)
 from adat.llm.types import LLMError
 from adat.records import AuditLabel, Grouping
-from adat.roles import PROMPT_AUDITOR_GROUPING, GroupingInput, GroupingMappingView, GroupingOutput
 
 log = logging.getLogger(__name__)
 

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from adat.config import RunConfig
+from adat.contracts.adat2_roles import PROMPT_EXTRACTOR, ExtractedStatement, ExtractorInput, ExtractorOutput
 from adat.llm.types import LLMError
 from adat.records import Statement, Trace
-from adat.roles import PROMPT_EXTRACTOR, ExtractedStatement, ExtractorInput, ExtractorOutput
 from adat.stages.concurrency import call_or_error, map_in_order
 from adat.stages.ids import statement_id
 from adat.stages.provenance import Provenance, call_role

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from adat.config import RunConfig
+from adat.contracts.adat2_roles import PROMPT_PLAIN, GeneratedTest, PlainInput
 from adat.llm.types import LLMError
 from adat.records import Statement, TestCase, Trace
-from adat.roles import PROMPT_PLAIN, GeneratedTest, PlainInput
 from adat.stages.concurrency import call_or_error, map_in_order
 from adat.stages.ids import plain_test_id
 from adat.stages.provenance import Provenance, call_role

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adat.tdad.role_io import (
+from adat.contracts.tdad_roles import (
     PROMPT_MUTATIONSMITH,
     MutationSmithInput,
     MutationSmithOutput,

@@ -85,11 +85,11 @@ def tests_step(ctx: RunContext, spec_path: str) -> Outcome:
 def compile_step(ctx: RunContext, spec_path: str, start: str) -> Outcome:
     """PromptSmith from ``start`` (an agent-artifacts directory with the seed prompt, or
     ``run:<RUN_ID>`` for a compiled prompt) on the run's visible tests → compile tables."""
+    from adat.contracts.tdad_clauses import clause_texts
+    from adat.contracts.tdad_roles import PROMPT_PROMPTSMITH
     from adat.tdad.artifact import seed_artifact
-    from adat.tdad.clauses import clause_texts
     from adat.tdad.compiler import compile_artifact
     from adat.tdad.promptsmith import ROLE, promptsmith_proposer
-    from adat.tdad.role_io import PROMPT_PROMPTSMITH
     from adat.tdad.spec import load_spec
 
     cfg, run_id = ctx.cfg, ctx.run_id
@@ -137,9 +137,9 @@ def reliability_step(ctx: RunContext, spec_path: str, base_run: str | None = Non
 def mutate_step(ctx: RunContext, spec_path: str, pack_path: str) -> Outcome:
     """MutationSmith per intent of the pack, activation probes, visible tests on activated mutants
     → ``mutants``, ``mutant_results``."""
+    from adat.contracts.tdad_roles import PROMPT_MUTATIONSMITH
     from adat.tdad.mutate import mutate_compiled
     from adat.tdad.mutationsmith import ROLE, mutant_maker
-    from adat.tdad.role_io import PROMPT_MUTATIONSMITH
     from adat.tdad.spec import load_mutation_pack, load_spec
 
     cfg, run_id = ctx.cfg, ctx.run_id

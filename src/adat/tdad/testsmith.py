@@ -22,11 +22,17 @@ import re
 from typing import Any
 
 from adat.config import RunConfig
+from adat.contracts.tdad_spec import HIDDEN_FAMILIES, Spec
+from adat.contracts.testsmith_roles import (
+    PROMPT_TESTSMITH,
+    ROLE_TESTSMITH,
+    PathStep,
+    TestSmithInput,
+    TestSmithOutput,
+)
 from adat.llm.types import LLMError
 from adat.spec_records import Family, SpecTest
 from adat.stages.provenance import call_role
-from adat.tdad.spec_model import HIDDEN_FAMILIES, Spec
-from adat.tdad.testsmith_io import PROMPT_TESTSMITH, ROLE_TESTSMITH, PathStep, TestSmithInput, TestSmithOutput
 
 log = logging.getLogger(__name__)
 
