@@ -57,7 +57,7 @@ def main() -> int:
     from prefect.testing.utilities import prefect_test_harness
 
     from adat.cli.flow_loader import call_flow, load_flow
-    from adat.evaluation.steps import evaluation_faults
+    from adat.evaluation.evaluation_steps import evaluation_faults
     from adat.warehouse import read_records
     from flows.regress import fault_runner
 

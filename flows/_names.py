@@ -11,7 +11,7 @@ from typing import Any
 
 from prefect.runtime import flow_run
 
-from adat.pipeline.context import new_run_id
+from adat.engine.context import new_run_id
 
 
 def flow_run_run_id(config: Any) -> str:

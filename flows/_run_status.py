@@ -7,7 +7,7 @@ with the error's one line (and the DuckDB catalog is rebuilt, so ``adat show`` a
 say so); on completion the flow run is forgotten. A budget stop is not a failure: the flows catch
 it and finish the run as ``budget_exhausted`` themselves.
 
-Before a run is recorded, the flow claims its run id (:mod:`adat.pipeline.run_claims`): an id
+Before a run is recorded, the flow claims its run id (:mod:`adat.engine.run_claims`): an id
 another flow recorded, or one a live process writes right now, is refused in one line; the hooks
 give the claim back when the flow run ends.
 """
@@ -19,11 +19,11 @@ from typing import Any
 from prefect.logging.loggers import flow_run_logger
 from prefect.runtime import flow_run as current_flow_run
 
+from adat.adat2 import adat2_steps as steps
 from adat.config import RunConfig
-from adat.pipeline import steps
-from adat.pipeline.context import StepResult
-from adat.pipeline.run_claims import claim_run, release
-from tasks import pipeline_tasks as t
+from adat.engine.context import StepResult
+from adat.engine.run_claims import claim_run, release
+from tasks import stage_tasks as t
 
 #: flow run id -> the runs it opened (config, run id, flow name, whether it holds the claim), in this process
 _OPEN: dict[str, list[tuple[RunConfig, str, str, bool]]] = {}

@@ -12,13 +12,11 @@ from __future__ import annotations
 from prefect import flow
 from prefect.artifacts import create_table_artifact
 
-from adat.baselines.steps import check_selectors
+from adat.baselines.baseline_steps import check_selectors
 from adat.config import RunConfig, with_selector
-from adat.pipeline.fingerprint import code_fingerprint
 from flows._run_status import RUN_HOOKS, open_run
-from tasks import baseline_tasks as b
-from tasks import pipeline_tasks as t
-from tasks._common import bind
+from tasks import stage_tasks as t
+from tasks.stage_factory import bind
 
 
 @flow(name="adat-ablation", flow_run_name="{discovery_run_id}-ablation", log_prints=True, **RUN_HOOKS)
@@ -26,8 +24,7 @@ def ablation(config: RunConfig, discovery_run_id: str, selectors: list[str], rep
              refresh: bool | list[str] = False) -> dict[str, list[str]]:
     """One transformation run per selector and repeat; selector -> its run ids."""
     names = check_selectors(list(selectors))
-    code = code_fingerprint()
-    priors = b.ablation_priors(config, discovery_run_id)
+    priors = t.ablation_priors(config, discovery_run_id)
     runs: dict[str, list[str]] = {}
     rows = []
     for name in names:
@@ -38,8 +35,9 @@ def ablation(config: RunConfig, discovery_run_id: str, selectors: list[str], rep
                 "run_id": run_id, "seed": config.seed + repeat,
                 "selector": with_selector(config.selector, name)})
             open_run(cfg, run_id, "ablation")
-            copied = bind(b.copy_source, cfg, refresh=refresh)(cfg, run_id, code, discovery_run_id, "suite_inputs")
-            done = bind(t.transform, cfg, refresh=refresh)(cfg, run_id, code, copied, priors)
+            copied = bind(t.copy_source, cfg, refresh=refresh)(cfg, run_id, source_run_id=discovery_run_id,
+                                                                scope="suite_inputs")
+            done = bind(t.transform, cfg, refresh=refresh)(cfg, run_id, copied, priors=priors)
             t.finish_run(cfg, run_id, "ablation", after=done)
             runs.setdefault(name, []).append(run_id)
             rows.append({"selector": name, "run_id": run_id, "attempts": done.tables.get("attempts", 0),

@@ -11,19 +11,16 @@ from prefect import flow
 from prefect.artifacts import create_table_artifact
 
 from adat.config import RunConfig
-from adat.pipeline.fingerprint import code_fingerprint
 from flows._run_status import RUN_HOOKS, open_run
-from tasks import baseline_tasks as b
-from tasks import pipeline_tasks as t
-from tasks._common import bind
+from tasks import stage_tasks as t
+from tasks.stage_factory import bind
 
-METHODS = {"agenteval": b.generate_agenteval, "direct": b.generate_direct}
+METHODS = {"agenteval": t.generate_agenteval, "direct": t.generate_direct}
 
 
 @flow(name="adat-baselines", flow_run_name="{discovery_run_id}-baselines", log_prints=True, **RUN_HOOKS)
 def baselines(config: RunConfig, discovery_run_id: str, refresh: bool | list[str] = False) -> dict[str, str]:
     """Run both baselines on the discovery traces of ``discovery_run_id``; method -> new run id."""
-    code = code_fingerprint()
     runs: dict[str, str] = {}
     rows = []
     for method, generate in METHODS.items():
@@ -31,9 +28,10 @@ def baselines(config: RunConfig, discovery_run_id: str, refresh: bool | list[str
         cfg = config.model_copy(update={"run_id": run_id})
         flow_name = f"baseline-{method}"
         open_run(cfg, run_id, flow_name)
-        copied = bind(b.copy_source, cfg, refresh=refresh)(cfg, run_id, code, discovery_run_id, "traces")
-        generated = bind(generate, cfg, refresh=refresh)(cfg, run_id, code, copied)
-        executed = bind(t.execute, cfg, refresh=refresh)(cfg, run_id, code, generated, kind=method)
+        copied = bind(t.copy_source, cfg, refresh=refresh)(cfg, run_id, source_run_id=discovery_run_id,
+                                                            scope="traces")
+        generated = bind(generate, cfg, refresh=refresh)(cfg, run_id, copied)
+        executed = bind(t.execute, cfg, refresh=refresh)(cfg, run_id, generated, kind=method)
         t.finish_run(cfg, run_id, flow_name, after=executed)
         runs[method] = run_id
         rows.append({"method": method, "run_id": run_id, "tests": generated.tables.get("tests", 0),

@@ -5,11 +5,10 @@ from __future__ import annotations
 from prefect import flow
 
 from adat.config import RunConfig
-from adat.pipeline.context import StepResult
-from adat.pipeline.fingerprint import code_fingerprint
+from adat.engine.context import StepResult
 from flows._names import flow_run_run_id, run_named
-from tasks import pipeline_tasks as t
-from tasks._common import bind
+from tasks import stage_tasks as t
+from tasks.stage_factory import bind
 
 
 @flow(name="adat-discover", flow_run_name=run_named("discover"), log_prints=True)
@@ -17,4 +16,4 @@ def discover(config: RunConfig, refresh: bool | list[str] = False) -> StepResult
     """Run the discovery sessions of ``config`` (planner + driver against the target)."""
     run_id = flow_run_run_id(config)
     cfg = config.model_copy(update={"run_id": run_id})
-    return bind(t.discover, cfg, refresh=refresh)(cfg, run_id, code_fingerprint())
+    return bind(t.discover, cfg, refresh=refresh)(cfg, run_id)

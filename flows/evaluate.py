@@ -11,15 +11,14 @@ from __future__ import annotations
 from prefect import flow, get_run_logger
 
 from adat.config import RunConfig
-from adat.evaluation.steps import evaluation_faults, uses_reference_auditor
-from adat.pipeline.context import StepResult
-from adat.pipeline.fingerprint import code_fingerprint
+from adat.engine.context import StepResult
+from adat.evaluation.evaluation_steps import evaluation_faults, uses_reference_auditor
 from flows._artifacts import publish
 from flows._fault_runner import prestart_workers
 from flows.regress import fault_runner, regress_faults
-from tasks import evaluation_tasks as e
 from tasks import report_tasks as r
-from tasks._common import bind
+from tasks import stage_tasks as e
+from tasks.stage_factory import bind
 
 
 @flow(name="adat-evaluate", flow_run_name="{suite_run_id}-evaluate", log_prints=True, task_runner=fault_runner())
@@ -28,18 +27,18 @@ def evaluate(config: RunConfig, suite_run_id: str, refresh: bool | list[str] = F
 
     Publishes the metrics on this flow run: ``adat-evaluation`` (V/C, V_E/C, FAR, accuracy, mutation
     score), ``adat-fault-detection`` and ``adat-evaluation-summary``."""
-    cfg, code, log = config, code_fingerprint(), get_run_logger()
+    cfg, log = config, get_run_logger()
     uses_reference_auditor(cfg)  # fail fast: a non-reference target needs an LLM auditor
     faults = evaluation_faults(cfg)
     if faults:
         prestart_workers(cfg)
     suite = e.suite_fingerprint(cfg, suite_run_id)
     log.info("evaluating run %s: audit, groupings, labels, then %d seeded fault(s)", suite_run_id, len(faults))
-    audited = bind(e.audit, cfg, refresh=refresh)(cfg, suite_run_id, code, suite)
+    audited = bind(e.audit, cfg, refresh=refresh)(cfg, suite_run_id, suite)
     log.info("audit: %s", ", ".join(f"{k} {int(v)}" for k, v in sorted(audited.counts.items())) or "no tests")
-    grouped = bind(e.group, cfg, refresh=refresh)(cfg, suite_run_id, code, audited)
-    labelled = bind(e.label, cfg, refresh=refresh)(cfg, suite_run_id, code, audited)
-    regressed = regress_faults(cfg, suite_run_id, code, audited, faults, refresh=refresh)
+    grouped = bind(e.group, cfg, refresh=refresh)(cfg, suite_run_id, audited)
+    labelled = bind(e.label, cfg, refresh=refresh)(cfg, suite_run_id, audited)
+    regressed = regress_faults(cfg, suite_run_id, audited, faults, refresh=refresh)
     e.rebuild_catalog(cfg, suite_run_id, after=[grouped, labelled, *regressed])
     publish(r.evaluation_artifacts(cfg, suite_run_id, faults))
     return StepResult(run_id=suite_run_id, step="evaluate", data={"faults": faults},

@@ -15,11 +15,9 @@ from prefect import flow, unmapped
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from adat.config import RunConfig
-from adat.pipeline.context import StepResult
-from adat.pipeline.fingerprint import code_fingerprint
-from tasks import execution_tasks as x
-from tasks import pipeline_tasks as t
-from tasks._common import bind
+from adat.engine.context import StepResult
+from tasks import stage_tasks as t
+from tasks.stage_factory import bind
 
 
 def task_runner(cfg: RunConfig) -> Any:
@@ -41,13 +39,14 @@ def execute_mapped(config: RunConfig, run_id: str, kind: str = "plain", suite_ru
                    fault: str | None = None, refresh: bool = False, after: Any = None) -> StepResult:
     """Execute and judge the tests of ``kind`` (of ``suite_run_id`` or this run), one task per test."""
     cfg = config
-    tests = x.execution_tests(cfg, run_id, kind, suite_run_id)
+    tests = t.execution_tests(cfg, run_id, kind, suite_run_id)
     variant = cfg.agent_variant(fault)
-    one = bind(x.execute_and_judge, cfg, refresh=refresh).with_options(
+    one = bind(t.execute_and_judge, cfg, refresh=refresh).with_options(
         task_run_name=f"execution-{variant}-{{test.test_id}}")
-    futures = one.map(unmapped(cfg), unmapped(run_id), unmapped(code_fingerprint()), tests, kind=unmapped(kind), fault=unmapped(fault))
+    futures = one.map(unmapped(cfg), unmapped(run_id), tests, kind=unmapped(kind), fault=unmapped(fault))
     results = [f.result() for f in futures]
-    return bind(x.record_executions, cfg, refresh=refresh)(cfg, run_id, tests, results, kind, suite_run_id, fault)
+    return bind(t.record_executions, cfg, refresh=refresh)(cfg, run_id, None, tests=tests, results=results, kind=kind,
+                                                           suite_run_id=suite_run_id, fault=fault)
 
 
 def execute(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_id: str | None = None,
@@ -55,7 +54,7 @@ def execute(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_id: str 
     """The execution stage: in-process (one cached task, a thread pool of ``execution.workers``) for
     ``task_runner: threads``, else :func:`execute_mapped` under the Dask task runner."""
     if cfg.execution.task_runner == "threads":
-        return bind(t.execute, cfg, refresh=refresh)(cfg, run_id, code_fingerprint(), after, kind=kind,
+        return bind(t.execute, cfg, refresh=refresh)(cfg, run_id, after, kind=kind,
                                                      suite_run_id=suite_run_id, fault=fault)
     return execute_mapped.with_options(task_runner=task_runner(cfg))(cfg, run_id, kind, suite_run_id, fault,
                                                                      refresh, after)

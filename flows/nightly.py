@@ -21,18 +21,17 @@ from prefect.runtime import flow_run
 from prefect.states import Completed, Failed, State
 
 from adat.config import RunConfig, load_run_config
-from adat.evaluation.steps import evaluation_faults
-from adat.pipeline.fingerprint import code_fingerprint
-from adat.pipeline.run_claims import claim_night
+from adat.engine.run_claims import claim_night
+from adat.evaluation.evaluation_steps import evaluation_faults
 from adat.suites.schedule import REGEN_SUFFIX, NightPlan, plan_night
 from flows._artifacts import publish, publish_report_link
 from flows._names import nightly_name, nightly_run_id
 from flows.evaluate import evaluate as evaluate_flow
 from flows.pipeline import pipeline
 from flows.run_suite import run_suite
-from tasks import pipeline_tasks as t
-from tasks._common import bind
+from tasks import stage_tasks as t
 from tasks.report_tasks import night_artifacts, write_report
+from tasks.stage_factory import bind
 
 #: the deployment ``python -m flows.nightly`` serves: adat-nightly/adat-nightly
 DEPLOYMENT = "adat-nightly"
@@ -55,10 +54,10 @@ def _fresh_suite(cfg: RunConfig, plan: NightPlan) -> str | None:
         from adat.reporting.run_diff import statement_diff
         from adat.warehouse.queries import ReportQueries
 
-        code, run_id = code_fingerprint(), str(fresh_cfg.run_id)
-        found = bind(t.discover, fresh_cfg)(fresh_cfg, run_id, code)
-        extracted = bind(t.extract, fresh_cfg)(fresh_cfg, run_id, code, found)
-        bind(t.ground, fresh_cfg)(fresh_cfg, run_id, code, extracted)
+        run_id = str(fresh_cfg.run_id)
+        found = bind(t.discover, fresh_cfg)(fresh_cfg, run_id)
+        extracted = bind(t.extract, fresh_cfg)(fresh_cfg, run_id, found)
+        bind(t.ground, fresh_cfg)(fresh_cfg, run_id, extracted)
         new = statement_diff(ReportQueries(cfg.data_path()), str(plan.suite_run), run_id).appeared
         get_run_logger().info("discovery tonight: %d statement(s) the blessed suite has no match for", len(new))
         if not new:

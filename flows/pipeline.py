@@ -6,13 +6,12 @@ from prefect import flow, get_run_logger
 
 from adat.config import RunConfig
 from adat.llm.budget import BudgetExhausted, stopped_in
-from adat.pipeline.fingerprint import code_fingerprint
 from flows._artifacts import publish_run_artifacts
 from flows._names import flow_run_run_id, run_named
 from flows._run_status import RUN_HOOKS, open_run
 from flows.build_suite import build_suite
-from tasks import pipeline_tasks as t
-from tasks._common import bind
+from tasks import stage_tasks as t
+from tasks.stage_factory import bind
 
 
 @flow(name="adat-pipeline", flow_run_name=run_named("pipeline"), log_prints=True, **RUN_HOOKS)
@@ -24,7 +23,7 @@ def pipeline(config: RunConfig, refresh: bool | list[str] = False, publish: bool
     cfg = config.model_copy(update={"run_id": run_id})
     open_run(cfg, run_id, "pipeline")
     try:
-        discovered = bind(t.discover, cfg, refresh=refresh)(cfg, run_id, code_fingerprint())
+        discovered = bind(t.discover, cfg, refresh=refresh)(cfg, run_id)
         built = build_suite(cfg, run_id, after=discovered, refresh=refresh)
     except BudgetExhausted as exc:  # a clean stop: what the finished stages wrote stays
         get_run_logger().warning("%s; the run stops here", exc)

@@ -15,15 +15,14 @@ from prefect.futures import as_completed
 from prefect.settings import get_current_settings
 
 from adat.config import RunConfig
-from adat.evaluation.steps import evaluation_faults
-from adat.pipeline.context import StepResult
-from adat.pipeline.fingerprint import code_fingerprint
+from adat.engine.context import StepResult
+from adat.evaluation.evaluation_steps import evaluation_faults
 from flows._fault_runner import FaultRunner, prestart_workers
-from tasks import evaluation_tasks as e
-from tasks._common import bind
+from tasks import stage_tasks as e
+from tasks.stage_factory import bind
 
 
-def regress_faults(cfg: RunConfig, run_id: str, code: str, audited: StepResult, faults: list[str],
+def regress_faults(cfg: RunConfig, run_id: str, audited: StepResult, faults: list[str],
                    refresh: bool | list[str] = False) -> list[StepResult]:
     """One cached regression task per fault (``regression-<fault id>``), all submitted at once.
 
@@ -34,10 +33,10 @@ def regress_faults(cfg: RunConfig, run_id: str, code: str, audited: StepResult, 
     """
     if not faults:
         return []
-    replays = bind(e.original_replays, cfg, refresh=refresh)(cfg, run_id, code, audited)
+    replays = bind(e.original_replays, cfg, refresh=refresh)(cfg, run_id, audited)
     regress_one = bind(e.regress_fault, cfg, refresh=refresh)
-    futures = [regress_one.with_options(task_run_name=f"regression-{fault}").submit(cfg, run_id, code, audited, fault,
-                                                                                    replays)
+    futures = [regress_one.with_options(task_run_name=f"regression-{fault}").submit(cfg, run_id, audited, fault=fault,
+                                                                                    replays=replays)
                for fault in faults]
     log = get_run_logger()
     for done, future in enumerate(as_completed(futures), start=1):
@@ -65,13 +64,13 @@ def fault_runner(workers: int | None = None) -> FaultRunner:
 def regress(config: RunConfig, suite_run_id: str, faults: list[str] | None = None,
             refresh: bool | list[str] = False) -> StepResult:
     """Audit the suite of ``suite_run_id`` (cached) and run it on each seeded fault."""
-    cfg, code = config, code_fingerprint()
+    cfg = config
     chosen = evaluation_faults(cfg, faults)
     if chosen:
         prestart_workers(cfg)
     suite = e.suite_fingerprint(cfg, suite_run_id)
-    audited = bind(e.audit, cfg, refresh=refresh)(cfg, suite_run_id, code, suite)
-    results = regress_faults(cfg, suite_run_id, code, audited, chosen, refresh=refresh)
+    audited = bind(e.audit, cfg, refresh=refresh)(cfg, suite_run_id, suite)
+    results = regress_faults(cfg, suite_run_id, audited, chosen, refresh=refresh)
     e.rebuild_catalog(cfg, suite_run_id, after=results)
     return StepResult(run_id=suite_run_id, step="regress", data={"faults": chosen},
                       counts={"tests_run": float(sum(r.counts.get("tests", 0) for r in results))})

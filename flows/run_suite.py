@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from prefect import flow, get_run_logger
 
+from adat.adat2.run_suite_check import check_run_suite
 from adat.config import RunConfig
 from adat.llm.budget import BudgetExhausted, stopped_in
-from adat.pipeline.fingerprint import code_fingerprint
-from adat.pipeline.suite import check_run_suite
 from flows._artifacts import publish_run_artifacts
 from flows._names import flow_run_run_id, run_named
 from flows._run_status import RUN_HOOKS, open_run
-from tasks import pipeline_tasks as t
-from tasks._common import bind
+from tasks import stage_tasks as t
+from tasks.stage_factory import bind
 
 
 @flow(name="adat-run-suite", flow_run_name=run_named("run-suite"), log_prints=True, **RUN_HOOKS)
@@ -23,7 +22,7 @@ def run_suite(config: RunConfig, suite_run_id: str, refresh: bool | list[str] = 
     cfg = config.model_copy(update={"run_id": run_id})
     open_run(cfg, run_id, "run_suite", suite_run_id=suite_run_id)
     try:
-        done = bind(t.execute, cfg, refresh=refresh)(cfg, run_id, code_fingerprint(), None, kind="all",
+        done = bind(t.execute, cfg, refresh=refresh)(cfg, run_id, None, kind="all",
                                                      suite_run_id=suite_run_id)
     except BudgetExhausted as exc:  # a clean stop, recorded on the run
         get_run_logger().warning("%s; the run stops here", exc)

@@ -14,15 +14,13 @@ from prefect import flow
 from prefect.artifacts import create_markdown_artifact
 
 from adat.config import RunConfig
-from adat.pipeline.context import new_run_id
-from adat.pipeline.fingerprint import code_fingerprint
-from adat.pipeline.run_claims import claim_run, release
+from adat.engine.context import new_run_id
+from adat.engine.run_claims import claim_run, release
 from adat.tdad.report import is_offline, spec_metrics, summary_lines
-from adat.tdad.steps import file_digest
+from adat.tdad.spec_suite_steps import file_digest
 from flows._run_status import RUN_HOOKS, remember_run
-from tasks import pipeline_tasks as t
-from tasks import spec_tasks as s
-from tasks._common import bind
+from tasks import stage_tasks as t
+from tasks.stage_factory import bind
 
 
 @flow(name="adat-spec-suite", log_prints=True, **RUN_HOOKS)
@@ -35,25 +33,25 @@ def spec_suite(config: RunConfig, spec_path: str, start: str, pack_path: str | N
     """
     run_id = config.run_id or new_run_id()
     cfg = config.model_copy(update={"run_id": run_id})
-    code = code_fingerprint()
     claim_run(cfg.data_path(), run_id, "spec_suite")  # held while the flow runs: a live run is never abandoned
     try:
-        s.start_spec_run(cfg, run_id)
+        t.start_spec_run(cfg, run_id)
     except BaseException:
         release(cfg.data_path(), run_id)
         raise
     remember_run(cfg, run_id, "spec_suite", claimed=True)
     seed_dir = None if start.startswith("run:") else start
-    tests = bind(s.spec_tests, cfg, refresh=refresh)(cfg, run_id, code, file_digest(spec_path), spec_path)
-    compiled = bind(s.compile_prompt, cfg, refresh=refresh)(cfg, run_id, code, file_digest(spec_path, seed_dir),
-                                                           tests, spec_path, start)
+    tests = bind(t.spec_tests, cfg, refresh=refresh)(cfg, run_id, file_digest(spec_path), spec_path=spec_path)
+    compiled = bind(t.compile_prompt, cfg, refresh=refresh)(cfg, run_id, [file_digest(spec_path, seed_dir), tests],
+                                                           spec_path=spec_path, start=start)
     done = [compiled]
     if stop_after != "compile":
-        done = [bind(s.rerun, cfg, refresh=refresh)(cfg, run_id, code, file_digest(spec_path, base_spec_path),
-                                                    compiled, spec_path, base_run, base_spec_path)]
+        done = [bind(t.rerun, cfg, refresh=refresh)(cfg, run_id, [file_digest(spec_path, base_spec_path), compiled],
+                                                    spec_path=spec_path, base_run=base_run,
+                                                    base_spec_path=base_spec_path)]
     if pack_path and stop_after == "mutate":
-        done.append(bind(s.mutate, cfg, refresh=refresh)(cfg, run_id, code, file_digest(spec_path, pack_path),
-                                                        done[0], spec_path, pack_path))
+        done.append(bind(t.mutate, cfg, refresh=refresh)(cfg, run_id, [file_digest(spec_path, pack_path), done[0]],
+                                                        spec_path=spec_path, pack_path=pack_path))
     t.finish_run(cfg, run_id, "spec_suite", after=done)
     lines = summary_lines(run_id, spec_metrics(cfg, run_id), offline=is_offline(cfg))
     create_markdown_artifact(key="adat-spec-suite", markdown="\n".join(lines), description=f"spec suite {run_id}")

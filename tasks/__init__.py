@@ -1,1 +1,1 @@
-"""Prefect tasks: each wraps exactly one step function of ``adat.pipeline``."""
+"""Prefect tasks: one per declared stage (made by ``tasks.stage_factory``), the run bookkeeping and the reports."""

@@ -76,7 +76,7 @@ def test_wheel_installed_non_editably_works_from_any_directory(source: Path, tmp
     assert "ok — target reference" in checked
 
     # Every shipped file is read from the installed package, and the flows import from it.
-    probe = ("from adat.config import adat_home; from adat.pipeline.preflight import preflight; "
+    probe = ("from adat.config import adat_home; from adat.engine.preflight import preflight; "
              "from adat.config import load_run_config, demo_config_path; import flows.pipeline, tasks; "
              "print(adat_home()); print(flows.pipeline.__file__); "
              "print(len(preflight(load_run_config(demo_config_path())))); "

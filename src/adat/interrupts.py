@@ -6,7 +6,7 @@ to Python and Prefect, the flow engine would then spend minutes reporting the in
 that server, which the same signal just stopped (hundreds of lines of connection errors, the
 run left ``running``). So the command's own process handles both signals itself:
 
-1. every run this process writes (it holds the run's claim, :mod:`adat.pipeline.run_claims`)
+1. every run this process writes (it holds the run's claim, :mod:`adat.engine.run_claims`)
    that is still ``running`` becomes ``failed`` with the error ``interrupted`` — a Parquet row,
    no API call;
 2. one line on stderr: ``interrupted (SIGINT): run <id> marked failed: interrupted``;
@@ -71,7 +71,7 @@ def _interrupted(signum: int, _frame: FrameType | None) -> None:
 def mark_interrupted() -> list[str]:
     """Mark every run this process holds the claim of and that is still ``running`` as
     ``failed: interrupted``; return their ids."""
-    from adat.pipeline.context import end_run_row
-    from adat.pipeline.run_claims import held_runs
+    from adat.engine.context import end_run_row
+    from adat.engine.run_claims import held_runs
 
     return [run_id for root, run_id in held_runs() if end_run_row(root, run_id, "failed", INTERRUPTED)]

@@ -7,8 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from adat.baselines.steps import ablation_priors_step, check_selectors, copy_source_step, selector_names
+from adat.baselines.baseline_steps import (
+    ablation_priors_step,
+    check_selectors,
+    selector_names,
+)
 from adat.config import SELECTOR_NAMES, RunConfig
+from adat.engine.stage_runner import run_stage
 from adat.errors import UserError
 from adat.records import Attempt, Instruction, RuleEvent, Run, Statement, TestCase, Trace, Turn
 from adat.warehouse.parquet import read_records, write_records
@@ -43,7 +48,7 @@ def seed_source(root: Path) -> None:
 def test_copying_traces_for_a_baseline(cfg: RunConfig) -> None:
     root = cfg.data_path()
     seed_source(root)
-    result = copy_source_step(cfg, "new-run", SRC, "traces")
+    result = run_stage("copy-source-run", cfg, "new-run", source_run_id=SRC, scope="traces")
     assert result.tables == {"traces": 1, "rule_events": 1}
     traces = read_records(root, "traces", run_id="new-run")
     assert [(t.trace_id, t.run_id) for t in traces] == [("tr-1", "new-run")]  # ids kept, run re-stamped
@@ -54,7 +59,7 @@ def test_copying_traces_for_a_baseline(cfg: RunConfig) -> None:
 def test_copying_suite_inputs_for_the_ablation(cfg: RunConfig) -> None:
     root = cfg.data_path()
     seed_source(root)
-    copy_source_step(cfg, "abl", SRC, "suite_inputs")
+    run_stage("copy-source-run", cfg, "abl", source_run_id=SRC, scope="suite_inputs")
     assert [t.test_id for t in read_records(root, "tests", run_id="abl")] == ["te-plain"]
     assert [s.statement_id for s in read_records(root, "statements", run_id="abl")] == ["st-1"]
     assert [s.rank for s in read_records(root, "ranked_statements", run_id="abl")] == [1]
@@ -63,12 +68,12 @@ def test_copying_suite_inputs_for_the_ablation(cfg: RunConfig) -> None:
 
 def test_a_source_without_traces_or_statements_is_a_user_error(cfg: RunConfig) -> None:
     with pytest.raises(UserError, match="no discovery traces"):
-        copy_source_step(cfg, "new-run", "missing", "traces")
+        run_stage("copy-source-run", cfg, "new-run", source_run_id="missing", scope="traces")
     root = cfg.data_path()
     seed_source(root)
     write_records(root, "ranked_statements", [], run_id=SRC, replace=True)
     with pytest.raises(UserError, match="no grounded statements"):
-        copy_source_step(cfg, "abl", SRC, "suite_inputs")
+        run_stage("copy-source-run", cfg, "abl", source_run_id=SRC, scope="suite_inputs")
 
 
 def test_ablation_priors_come_from_runs_before_the_source(cfg: RunConfig) -> None:

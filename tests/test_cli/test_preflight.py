@@ -19,8 +19,8 @@ import pytest
 import yaml
 
 from adat.config import ROLES, RunConfig, adat_home
+from adat.engine.preflight import check_prompts, preflight
 from adat.errors import UserError
-from adat.pipeline.preflight import check_prompts, preflight
 from tests.support.chat_server import ChatServer
 
 ADAT = [sys.executable, "-c", "from adat.cli.main import app; app()"]

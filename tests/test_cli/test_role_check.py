@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from adat.config import OFFLINE_MODEL, RunConfig
+from adat.engine.role_check import check_roles_named, roles_used
 from adat.errors import UserError
-from adat.pipeline.role_check import check_roles_named, roles_used
 
 ADAT = [sys.executable, "-c", "from adat.cli.main import app; app()"]
 #: an http target nothing listens on: the role check must fail before preflight would try it

@@ -14,10 +14,10 @@ import pytest
 
 import adat.tdad.mutate as tdad_mutate
 from adat.config import EvaluationConfig, RunConfig
-from adat.evaluation import steps
+from adat.engine.context import RunContext
+from adat.engine.stage_runner import run_stage
+from adat.evaluation import evaluation_steps as steps
 from adat.mutation import activate_fault, activation, seeded_faults, took_effect
-from adat.pipeline.context import RunContext
-from adat.pipeline.steps import execution_step
 from adat.records import RuleEvent
 from adat.warehouse import read_records
 from adat.warehouse.queries import ReportQueries
@@ -72,11 +72,11 @@ def regressed(tmp_path_factory) -> tuple[RunConfig, Path]:
     cfg = RunConfig(data_dir=str(root), run_id=RUN, evaluation=EvaluationConfig(faults=[REACHED, NEVER_REACHED]))
     RunContext(cfg, RUN).write("tests", [
         make_test("t-reason", [CHLOE, BAD_REASON], success=[REFUSES], failure=[ACTS, ASKS_CONFIRMATION])])
-    execution_step(cfg, RUN, kind="all")
-    steps.audit_step(cfg, RUN)
-    steps.labelling_step(cfg, RUN)
+    run_stage("execution", cfg, RUN, kind="all")
+    run_stage("audit", cfg, RUN)
+    run_stage("execution-labels", cfg, RUN)
     for fault in steps.evaluation_faults(cfg):
-        steps.regression_step(cfg, RUN, fault)
+        run_stage("regression", cfg, RUN, fault=fault)
     return cfg, Path(steps.catalog_step(cfg, RUN).data["catalog"])
 
 

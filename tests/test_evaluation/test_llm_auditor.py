@@ -169,7 +169,7 @@ def test_offline_auditor_on_a_non_reference_target_is_a_user_error(tmp_path):
         require_llm_auditor(cfg)
     require_llm_auditor(_cfg(tmp_path))  # an LLM is fine
     # the reference target is audited from its side log, whatever models.auditor is
-    from adat.evaluation.steps import uses_reference_auditor
+    from adat.evaluation.evaluation_steps import uses_reference_auditor
 
     assert uses_reference_auditor(RunConfig(target=ReferenceTarget())) is True
     with pytest.raises(UserError):

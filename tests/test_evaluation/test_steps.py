@@ -10,10 +10,10 @@ import pytest
 from rich.console import Console
 
 from adat.config import EvaluationConfig, RunConfig
-from adat.evaluation import steps
+from adat.engine.context import RunContext
+from adat.engine.stage_runner import run_stage
+from adat.evaluation import evaluation_steps as steps
 from adat.evaluation.report import print_evaluation
-from adat.pipeline.context import RunContext
-from adat.pipeline.steps import execution_step
 from adat.warehouse import read_records
 from tests.test_evaluation.conftest import (
     ACTS,
@@ -39,13 +39,13 @@ def evaluated(tmp_path_factory) -> tuple[RunConfig, dict[str, dict[str, float]]]
         make_test("t-chat", ["Hello there!"]),
     ]
     RunContext(cfg, RUN).write("tests", tests)
-    execution_step(cfg, RUN, kind="all")  # original executions, judged by offline/heuristic
-    counts = {"audit": steps.audit_step(cfg, RUN).counts,
-              "groupings": {k: float(v) for k, v in steps.grouping_step(cfg, RUN).tables.items()},
-              "original": steps.labelling_step(cfg, RUN).counts}
+    run_stage("execution", cfg, RUN, kind="all")  # original executions, judged by offline/heuristic
+    counts = {"audit": run_stage("audit", cfg, RUN).counts,
+              "groupings": {k: float(v) for k, v in run_stage("groupings", cfg, RUN).tables.items()},
+              "original": run_stage("execution-labels", cfg, RUN).counts}
     for fault in steps.evaluation_faults(cfg):
-        counts[fault] = steps.regression_step(cfg, RUN, fault).counts
-    steps.regression_step(cfg, RUN, FAULTS[0])  # re-running a fault replaces its rows
+        counts[fault] = run_stage("regression", cfg, RUN, fault=fault).counts
+    run_stage("regression", cfg, RUN, fault=FAULTS[0])  # re-running a fault replaces its rows
     steps.catalog_step(cfg, RUN)
     return cfg, counts
 
@@ -95,8 +95,8 @@ def test_mapped_selection_follows_the_paper(evaluated):
     assert regression_test_ids(labels, load_fault("no_write_confirmation"), "valid") == ["t-confirm", "t-reason"]
     # the run config chooses: the step runs only the mapped tests on the faulty variant
     mapped = cfg.model_copy(update={"evaluation": cfg.evaluation.model_copy(update={"regression_tests": "mapped"})})
-    assert steps.regression_step(mapped, RUN, "no_write_confirmation").counts["tests"] == 0.0
-    assert steps.regression_step(cfg, RUN, "no_write_confirmation").counts["tests"] == 2.0  # as the fixture left it
+    assert run_stage("regression", mapped, RUN, fault="no_write_confirmation").counts["tests"] == 0.0
+    assert run_stage("regression", cfg, RUN, fault="no_write_confirmation").counts["tests"] == 2.0  # as the fixture left it
 
 
 def test_print_evaluation_reports_the_sql_metrics(evaluated):
@@ -124,7 +124,7 @@ def test_regressions_read_the_original_replays_from_their_file(evaluated):
     from adat.evaluation.replay import load_replays
 
     cfg, _ = evaluated
-    replays = steps.original_replays_step(cfg, RUN)
+    replays = run_stage("original-replays", cfg, RUN)
     path = Path(replays.paths["replays"])
     assert path.is_file() and replays.digest in path.name
     stored = load_replays(str(path))
@@ -136,8 +136,9 @@ def test_regressions_read_the_original_replays_from_their_file(evaluated):
                       if e.agent_variant == FAULTS[0])
 
     before = labels()
-    steps.regression_step(cfg, RUN, FAULTS[0], str(path))
+    run_stage("regression", cfg, RUN, fault=FAULTS[0], replays=replays)
     assert labels() == before  # same labels as replaying the original agent on the spot
     assert load_replays(str(path.with_name("gone.pickle"))) == ()  # a deleted file: replay on the spot
-    steps.regression_step(cfg, RUN, FAULTS[0], str(path.with_name("gone.pickle")))
+    gone = replays.model_copy(update={"paths": {"replays": str(path.with_name("gone.pickle"))}})
+    run_stage("regression", cfg, RUN, fault=FAULTS[0], replays=gone)
     assert labels() == before

@@ -20,7 +20,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 import adat.config
 from adat.cli.flow_loader import load_flow
 from adat.config import LLMAgentTarget, RunConfig
-from adat.pipeline.fingerprint import stage_key, target_digest
+from adat.engine.fingerprint import stage_key, target_digest
 from adat.warehouse import read_records
 from adat_offline.provider import OfflineHeuristicProvider
 from adat_reference.agent import faults as fault_mod

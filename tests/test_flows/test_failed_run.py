@@ -13,8 +13,8 @@ import duckdb
 import pytest
 from rich.console import Console
 
+from adat.adat2 import adat2_steps as steps
 from adat.cli.flow_loader import load_flow
-from adat.pipeline import steps
 from adat.report import print_run_summary
 from adat.warehouse import read_records
 from adat.warehouse.catalog import catalog_path

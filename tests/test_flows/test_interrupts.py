@@ -22,7 +22,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from adat.pipeline.run_claims import mark_abandoned
+from adat.engine.run_claims import mark_abandoned
 from adat.warehouse import read_records
 from tests.support.demo_config import small_demo_config, write_config
 

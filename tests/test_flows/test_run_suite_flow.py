@@ -74,7 +74,7 @@ def test_an_existing_run_id_of_another_flow_is_refused(suite, tmp_path):
     result = _cli("run-suite", "--config", str(config), "--suite", SUITE)
     assert result.returncode == 2 and "suite's own run" in result.stderr
     other = small_demo_config(root, sessions=1, n=1, run_id="other-run")
-    from adat.pipeline.context import RunContext
+    from adat.engine.context import RunContext
 
     RunContext(other, "other-run").record_run("pipeline", "completed")
     before = _files(root)
@@ -150,7 +150,7 @@ def test_an_unchanged_rerun_starts_no_flow_and_a_changed_one_runs(suite, tmp_pat
 
 
 def test_the_rerun_key_names_what_changes_a_result_and_not_a_performance_knob(tmp_path):
-    from adat.pipeline.unchanged import run_suite_key
+    from adat.engine.unchanged import run_suite_key
 
     cfg = small_demo_config(tmp_path / "data", sessions=1, n=1, run_id="k-run")
     key = run_suite_key(cfg, SUITE)

@@ -1,4 +1,4 @@
-"""Stage task retries (tasks/_common.py): an I/O-bound stage retries a transient failure
+"""Stage task retries (tasks/stage_factory.py): an I/O-bound stage retries a transient failure
 ``execution.task_retries`` times, visible as retries in the Prefect API; a user error never."""
 
 from __future__ import annotations
@@ -9,16 +9,18 @@ import pytest
 from prefect import flow
 
 from adat.errors import TargetError, UserError
-from tasks._common import bind, stage_task
+from tasks.stage_factory import bind, stage_task
 
 FAILURES: dict[str, list[BaseException]] = {}  # per call token: what the next tries raise
 
 
-@stage_task("discovery")  # calls the target: I/O-bound
-def flaky_stage(cfg, token: str) -> str:
+def _flaky(cfg, token: str) -> str:
     if FAILURES[token]:
         raise FAILURES[token].pop(0)
     return "done"
+
+
+flaky_stage = stage_task("discovery", _flaky)  # calls the target: I/O-bound
 
 
 def run_flaky(cfg, failures: list[BaseException]) -> tuple[object, int, list[str]]:

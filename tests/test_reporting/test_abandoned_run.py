@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from adat.pipeline.context import end_run_row
+from adat.engine.context import end_run_row
 from adat.records import Run
 from adat.report import status_notes
 from adat.reporting.html_report import render_report, report_context

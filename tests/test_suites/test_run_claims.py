@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from adat.pipeline import run_claims
-from adat.pipeline.run_claims import RunIdInUse, claim_night, claim_run, release
+from adat.engine import run_claims
+from adat.engine.run_claims import RunIdInUse, claim_night, claim_run, release
 from adat.records import Run
 from adat.warehouse import write_records
 
 HOLDER = """
 import sys, time
 from pathlib import Path
-from adat.pipeline.run_claims import hold
+from adat.engine.run_claims import hold
 assert hold(Path(sys.argv[1]), sys.argv[2])
 print("held", flush=True)
 time.sleep(60)
@@ -86,7 +86,7 @@ def _running(root: Path, run_id: str, status: str = "running") -> None:
 
 
 def test_a_running_row_whose_writer_is_gone_is_abandoned_a_live_or_own_one_is_not(tmp_path: Path) -> None:
-    from adat.pipeline.run_claims import hold, mark_abandoned
+    from adat.engine.run_claims import hold, mark_abandoned
     from adat.warehouse import read_records
 
     for run_id in ("live", "dead", "own", "done"):
@@ -115,8 +115,8 @@ def test_a_running_row_whose_writer_is_gone_is_abandoned_a_live_or_own_one_is_no
 
 
 def test_interrupting_marks_only_the_runs_this_process_holds(tmp_path: Path) -> None:
+    from adat.engine.run_claims import hold
     from adat.interrupts import mark_interrupted
-    from adat.pipeline.run_claims import hold
     from adat.warehouse import read_records
 
     _running(tmp_path, "mine")

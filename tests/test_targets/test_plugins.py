@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from adat.config import HttpTarget, RunConfig
+from adat.engine import fingerprint
 from adat.errors import UserError
-from adat.pipeline import fingerprint
 from adat.targets import plugins
 from adat_reference import target as shipped
 from adat_reference.agent import ReferenceAgent

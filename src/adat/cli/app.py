@@ -95,8 +95,8 @@ def _end_now() -> None:
 
 def sweep_abandoned(root: Path) -> list[str]:
     """Mark the runs of data dir ``root`` whose process is gone ``abandoned`` (one stderr line
-    each); every command that opens a data dir calls it first (:func:`adat.pipeline.run_claims.mark_abandoned`)."""
-    from adat.pipeline.run_claims import mark_abandoned
+    each); every command that opens a data dir calls it first (:func:`adat.engine.run_claims.mark_abandoned`)."""
+    from adat.engine.run_claims import mark_abandoned
 
     marked = mark_abandoned(root)
     for run_id in marked:

@@ -15,8 +15,8 @@ import typer
 
 from adat.cli.app import check_data_dir_option, fail, terminal_console, warehouse_root
 from adat.config import RunConfig, check_run_id, load_run_config
-from adat.pipeline.config_refs import check_config_references
-from adat.pipeline.role_check import check_roles_named
+from adat.engine.config_refs import check_config_references
+from adat.engine.role_check import check_roles_named
 
 console = terminal_console()
 
@@ -29,7 +29,7 @@ def _config(config: Path, data_dir: Path | None, source: str, command: str,
             selectors: list[str] | None = None) -> RunConfig:
     """The run config with ``--data-dir`` applied, after every check that needs no flow (the roles
     ``command`` uses are named, preflight)."""
-    from adat.pipeline.preflight import preflight
+    from adat.engine.preflight import preflight
 
     check_data_dir_option(data_dir)
     cfg = load_run_config(config)
@@ -98,7 +98,7 @@ def ablation(
     data_dir: DataDir = None,
 ) -> None:
     """Test transformation with each selector on the statements of run --from (one new run each)."""
-    from adat.baselines.steps import check_selectors, selector_names
+    from adat.baselines.baseline_steps import check_selectors, selector_names
 
     names = selector_names() if selectors.strip() == "all" else [s.strip() for s in selectors.split(",") if s.strip()]
     names = check_selectors(names)

@@ -34,8 +34,8 @@ from adat.config import (
     demo_config_path,
     load_run_config,
 )
-from adat.pipeline.config_refs import check_config_references
-from adat.pipeline.role_check import COMMAND_ROLES, check_roles_named
+from adat.engine.config_refs import check_config_references
+from adat.engine.role_check import COMMAND_ROLES, check_roles_named
 
 console = terminal_console()
 app = AdatTyper(
@@ -202,7 +202,7 @@ def run(
         "--refresh", help="Recompute STAGE and every stage after it (repeatable; 'all' = every stage).")] = None,
 ) -> None:
     """Run the whole AdaT2 pipeline (discover → statements → plain + transformed tests → execute → judge)."""
-    from adat.pipeline.preflight import preflight
+    from adat.engine.preflight import preflight
 
     cfg = _with_data_dir(load_run_config(config), data_dir)
     check_config_references(cfg, file=str(config))
@@ -212,7 +212,7 @@ def run(
         if line.startswith("output mode"):  # which structured-output form each model's endpoint takes
             console.print(line, markup=False)
     if cfg.run_id:  # another flow's id, or one a running process writes: one line before any flow
-        from adat.pipeline.run_claims import check_run_free
+        from adat.engine.run_claims import check_run_free
 
         check_run_free(cfg.data_path(), cfg.run_id, "pipeline")
     from adat.report import print_run_summary  # after preflight: a bad input fails without loading pandas
@@ -223,7 +223,7 @@ def run(
 
 def _refresh_stages(names: list[str] | None) -> bool | list[str]:
     """``--refresh`` values: True for 'all', else the stage names (an unknown one is a user error)."""
-    from adat.pipeline.stages import STAGES
+    from adat.engine.stage_registry import STAGES
 
     if not names:
         return False
@@ -251,7 +251,7 @@ def run_suite(
     data_dir: DataDir = None,
 ) -> None:
     """Execute and judge an existing suite against the config's target (e.g. a new agent version)."""
-    from adat.pipeline.unchanged import is_unchanged, remember, run_suite_key, stored_summary
+    from adat.engine.unchanged import is_unchanged, remember, run_suite_key, stored_summary
     from adat.report import print_run_summary
 
     if fail_on is not None:
@@ -280,8 +280,8 @@ def run_suite(
         result: object = cfg.run_id
         print_run_summary(console, cfg, str(result), summary=stored_summary(cfg, "run_suite", key))
     else:
-        from adat.pipeline.preflight import preflight
-        from adat.pipeline.suite import check_run_suite
+        from adat.adat2.run_suite_check import check_run_suite
+        from adat.engine.preflight import preflight
 
         check_run_suite(cfg, suite)
         preflight(cfg)
@@ -328,7 +328,7 @@ def demo(
 
     Results come from the rule-based offline/heuristic stand-in, not from a language model.
     """
-    from adat.pipeline.preflight import preflight
+    from adat.engine.preflight import preflight
     from adat.report import print_run_summary
 
     cfg = _with_data_dir(load_run_config(demo_config_path()), data_dir)
@@ -387,8 +387,8 @@ def regress(
 
 def _check_evaluation(cfg: RunConfig, run: str, faults: list[str] | None) -> None:
     """Fail before any flow starts: bad or unknown run, unknown fault, no usable auditor, preflight."""
-    from adat.evaluation.steps import evaluation_faults, uses_reference_auditor
-    from adat.pipeline.preflight import preflight
+    from adat.engine.preflight import preflight
+    from adat.evaluation.evaluation_steps import evaluation_faults, uses_reference_auditor
     from adat.warehouse import read_records
 
     check_run_id(run, field="--run")

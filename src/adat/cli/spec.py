@@ -48,8 +48,8 @@ def tests(spec: SpecPath,
           ) -> None:
     """Write the spec's visible and hidden tests (TestSmith) and print a summary, or the YAML with no --out."""
     from adat.config import RunConfig, load_run_config
+    from adat.engine.context import new_run_id
     from adat.llm.client import LLMClient
-    from adat.pipeline.context import new_run_id
     from adat.tdad.spec import load_spec
     from adat.tdad.testsmith import generate_tests
 

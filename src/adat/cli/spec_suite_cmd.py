@@ -134,14 +134,14 @@ def register(spec_app: typer.Typer) -> None:
     def mutate_cmd(spec: SpecArg, run: Annotated[str, typer.Option("--run", help="A run with a compiled prompt.")],
                    config: ConfigOpt = None, pack: PackOpt = None, data_dir: DataDir = None) -> None:
         """Mutation testing of a run's compiled prompt (kills need the run's reruns: adat spec run)."""
-        from adat.tdad.steps import mutate_step
+        from adat.engine.stage_runner import run_stage
 
         cfg = _config(config, data_dir, None)
         chosen = pack or default_pack(spec)
         if chosen is None:
             fail("no mutation pack", field="--pack", fix="pass --pack mutation_packs/<agent>/mutations.yaml")
         _check_file(chosen, "mutation pack", "--pack")
-        mutate_step(cfg, run, str(spec.resolve()), str(chosen))
+        run_stage("spec-mutate", cfg, run, spec_path=str(spec.resolve()), pack_path=str(chosen))
         _print(cfg, run)
 
     @spec_app.command("demo")
@@ -150,7 +150,7 @@ def register(spec_app: typer.Typer) -> None:
         """SupportOps and ExpenseGuard, v1 → v2, every role offline/heuristic (not a language model)."""
         # new_run_id's module loads the warehouse (pyarrow, DuckDB): imported here, not with the CLI
         from adat.config import adat_home
-        from adat.pipeline.context import new_run_id
+        from adat.engine.context import new_run_id
 
         root = tdad or adat_home().parent / "shared" / "benchmarks" / "tdad"
         _check_file(root / "specs", "TDAD benchmark folder", "--tdad")

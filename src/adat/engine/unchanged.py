@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any, cast
 
 from adat.config import RunConfig, adat_home
-from adat.pipeline.fingerprint import code_digest, partition_digest, stage_key
+from adat.engine.fingerprint import code_digest, partition_digest, stage_key
 from adat.warehouse.layout import run_parts
 
 #: modules whose source is part of the key: the flow and its task wrappers (``TASK_SOURCE``)
-FLOW_MODULES = {"run_suite": ("flows.run_suite", "flows._run_status", "tasks.pipeline_tasks", "tasks._common")}
+FLOW_MODULES = {"run_suite": ("flows.run_suite", "flows._run_status", "tasks.stage_tasks", "tasks.stage_factory")}
 #: the function whose code (and the adat modules it imports) computes the stored summary
 SUMMARY_ENTRY = "adat.report:run_summary"
 
@@ -56,8 +56,8 @@ def run_suite_key(cfg: RunConfig, suite_run_id: str) -> str | None:
     sources = _sources_digest(FLOW_MODULES["run_suite"])
     if sources is None:
         return None
-    inputs = {"cfg": cfg, "run_id": cfg.run_id, "code": "", "after": None, "kind": "all",
-              "suite_run_id": suite_run_id, "fault": None}  # the flow's execution task's parameters
+    inputs = {"cfg": cfg, "run_id": cfg.run_id, "after": None, "kind": "all", "suite_run_id": suite_run_id,
+              "fault": None, "test_ids": None}  # the flow's execution task's parameters
     return f"{stage_key('execution', inputs)}-{sources[:16]}"
 
 

@@ -25,9 +25,9 @@ def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list
     answers (when any role or the llm-agent target uses it), the target can be built and, for an
     http target, answers; a Dask task runner is installed.
     """
+    from adat.engine.config_refs import check_config_references
     from adat.instruction_catalog import load_instructions
     from adat.llm.providers.openai_chat import OpenAIProvider
-    from adat.pipeline.config_refs import check_config_references
     from adat.targets.factory import build_target
     from adat.targets.http import HttpTarget
     from adat.warehouse.catalog_holder import check_catalog_free

@@ -3,7 +3,7 @@
 ``flows/execute.py`` maps :func:`execute_and_judge` over the tests as Prefect tasks under the
 task runner of ``execution.task_runner`` (threads, or Dask for a suite that outgrows a machine);
 :func:`record_executions` then writes what they returned with :func:`write_phase`, which is the
-write of the in-process :func:`adat.pipeline.steps.execution_step` too (the same test selection,
+write of the in-process :func:`adat.adat2.adat2_steps.execution_step` too (the same test selection,
 owners and variant). Each mapped call builds its own target and LLM client, so it can run in
 another process or on another machine that sees the same data dir.
 """
@@ -16,7 +16,8 @@ from typing import cast
 from pydantic import BaseModel, ConfigDict
 
 from adat.config import RunConfig
-from adat.pipeline.context import RunContext, StepResult, phase_owner
+from adat.engine.context import RunContext, phase_owner
+from adat.engine.stage_runner import Outcome
 from adat.records import Execution, RuleEvent, TestCase, Verdict
 
 
@@ -37,7 +38,7 @@ def phase_tests(ctx: RunContext, kind: str = "plain", suite_run_id: str | None =
     tests = [t for t in cast(list[TestCase], ctx.read("tests", suite_run_id or ctx.run_id))
              if kind == "all" or t.kind == kind]
     if suite_run_id and suite_run_id != ctx.run_id and not tests:
-        from adat.pipeline.suite import no_suite
+        from adat.adat2.run_suite_check import no_suite
 
         raise no_suite(suite_run_id, ctx.root)
     if test_ids is not None:
@@ -48,7 +49,7 @@ def phase_tests(ctx: RunContext, kind: str = "plain", suite_run_id: str | None =
 
 def write_phase(ctx: RunContext, tests: list[TestCase], executions: list[Execution], verdicts: list[Verdict],
                 events: list[RuleEvent], kind: str, variant: str, suite_run_id: str | None = None,
-                rejudged: list[Verdict] | None = None) -> StepResult:
+                rejudged: list[Verdict] | None = None) -> Outcome:
     """Write one execution phase's rows as its own parts of the run (owner ``execution.<kind>.<variant>``):
     re-executing replaces them and nothing else, so plain and transformed tests and every faulty
     variant accumulate in one run. A run-suite run also gets a copy of the suite it executed."""
@@ -60,12 +61,8 @@ def write_phase(ctx: RunContext, tests: list[TestCase], executions: list[Executi
     if rejudged is not None:  # repeated trials only: a single trial has nothing to disagree with
         ctx.write("rejudgements", rejudged, owner=owner)
     ctx.write("rule_events", events, owner=owner)
-    ctx.flush_calls()
-    ctx.check_models(f"execution ({kind}, {variant})")  # the judge's calls, when this context made them
-    tally = Counter(v.verdict for v in verdicts)
-    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=ctx.run_id, step=f"execution:{kind}:{variant}",
-                      tables={"executions": len(executions)}, counts={k: float(v) for k, v in tally.items()},
-                      data={"agent_variant": variant})
+    return Outcome(counts=Counter(v.verdict for v in verdicts), tables={"executions": len(executions)},
+                   step=f"execution:{kind}:{variant}", data={"agent_variant": variant})
 
 
 def execution_tests(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_id: str | None = None,
@@ -90,9 +87,8 @@ def execute_and_judge(cfg: RunConfig, run_id: str, test: TestCase, kind: str = "
     return ExecutedTest(execution=execution, verdict=verdict, rule_events=events)
 
 
-def record_executions(cfg: RunConfig, run_id: str, tests: list[TestCase], results: list[ExecutedTest],
-                      kind: str = "plain", suite_run_id: str | None = None, fault: str | None = None) -> StepResult:
+def record_executions(ctx: RunContext, tests: list[TestCase], results: list[ExecutedTest],
+                      kind: str = "plain", suite_run_id: str | None = None, fault: str | None = None) -> Outcome:
     """Write what the mapped tasks returned, as :func:`write_phase` (the in-process stage's write)."""
-    ctx = RunContext(cfg, run_id)
     return write_phase(ctx, tests, [r.execution for r in results], [r.verdict for r in results],
                        [e for r in results for e in r.rule_events], kind, ctx.variant(fault), suite_run_id)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from adat.config import OFFLINE_MODEL, RunConfig
 from adat.errors import UserError
 
-#: The tester roles each command's flows call (``adat.pipeline.stages`` names the prompts behind
+#: The tester roles each command's flows call (``adat.engine.stage_registry`` names the prompts behind
 #: them): ``run`` discovers (planner, driver), extracts, grounds, generates and judges, and asks the
 #: selector role only with ``selector.name: llm``; ``run-suite`` only judges; ``evaluate`` and
 #: ``regress`` audit (the LLM auditor, for any target but the reference agent) and judge the faulty

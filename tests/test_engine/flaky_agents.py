@@ -1,4 +1,4 @@
-"""Agents for the repeated-trials tests, imported by 'tests.test_pipeline.flaky_agents:<factory>'."""
+"""Agents for the repeated-trials tests, imported by 'tests.test_engine.flaky_agents:<factory>'."""
 
 from __future__ import annotations
 

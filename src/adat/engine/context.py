@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-from collections.abc import Collection, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -57,6 +58,12 @@ def end_run_row(root: Path, run_id: str, status: str, error: str) -> Run | None:
     ended = runs[-1].model_copy(update={"status": status, "error": error, "finished_at": datetime.now(UTC)})
     write_records(root, "runs", [ended], run_id=run_id, replace=True)
     return ended
+#: what a step reports progress to: ``(done, total)``
+Progress = Callable[[int, int], None]
+
+
+class UndeclaredWrite(RuntimeError):
+    """A stage wrote a table its declaration (:mod:`adat.engine.stage_registry`) does not name: a bug."""
 
 
 PHASE_OWNER = "execution"
@@ -69,13 +76,26 @@ def phase_owner(kind: str, variant: str) -> str:
 
 @dataclass
 class RunContext:
-    """One run's handles. Built inside each step, so steps stay independent Prefect tasks."""
+    """One run's handles. Built for each step (:func:`adat.engine.stage_runner.run_stage`), so
+    steps stay independent Prefect tasks.
+
+    ``stage`` and ``writes``: the stage this context runs and the tables it declares; a write to
+    any other table (``llm_calls`` aside: append-only, shared) raises :class:`UndeclaredWrite`.
+    ``writes=None`` (run bookkeeping: the runs table, the instruction snapshot) is unchecked.
+    ``key``: the stage's cache key, for a step that resumes under it. ``progress_bar``: makes a
+    progress callback from a label (the task's UI and terminal bar); none without one.
+    """
 
     cfg: RunConfig
     run_id: str
+    stage: str = ""
+    writes: Collection[str] | None = None
+    key: str | None = None
+    progress_bar: Callable[[str], Progress] | None = field(default=None, repr=False)
     _client: Any = field(default=None, repr=False)
     _digest: Any = field(default_factory=hashlib.sha256, repr=False)
     _paths: dict[str, str] = field(default_factory=dict, repr=False)
+    _rows: Counter[str] = field(default_factory=Counter, repr=False)
 
     @property
     def root(self) -> Path:
@@ -87,9 +107,13 @@ class RunContext:
 
         ``replace`` replaces that owner's earlier parts (all parts for owner '', a table with one writer).
         """
+        if self.writes is not None and table != "llm_calls" and table not in self.writes:
+            raise UndeclaredWrite(f"stage {self.stage or '?'} wrote table {table!r}, which it does not declare "
+                                  f"(declared: {', '.join(self.writes) or 'none'}; adat.engine.stage_registry)")
         write_records(self.root, table, records, run_id=self.run_id, replace=replace, owner=owner)
         self._paths[table] = str(partition_dir(self.root, table, self.run_id))
         if table != "llm_calls":  # call rows carry latencies; they must not change the digest
+            self._rows[table] += len(records)
             self._digest.update(f"{table}/{owner}".encode())
             for record in records:
                 self._digest.update(record.model_dump_json().encode())
@@ -99,6 +123,15 @@ class RunContext:
     def paths(self) -> dict[str, str]:
         """Table -> the run's Parquet partition this context wrote (what a task hands on)."""
         return dict(self._paths)
+
+    @property
+    def rows(self) -> dict[str, int]:
+        """Table -> rows this context wrote (``llm_calls`` aside)."""
+        return dict(self._rows)
+
+    def progress(self, label: str) -> Progress | None:
+        """A progress callback labelled ``label``, when the step runs with a progress bar."""
+        return self.progress_bar(label) if self.progress_bar else None
 
     @property
     def digest(self) -> str:
@@ -169,7 +202,7 @@ class RunContext:
             self.write("llm_calls", calls, replace=False)
         return len(calls)
 
-    def check_models(self, stage: str) -> None:
+    def check_models(self, stage: str = "") -> None:
         """Raise :class:`~adat.errors.StageFailed` when this step's calls of a tester role failed beyond
         ``llm.max_failed_share`` (an answer invalid after its repair is a failed call). The agent under
         test's own calls (role ``agent``) are its behaviour, recorded on the executions, not the tester's."""
@@ -181,16 +214,18 @@ class RunContext:
             failed = client.role_failures[role]
             if role != "agent" and made and failed > share * made:
                 last = str(client.last_error.get(role, "")).splitlines()[0][:300]
-                raise StageFailed(stage, f"{failed} of {made} {role} calls failed, more than llm.max_failed_share "
+                raise StageFailed(stage or self.stage, f"{failed} of {made} {role} calls failed, more than llm.max_failed_share "
                                   f"{share:g} (last: {last})", role=role)
 
-    def require(self, stage: str, what: str, count: int) -> None:
-        """Raise :class:`~adat.errors.StageFailed` when ``stage`` produced no ``what`` (the next stage needs them)."""
+    def require(self, what: str, count: int) -> None:
+        """Raise :class:`~adat.errors.StageFailed` when this stage produced no ``what`` (the next stage
+        needs them); its LLM calls are recorded first."""
         if count == 0:
-            self.check_models(stage)  # a failing role is the better reason, when there is one
+            self.flush_calls()
+            self.check_models()  # a failing role is the better reason, when there is one
             invalid = {r: n for r, n in (self._client.role_invalid.items() if self._client else []) if n}
             why = f"; invalid answers: {', '.join(f'{r} {n}' for r, n in sorted(invalid.items()))}" if invalid else ""
-            raise StageFailed(stage, f"produced 0 {what}; nothing is left to test{why}")
+            raise StageFailed(self.stage, f"produced 0 {what}; nothing is left to test{why}")
 
     # --- target --------------------------------------------------------------------------
     def target(self, *, fault: str | None = None, scope: str = "t") -> Target:

@@ -1,7 +1,8 @@
-"""The evaluation as pipeline steps (same pattern as :mod:`adat.pipeline.steps`): each reads the
+"""The evaluation as pipeline steps (same pattern as :mod:`adat.adat2.adat2_steps`): each reads the
 suite run's tables from the warehouse, runs one stage and writes its rows back into that run,
-returning a :class:`StepResult` with counts. Prefect tasks in ``tasks/evaluation_tasks.py``
-wrap them one each; they also run without Prefect.
+returning an :class:`~adat.engine.stage_runner.Outcome` with counts. Each is declared in
+:mod:`adat.engine.stage_registry` and run by :func:`adat.engine.stage_runner.run_stage` (a task
+of ``tasks/stage_tasks.py``, or a plain call without Prefect).
 
 Which auditor: the reference auditor (side log, no LLM) for a ``reference`` target; the LLM
 auditor for every other target, which then needs an LLM in the ``auditor`` role.
@@ -15,10 +16,11 @@ from collections.abc import Callable
 from typing import Any, Protocol, cast
 
 from adat.config import RunConfig
+from adat.engine.context import RunContext, StepResult
+from adat.engine.stage_runner import Outcome
 from adat.evaluation.groupings import llm_groupings, reference_groupings
 from adat.evaluation.labels import Compliance, paper_label, reference_compliance
 from adat.evaluation.regression import fault_ids, regression_test_ids
-from adat.pipeline.context import RunContext, StepResult
 from adat.records import AuditLabel, Execution, ExecutionLabel, RuleEvent, TestCase, Verdict
 from adat.targets.plugins import fault_catalog
 
@@ -62,10 +64,9 @@ def suite_fingerprint(cfg: RunConfig, run_id: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def audit_step(cfg: RunConfig, run_id: str, progress: Callable[[int, int], None] | None = None) -> StepResult:
-    """A validity label with boundary–side mappings for every test of the run (``progress(done, total)``
-    after each test)."""
-    ctx = RunContext(cfg, run_id)
+def audit_step(ctx: RunContext) -> Outcome:
+    """A validity label with boundary–side mappings for every test of the run."""
+    cfg, run_id, progress = ctx.cfg, ctx.run_id, ctx.progress("audited tests")
     tests = cast(list[TestCase], ctx.read("tests"))
     first = _first_by_test(_executions(ctx, "original"))
     if uses_reference_auditor(cfg):
@@ -83,15 +84,12 @@ def audit_step(cfg: RunConfig, run_id: str, progress: Callable[[int, int], None]
         if progress:
             progress(done, len(tests))
     ctx.write("audit_labels", labels)
-    ctx.flush_calls()
-    tally = Counter(a.validity for a in labels)
-    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="audit", tables={"audit_labels": len(labels)},
-                      counts={k: float(v) for k, v in tally.items()})
+    return Outcome(counts=Counter(a.validity for a in labels))
 
 
-def grouping_step(cfg: RunConfig, run_id: str) -> StepResult:
+def grouping_step(ctx: RunContext) -> Outcome:
     """``evaluation.groupings`` groupings of the valid tests' mappings."""
-    ctx = RunContext(cfg, run_id)
+    cfg, run_id = ctx.cfg, ctx.run_id
     labels = cast(list[AuditLabel], ctx.read("audit_labels"))
     count = cfg.evaluation.groupings
     if uses_reference_auditor(cfg):
@@ -99,11 +97,10 @@ def grouping_step(cfg: RunConfig, run_id: str) -> StepResult:
     else:
         rows = llm_groupings(ctx.client, labels, run_id, count)
     ctx.write("groupings", rows)
-    ctx.flush_calls()
-    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="groupings", tables={"groupings": len(rows)})
+    return Outcome()
 
 
-def original_replays_step(cfg: RunConfig, run_id: str) -> StepResult:
+def original_replays_step(ctx: RunContext) -> StepResult:
     """The original reference agent replayed once per suite on the messages of every valid test.
 
     Labelling a faulty variant's execution compares it with the original agent on the same
@@ -111,12 +108,12 @@ def original_replays_step(cfg: RunConfig, run_id: str) -> StepResult:
     cache named by their digest, read once per worker process) instead of replaying the
     original again. None for an LLM-audited target.
     """
+    cfg, run_id = ctx.cfg, ctx.run_id
     if not uses_reference_auditor(cfg):
         return StepResult(run_id=run_id, step="original-replays")
     from adat.config import cache_dir
     from adat.evaluation.replay import Replayer, hint_messages, save_replays
 
-    ctx = RunContext(cfg, run_id)
     valid = {a.test_id for a in cast(list[AuditLabel], ctx.read("audit_labels")) if a.validity != "invalid"}
     messages = {tuple(hint_messages(t)) for t in cast(list[TestCase], ctx.read("tests")) if t.test_id in valid}
     replayer = Replayer.for_database(_database(cfg), cfg.target.type)
@@ -127,15 +124,14 @@ def original_replays_step(cfg: RunConfig, run_id: str) -> StepResult:
                       paths={"replays": str(path)})
 
 
-def labelling_step(cfg: RunConfig, run_id: str, variant: str = "original",
-                   original_replays: list[Any] | None = None) -> StepResult:
+def labelling_step(ctx: RunContext, variant: str = "original", original_replays: list[Any] | None = None) -> Outcome:
     """TP/FP/FN/TN/INC for every execution of a valid boundary test on ``variant``.
 
     The labels are the variant's own parts of the run (owner ``labels.<variant>``): other
     variants' labels are never touched. Executions without a verdict get no label (counted as
     ``unlabelled``).
     """
-    ctx = RunContext(cfg, run_id)
+    cfg, run_id = ctx.cfg, ctx.run_id
     tests = {t.test_id: t for t in cast(list[TestCase], ctx.read("tests"))}
     audit = {a.test_id: a for a in cast(list[AuditLabel], ctx.read("audit_labels"))}
     verdicts = {v.execution_id: v for v in cast(list[Verdict], ctx.read_variants("verdicts", [variant]))}
@@ -154,48 +150,43 @@ def labelling_step(cfg: RunConfig, run_id: str, variant: str = "original",
             continue
         labels.append(label_one(test, label, execution, verdict))
     ctx.write("execution_labels", labels, owner=f"labels.{variant}")
-    ctx.flush_calls()
-    tally = Counter(e.label for e in labels)
-    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step=f"labels:{variant}",
-                      tables={"execution_labels": len(labels)},
-                      counts={**{k: float(v) for k, v in tally.items()}, "unlabelled": float(unlabelled),
-                              "attributed": float(sum(1 for e in labels if e.attributed_fault))})
+    return Outcome(counts={**Counter(e.label for e in labels), "unlabelled": unlabelled,
+                           "attributed": sum(1 for e in labels if e.attributed_fault)},
+                   tables={"execution_labels": len(labels)}, step=f"labels:{variant}")
 
 
-def regression_step(cfg: RunConfig, run_id: str, fault: str, original_replays: str | None = None,
-                    progress: Callable[[int, int], None] | None = None) -> StepResult:
+def regression_step(ctx: RunContext, fault: str, replays: StepResult | None = None) -> Outcome:
     """Run the tests mapped to ``fault`` on the faulty variant, judge and label them.
 
     Writes only the fault's own parts of the run (executions, verdicts, side log, labels), so
-    the regressions of different faults run concurrently. ``original_replays``: the file of
-    :func:`original_replays_step`.
+    the regressions of different faults run concurrently. ``replays``: the result of
+    :func:`original_replays_step` (its file of the original agent's replays).
     """
+    from adat.adat2.adat2_steps import execution_step
     from adat.evaluation.replay import load_replays
-    from adat.pipeline.steps import execution_step
 
-    ctx = RunContext(cfg, run_id)
+    cfg, original_replays = ctx.cfg, (replays.paths.get("replays") if replays else None)
     seeded = fault_catalog(cfg.target.type).load_fault(fault)
     selected = regression_test_ids(cast(list[AuditLabel], ctx.read("audit_labels")), seeded,
                                cfg.evaluation.regression_tests)
     # always run, even with nothing selected: it replaces the fault's own executions (a re-audit
     # may select fewer tests) and touches no other variant's
-    execution_step(cfg, run_id, kind="all", fault=fault, test_ids=selected, progress=progress)
-    replays = list(load_replays(original_replays)) if original_replays else None
-    labelled = labelling_step(cfg, run_id, variant=fault, original_replays=replays)
-    activated = fault_activation_step(cfg, run_id, fault, selected)
-    return StepResult(digest=labelled.digest + activated.digest, run_id=run_id, step=f"regression:{fault}",
-                      tables={"executions": len(selected), "mutants": 1},
-                      counts={"tests": float(len(selected)), **labelled.counts, **activated.counts})
+    execution_step(ctx, kind="all", fault=fault, test_ids=selected)
+    labelled = labelling_step(ctx, variant=fault,
+                              original_replays=list(load_replays(original_replays)) if original_replays else None)
+    activated = fault_activation_step(ctx, fault, selected)
+    return Outcome(tables={"executions": len(selected), "mutants": 1}, step=f"regression:{fault}",
+                   counts={"tests": len(selected), **labelled.counts, **activated.counts})
 
 
-def fault_activation_step(cfg: RunConfig, run_id: str, fault: str, test_ids: list[str]) -> StepResult:
+def fault_activation_step(ctx: RunContext, fault: str, test_ids: list[str]) -> Outcome:
     """The fault's ``mutants`` row (kind 'fault', owner ``activation.<fault>``): activated when the
     side log of its executions shows it taking effect at its rule, and the original agent's
     executions of the same tests do not (:mod:`adat.mutation.seeded_faults`)."""
     from adat.mutation import activate_fault, fault_mutant_row
 
-    ctx = RunContext(cfg, run_id)
-    faults = fault_catalog(cfg.target.type)
+    run_id = ctx.run_id
+    faults = fault_catalog(ctx.cfg.target.type)
     seeded = faults.load_fault(fault)
     rule = seeded.rule
     wanted = set(test_ids)
@@ -208,8 +199,7 @@ def fault_activation_step(cfg: RunConfig, run_id: str, fault: str, test_ids: lis
                                 [e for e in events if e.agent_variant == "original"],
                                 rewords=faults.rewords_rule(fault))
     ctx.write("mutants", [fault_mutant_row(run_id, fault, rule, activation)], owner=f"activation.{fault}")
-    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step=f"activation:{fault}",
-                      tables={"mutants": 1}, counts={"activated": float(activation.activated)})
+    return Outcome(counts={"activated": float(activation.activated)}, step=f"activation:{fault}")
 
 
 def evaluation_faults(cfg: RunConfig, requested: list[str] | None = None) -> list[str]:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from adat.config import RunConfig
-from adat.pipeline.context import RunContext
-from adat.pipeline.steps import execution_step
+from adat.engine.context import RunContext
+from adat.engine.stage_runner import run_stage
 from adat.warehouse.parquet import part_owner, partition_dir
 from tests.test_evaluation.conftest import BAD_REASON, BY_MISTAKE, CHLOE, RUN, make_test
 
@@ -21,9 +21,9 @@ def _run(root: Path) -> RunContext:
     ctx = RunContext(cfg, RUN)
     ctx.write("tests", [make_test("t-reason", [CHLOE, BAD_REASON]), make_test("t-mistake", [CHLOE, BY_MISTAKE])],
               owner="plain")
-    execution_step(cfg, RUN)  # the original agent's plain phase
+    run_stage("execution", cfg, RUN)  # the original agent's plain phase
     for fault in (MINE, OTHER):
-        execution_step(cfg, RUN, kind="all", fault=fault)
+        run_stage("execution", cfg, RUN, kind="all", fault=fault)
     return ctx
 
 

@@ -1,11 +1,11 @@
-"""Pipeline steps of the baselines and the selector ablation (same pattern as adat.pipeline.steps).
+"""Pipeline steps of the baselines and the selector ablation (same pattern as adat.adat2.adat2_steps).
 
 Each comparison run starts from the discovery of an existing run: :func:`copy_source_step` copies
 that run's traces (and, for the ablation, its statements, plain tests and instruction snapshot)
 into the new run, so every method works on exactly the same inputs and each run's tables stand
 on their own. Generated tests are then executed and judged by
-:func:`adat.pipeline.steps.execution_step` with ``kind='agenteval'`` / ``kind='direct'``; the
-ablation runs :func:`adat.pipeline.transformation_step.transformation_step` with the run config's selector.
+:func:`adat.adat2.adat2_steps.execution_step` with ``kind='agenteval'`` / ``kind='direct'``; the
+ablation runs :func:`adat.adat2.transformation_step.transformation_step` with the run config's selector.
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from __future__ import annotations
 from typing import Literal, cast
 
 from adat.config import RunConfig, cache_dir
+from adat.engine.context import RunContext, StepResult
+from adat.engine.stage_runner import Outcome
 from adat.errors import UserError
-from adat.pipeline.context import RunContext, StepResult
 from adat.records import Record, Statement, TestCase, Trace
 
 #: what a comparison run copies from its source run: ``traces`` for the baselines (they start
@@ -22,10 +23,10 @@ from adat.records import Record, Statement, TestCase, Trace
 CopyScope = Literal["traces", "suite_inputs"]
 
 
-def copy_source_step(cfg: RunConfig, run_id: str, source_run_id: str, scope: CopyScope) -> StepResult:
+def copy_source_step(ctx: RunContext, source_run_id: str, scope: CopyScope) -> Outcome:
     """Copy the discovery (and for ``suite_inputs`` the statements, plain tests and instructions)
-    of ``source_run_id`` into ``run_id``, re-stamped with the new run id; ids are kept."""
-    ctx = RunContext(cfg, run_id)
+    of ``source_run_id`` into this run, re-stamped with the new run id; ids are kept."""
+    run_id = ctx.run_id
     traces = [t for t in cast(list[Trace], ctx.read("traces", source_run_id)) if t.kind == "discovery"]
     if not traces:
         raise UserError(f"run {source_run_id!r} has no discovery traces", field="--from",
@@ -51,37 +52,29 @@ def copy_source_step(cfg: RunConfig, run_id: str, source_run_id: str, scope: Cop
         # the copy owns its parts; the instruction snapshot replaces the one start_run took
         tables[table] = ctx.write(table, [row.model_copy(update={"run_id": run_id}) for row in rows],
                                   owner="" if table == "instructions" else "copy")
-    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step=f"copy:{scope}", tables=tables,
-                      data={"source_run_id": source_run_id})
+    return Outcome(tables=tables, step=f"copy:{scope}", data={"source_run_id": source_run_id})
 
 
-def agenteval_generation_step(cfg: RunConfig, run_id: str) -> StepResult:
+def agenteval_generation_step(ctx: RunContext) -> Outcome:
     """Mine the workflow graph of the run's discovery traces; one AgentEval test per node and edge."""
     from adat.baselines.agenteval import generate_agenteval_tests
     from adat.embeddings import Embedder
 
-    ctx = RunContext(cfg, run_id)
-    traces = _discovery_traces(ctx)
-    embedder = Embedder(cache_dir(cfg))
-    result = generate_agenteval_tests(cfg, ctx.client, traces, run_id, embedder.embed)
+    embedder = Embedder(cache_dir(ctx.cfg))
+    result = generate_agenteval_tests(ctx.cfg, ctx.client, _discovery_traces(ctx), ctx.run_id, embedder.embed)
     ctx.write("tests", result.tests, owner="agenteval")
-    ctx.flush_calls()
-    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="agenteval", tables={"tests": len(result.tests)},
-                      counts={"nodes": len(result.graph.nodes), "edges": len(result.graph.edges),
+    return Outcome(counts={"nodes": len(result.graph.nodes), "edges": len(result.graph.edges),
                               "agenteval_tests": len(result.tests), "skipped_targets": len(result.skipped)},
                       data={"skipped": result.skipped})
 
 
-def direct_generation_step(cfg: RunConfig, run_id: str) -> StepResult:
+def direct_generation_step(ctx: RunContext) -> Outcome:
     """Direct tests from all discovery traces, in batches, until the generator says they are exhausted."""
     from adat.baselines.direct import generate_direct_tests
 
-    ctx = RunContext(cfg, run_id)
-    result = generate_direct_tests(cfg, ctx.client, _discovery_traces(ctx), run_id)
+    result = generate_direct_tests(ctx.cfg, ctx.client, _discovery_traces(ctx), ctx.run_id)
     ctx.write("tests", result.tests, owner="direct")
-    ctx.flush_calls()
-    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="direct", tables={"tests": len(result.tests)},
-                      counts={"direct_tests": len(result.tests), "batches": result.batches,
+    return Outcome(counts={"direct_tests": len(result.tests), "batches": result.batches,
                               "duplicates": result.duplicates},
                       data={"stop_reason": result.stop_reason, "errors": result.errors})
 
@@ -93,7 +86,7 @@ def ablation_priors_step(cfg: RunConfig, source_run_id: str) -> StepResult:
     Frozen once per ablation, so no selector run learns from another's attempts, and the
     ``adat2`` run replays the source run's choices.
     """
-    from adat.pipeline.history import earlier_attempts, history_data, run_starts
+    from adat.adat2.selection_history import earlier_attempts, history_data, run_starts
 
     root = cfg.data_path()
     started = run_starts(root)
@@ -113,7 +106,6 @@ def _discovery_traces(ctx: RunContext) -> list[Trace]:
         raise UserError(f"run {ctx.run_id!r} has no discovery traces", field="--from",
                         fix="copy them first (copy_source_step) or pass a run that ran discovery")
     return traces
-
 
 
 def selector_names() -> list[str]:

@@ -1,6 +1,7 @@
 """The spec-suite pipeline as steps (flow ``spec_suite``): each reads its inputs from the
-warehouse and the spec files, runs one stage and writes its own tables, returning a
-:class:`StepResult` (counts, never rows). Tasks in ``tasks/spec_tasks.py`` wrap one each.
+warehouse and the spec files, runs one stage and writes its own tables, returning an
+:class:`~adat.engine.stage_runner.Outcome` (counts, never rows); each is declared in
+:mod:`adat.engine.stage_registry` and run by :func:`adat.engine.stage_runner.run_stage`.
 
 Owners: ``spec_tests`` (tests step), ``compile_iterations`` + ``compile_results`` (compile),
 ``spec_reruns`` (reliability), ``mutants`` + ``mutant_results`` (mutate). A run is one spec
@@ -15,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from adat.config import RunConfig
+from adat.engine.context import RunContext, StepResult
+from adat.engine.stage_runner import Outcome
 from adat.errors import UserError
-from adat.pipeline.context import RunContext, StepResult
 from adat.records import CompileIteration
 
 SEED_START = "seed"
@@ -67,23 +69,20 @@ def compiled_artifact(cfg: RunConfig, run_id: str) -> Any:
     return PromptArtifact.model_validate_json(max(rows, key=lambda r: r.iteration).artifact_json)
 
 
-def tests_step(cfg: RunConfig, run_id: str, spec_path: str) -> StepResult:
+def tests_step(ctx: RunContext, spec_path: str) -> Outcome:
     """TestSmith: visible and hidden tests of the spec → ``spec_tests``."""
     from adat.tdad.spec import load_spec
     from adat.tdad.testsmith import generate_tests
 
-    ctx = RunContext(cfg, run_id)
     spec = load_spec(spec_path)
-    tests = [t.model_copy(update={"run_id": run_id}) for t in generate_tests(cfg, ctx.client, spec, seed=cfg.seed)]
+    tests = [t.model_copy(update={"run_id": ctx.run_id})
+             for t in generate_tests(ctx.cfg, ctx.client, spec, seed=ctx.cfg.seed)]
     ctx.write("spec_tests", tests)
-    ctx.flush_calls()
-    return StepResult(run_id=run_id, step="spec-tests", digest=ctx.digest, paths=ctx.paths,
-                      tables={"spec_tests": len(tests)},
-                      counts={"visible": sum(t.split == "visible" for t in tests),
+    return Outcome(counts={"visible": sum(t.split == "visible" for t in tests),
                               "hidden": sum(t.split == "hidden" for t in tests)})
 
 
-def compile_step(cfg: RunConfig, run_id: str, spec_path: str, start: str) -> StepResult:
+def compile_step(ctx: RunContext, spec_path: str, start: str) -> Outcome:
     """PromptSmith from ``start`` (an agent-artifacts directory with the seed prompt, or
     ``run:<RUN_ID>`` for a compiled prompt) on the run's visible tests → compile tables."""
     from adat.contracts.tdad_clauses import clause_texts
@@ -93,7 +92,7 @@ def compile_step(cfg: RunConfig, run_id: str, spec_path: str, start: str) -> Ste
     from adat.tdad.promptsmith import ROLE, promptsmith_proposer
     from adat.tdad.spec import load_spec
 
-    ctx = RunContext(cfg, run_id)
+    cfg, run_id = ctx.cfg, ctx.run_id
     spec = load_spec(spec_path)
     if start.startswith("run:"):
         artifact, label = compiled_artifact(cfg, start.removeprefix("run:")), start.removeprefix("run:")
@@ -109,21 +108,18 @@ def compile_step(cfg: RunConfig, run_id: str, spec_path: str, start: str) -> Ste
                            workers=cfg.llm.concurrency)
     ctx.write("compile_iterations", out.iterations)
     ctx.write("compile_results", out.results)
-    ctx.flush_calls()
-    return StepResult(run_id=run_id, step="compile", digest=ctx.digest, paths=ctx.paths,
-                      tables={"compile_iterations": len(out.iterations), "compile_results": len(out.results)},
-                      data={"compiled_digest": out.artifact.digest()})
+    return Outcome(data={"compiled_digest": out.artifact.digest()})
 
 
-def reliability_step(cfg: RunConfig, run_id: str, spec_path: str, base_run: str | None = None,
-                     base_spec_path: str | None = None) -> StepResult:
+def reliability_step(ctx: RunContext, spec_path: str, base_run: str | None = None,
+                     base_spec_path: str | None = None) -> Outcome:
     """k reruns of every test on the compiled prompt (and, for a v2 run, of the v1 invariant
     tests) → ``spec_reruns``."""
     from adat.tdad.evolution import invariant_tests
     from adat.tdad.reliability import rerun_suite
     from adat.tdad.spec import load_spec
 
-    ctx = RunContext(cfg, run_id)
+    cfg, run_id = ctx.cfg, ctx.run_id
     spec = load_spec(spec_path)
     compiled = compiled_artifact(cfg, run_id)
     k = cfg.spec_suite.reruns or spec.defaults.reliability.reruns
@@ -135,12 +131,10 @@ def reliability_step(cfg: RunConfig, run_id: str, spec_path: str, base_run: str 
         rows += rerun_suite(compiled, invariants, run, k=1, run_id=run_id, scope="invariant",
                             workers=cfg.llm.concurrency)
     ctx.write("spec_reruns", rows)
-    ctx.flush_calls()
-    return StepResult(run_id=run_id, step="reliability", digest=ctx.digest, paths=ctx.paths,
-                      tables={"spec_reruns": len(rows)}, counts={"k": k, "invariant_tests": len(invariants)})
+    return Outcome(counts={"k": k, "invariant_tests": len(invariants)})
 
 
-def mutate_step(cfg: RunConfig, run_id: str, spec_path: str, pack_path: str) -> StepResult:
+def mutate_step(ctx: RunContext, spec_path: str, pack_path: str) -> Outcome:
     """MutationSmith per intent of the pack, activation probes, visible tests on activated mutants
     → ``mutants``, ``mutant_results``."""
     from adat.contracts.tdad_roles import PROMPT_MUTATIONSMITH
@@ -148,7 +142,7 @@ def mutate_step(cfg: RunConfig, run_id: str, spec_path: str, pack_path: str) -> 
     from adat.tdad.mutationsmith import ROLE, mutant_maker
     from adat.tdad.spec import load_mutation_pack, load_spec
 
-    ctx = RunContext(cfg, run_id)
+    cfg, run_id = ctx.cfg, ctx.run_id
     spec, pack = load_spec(spec_path), load_mutation_pack(pack_path)
     compiled = compiled_artifact(cfg, run_id)
     visible = [t for t in _tests(ctx) if t.split == "visible"]
@@ -166,10 +160,7 @@ def mutate_step(cfg: RunConfig, run_id: str, spec_path: str, pack_path: str) -> 
                           workers=cfg.llm.concurrency)
     ctx.write("mutants", out.mutants)
     ctx.write("mutant_results", out.results)
-    ctx.flush_calls()
-    return StepResult(run_id=run_id, step="mutate", digest=ctx.digest, paths=ctx.paths,
-                      tables={"mutants": len(out.mutants), "mutant_results": len(out.results)},
-                      counts={"activated": sum(m.activated for m in out.mutants)})
+    return Outcome(counts={"activated": sum(m.activated for m in out.mutants)})
 
 
 def start_run(cfg: RunConfig, run_id: str) -> StepResult:

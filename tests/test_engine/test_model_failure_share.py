@@ -9,8 +9,8 @@ from types import SimpleNamespace
 import pytest
 
 from adat.config import RunConfig
+from adat.engine.context import RunContext
 from adat.errors import StageFailed
-from adat.pipeline.context import RunContext
 
 
 def _ctx(tmp_path: Path, share: float, made: int, failed: int, role: str = "planner") -> RunContext:

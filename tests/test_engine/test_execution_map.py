@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from adat.adat2 import mapped_execution as m
 from adat.config import RunConfig
+from adat.engine.context import RunContext
+from adat.engine.stage_runner import run_stage
 from adat.errors import UserError
-from adat.pipeline import execution_map as m
-from adat.pipeline.context import RunContext
-from adat.pipeline.steps import execution_step
 from adat.warehouse.parquet import part_owner, partition_dir, read_records
 from tests.test_evaluation.conftest import BAD_REASON, BY_MISTAKE, CHLOE, RUN, make_test
 
@@ -36,10 +36,10 @@ def _written(cfg: RunConfig) -> tuple[set[str], list[tuple[str, str, str]]]:
 
 def test_the_mapped_path_writes_as_the_in_process_stage(tmp_path: Path) -> None:
     threads = _fault_run(tmp_path / "threads")
-    execution_step(threads, RUN)
+    run_stage("execution", threads, RUN)
     mapped = _fault_run(tmp_path / "mapped")
     tests = m.execution_tests(mapped, RUN)
-    m.record_executions(mapped, RUN, tests, [m.execute_and_judge(mapped, RUN, t) for t in tests])
+    run_stage("record-executions", mapped, RUN, tests=tests, results=[m.execute_and_judge(mapped, RUN, t) for t in tests])
     owners, rows = _written(mapped)
     assert (owners, rows) == _written(threads)
     assert owners == {f"execution.plain.{FAULT}"}
@@ -53,4 +53,4 @@ def test_a_suite_without_tests_is_a_user_error_on_both_paths(tmp_path: Path) -> 
     with pytest.raises(UserError, match="has no tests"):
         m.execution_tests(cfg, "rs-1", "all", suite_run_id="nothing-here")
     with pytest.raises(UserError, match="has no tests"):
-        execution_step(cfg, "rs-1", "all", suite_run_id="nothing-here")
+        run_stage("execution", cfg, "rs-1", kind="all", suite_run_id="nothing-here")

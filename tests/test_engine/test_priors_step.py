@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from adat.config import RunConfig
-from adat.pipeline.steps import selection_priors_step
+from adat.engine.stage_runner import run_stage
 from adat.records import Attempt, Run, Statement
 from adat.warehouse import write_records
 
@@ -30,10 +30,10 @@ def test_history_is_earlier_runs_only(tmp_path: Path) -> None:
     _run(root, "r1", 10, "k-own")
     _run(root, "r2", 20, "k-late")
     cfg = RunConfig(data_dir=str(root))
-    result = selection_priors_step(cfg, "r1")
+    result = run_stage("selection-priors", cfg, "r1")
     assert set(result.data["priors"]) == {"k-early"}
     assert result.counts["history_attempts"] == 4
-    assert selection_priors_step(cfg.model_copy(update={"selector": cfg.selector.model_copy(
+    assert run_stage("selection-priors", cfg.model_copy(update={"selector": cfg.selector.model_copy(
         update={"name": "cold-start"})}), "r1").data["priors"] == {}
 
 
@@ -44,10 +44,10 @@ def test_an_offline_run_never_feeds_an_openai_runs_prior(tmp_path: Path) -> None
     _run(root, "night2", 10, None)
     cfg = RunConfig(data_dir=str(root))
     cfg = cfg.model_copy(update={"models": cfg.models.model_copy(update={"generator": "openai/qwen"})})
-    result = selection_priors_step(cfg, "night2")
+    result = run_stage("selection-priors", cfg, "night2")
     assert result.data["priors"] == {"k2": [4.0, 0.0]} and result.counts["history_attempts"] == 4
     # and the offline run's own successor sees only the offline history
-    offline = selection_priors_step(RunConfig(data_dir=str(root)), "night2")
+    offline = run_stage("selection-priors", RunConfig(data_dir=str(root)), "night2")
     assert offline.data["priors"] == {"k1": [0.0, 4.0]}
 
 
@@ -68,14 +68,14 @@ def test_past_attempts_carry_their_statements_text_and_reason_most_recent_last(t
                                              selector="pooled", generator="offline/heuristic",
                                              reason="statement: no address on file")], run_id="r1")
     _run(root, "r2", 20, None)
-    past = selection_priors_step(RunConfig(data_dir=str(root)), "r2").data["past"]
+    past = run_stage("selection-priors", RunConfig(data_dir=str(root)), "r2").data["past"]
     assert [row[:3] for row in past[:2]] == [["refund a delivered order", "k-a", True], ["cancel a pending order", "k-a", False]]
     assert past[-1] == ["change the address", "k-b", False, "statement"]
     assert past[0][3] is None and len(past) == 5
 
 
 def test_past_attempts_are_capped_at_the_most_recent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import adat.pipeline.history as history
+    import adat.adat2.selection_history as history
 
     root = tmp_path / "data"
     _run(root, "r0", 0, "k-old")
@@ -84,7 +84,7 @@ def test_past_attempts_are_capped_at_the_most_recent(tmp_path: Path, monkeypatch
     _statements(root, "r1", ["e", "f", "g", "h"])
     _run(root, "r2", 20, None)
     monkeypatch.setattr(history, "PAST_ATTEMPTS_LIMIT", 3)
-    result = selection_priors_step(RunConfig(data_dir=str(root)), "r2")
+    result = run_stage("selection-priors", RunConfig(data_dir=str(root)), "r2")
     assert [row[0] for row in result.data["past"]] == ["f", "g", "h"]
     assert set(result.data["priors"]) == {"k-old", "k-new"}   # the counts keep every earlier attempt
 
@@ -92,8 +92,8 @@ def test_past_attempts_are_capped_at_the_most_recent(tmp_path: Path, monkeypatch
 def test_the_transformation_key_changes_with_the_history_it_learns_from(tmp_path: Path) -> None:
     """The priors step writes no rows, so its digest is that of the history it read: the same run
     id over a different history must not be served the transformation cached for the first one."""
-    from adat.pipeline.context import StepResult
-    from adat.pipeline.fingerprint import stage_key
+    from adat.engine.context import StepResult
+    from adat.engine.fingerprint import stage_key
 
     keys, digests = [], []
     for name, applicable in (("a", True), ("b", False)):
@@ -101,13 +101,13 @@ def test_the_transformation_key_changes_with_the_history_it_learns_from(tmp_path
         _run(root, "r0", 0, "k1", applicable=applicable)
         _run(root, "r1", 10, None)
         cfg = RunConfig(data_dir=str(tmp_path / "same"))  # one config: only the history differs
-        priors = selection_priors_step(RunConfig(data_dir=str(root)), "r1")
+        priors = run_stage("selection-priors", RunConfig(data_dir=str(root)), "r1")
         after = StepResult(run_id="r1", step="execution", digest="fixed")
         digests.append(priors.digest)
         keys.append(stage_key("transformation", {"cfg": cfg, "run_id": "r1", "after": after, "priors": priors}))
     assert digests[0] != digests[1] and keys[0] != keys[1]
     root = tmp_path / "a" / "data"
-    assert selection_priors_step(RunConfig(data_dir=str(root)), "r1").digest == digests[0]  # and stable
+    assert run_stage("selection-priors", RunConfig(data_dir=str(root)), "r1").digest == digests[0]  # and stable
 
 
 def test_each_selector_is_handed_only_the_history_it_uses(tmp_path: Path) -> None:
@@ -120,7 +120,7 @@ def test_each_selector_is_handed_only_the_history_it_uses(tmp_path: Path) -> Non
 
     def handed(name: str) -> dict[str, object]:
         cfg = RunConfig(data_dir=str(root))
-        return selection_priors_step(cfg.model_copy(update={"selector": cfg.selector.model_copy(
+        return run_stage("selection-priors", cfg.model_copy(update={"selector": cfg.selector.model_copy(
             update={"name": name})}), "r1").data
 
     assert len(handed("pooled")["past"]) == 4 and handed("pooled")["priors"] == {"k1": [2.0, 2.0]}

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from adat.config import ROLES, RunConfig
+from adat.engine.context import RunContext
+from adat.engine.stage_runner import run_stage
 from adat.llm.providers.registry import ProviderRegistry
 from adat.llm.types import LLMRequest
-from adat.pipeline.context import RunContext
-from adat.pipeline.steps import execution_step
 from adat.records import TestCase
 from adat.warehouse import read_records
 from adat.warehouse.queries import ReportQueries
@@ -60,10 +60,10 @@ def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, judge: object, tests: 
     monkeypatch.setattr("adat.llm.client.default_registry", lambda: registry)
     cfg = RunConfig.model_validate({
         "data_dir": str(tmp_path / "data"), "run_id": RUN, "models": {r: f"fake/{r}" for r in ROLES},
-        "target": {"type": "python", "factory": "tests.test_pipeline.flaky_agents:make_trial_flaky"},
+        "target": {"type": "python", "factory": "tests.test_engine.flaky_agents:make_trial_flaky"},
         "execution": {"repeat": repeat, "workers": 1}})
     RunContext(cfg, RUN).write("tests", tests, owner="plain")
-    execution_step(cfg, RUN)
+    run_stage("execution", cfg, RUN)
     return cfg.data_path()
 
 

@@ -1,7 +1,7 @@
 """The transformation step: adaptive pair selection and generation of transformed tests, each
 executed and judged at once, persisted attempt by attempt and resumable after a crash.
 
-Split from :mod:`adat.pipeline.steps` (the other steps) because its resume bookkeeping — the
+Split from :mod:`adat.adat2.adat2_steps` (the other steps) because its resume bookkeeping — the
 phase's own parts, the commit order, dropping what never committed — is a unit of its own.
 """
 
@@ -12,9 +12,10 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from adat.config import RunConfig, cache_dir
-from adat.pipeline.context import RunContext, StepResult
-from adat.pipeline.steps import Progress, ranked_statements
+from adat.adat2.adat2_steps import ranked_statements
+from adat.config import cache_dir
+from adat.engine.context import RunContext, StepResult
+from adat.engine.stage_runner import Outcome
 from adat.records import Attempt, Instruction, TestCase, Trace
 
 if TYPE_CHECKING:
@@ -26,25 +27,26 @@ TRANSFORMATION = "transformation"
 _XF_TABLES = ("attempts", "tests", "executions", "verdicts", "rule_events")
 
 
-def transformation_step(cfg: RunConfig, run_id: str, priors: dict[str, Any] | None = None,
-                        progress: Progress | None = None, resume_key: str | None = None,
-                        past: list[list[Any]] | None = None) -> StepResult:
+def transformation_step(ctx: RunContext, priors: StepResult | None = None) -> Outcome:
     """Adaptive pair selection + generation of transformed tests, each executed and judged at once.
 
+    ``priors``: the selection-priors stage's result (the θ prior, ``pooled``'s past attempts).
     Every attempt is persisted as soon as it ends: its test, execution, verdict and side log
-    first, the attempt row last (the commit). Re-running the step with the same ``resume_key``
+    first, the attempt row last (the commit). Re-running the step with the same ``ctx.key``
     (the stage's cache key) resumes after the last committed attempt; rows of an attempt that
     never committed are dropped first, so a kill at any point leaves no duplicate or orphan. A
     different key (changed inputs), or a stage that had completed, starts over.
     """
+    from adat.adat2.selection_history import USES_PAST
     from adat.embeddings import Embedder
-    from adat.pipeline.history import USES_PAST
     from adat.selection import make_selector
     from adat.stages.execution import execute_test
     from adat.stages.plain import top_statements
     from adat.stages.transformation import AttemptOutcome, transform
 
-    ctx = RunContext(cfg, run_id)
+    cfg, run_id, resume_key = ctx.cfg, ctx.run_id, ctx.key
+    past = priors.data.get("past") if priors else None
+    progress = ctx.progress("transformation attempts")
     if resume_key is not None and not ctx.resumable(TRANSFORMATION, resume_key):
         for table in _XF_TABLES:
             ctx.write(table, [], owner=TRANSFORMATION)
@@ -59,7 +61,8 @@ def transformation_step(cfg: RunConfig, run_id: str, priors: dict[str, Any] | No
     embedder = Embedder(cache_dir(cfg))
     embeddings = embedder.embed([s.text for s in statements])
     selector = make_selector(cfg.selector, statements, instructions, embeddings, cfg.generation.n, cfg.seed,
-                             priors={k: (float(v[0]), float(v[1])) for k, v in (priors or {}).items()},
+                             priors={k: (float(v[0]), float(v[1]))
+                                     for k, v in ((priors.data.get("priors") if priors else None) or {}).items()},
                              llm_choose=_llm_choose(ctx) if cfg.selector.name == "llm" else None,
                              past=_past_attempts(embedder, past) if cfg.selector.name in USES_PAST else None)
     target = ctx.target(scope="xf")
@@ -92,16 +95,13 @@ def transformation_step(cfg: RunConfig, run_id: str, priors: dict[str, Any] | No
         ctx.write(table, ctx.read(table, owner=TRANSFORMATION), owner=TRANSFORMATION)
     ctx.mark_stage(TRANSFORMATION, resume_key or "", "completed")
     attempts = cast(list[Attempt], ctx.read("attempts", owner=TRANSFORMATION))
-    n_tests = sum(1 for a in attempts if a.test_id)
-    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="transformation",
-                      tables={"attempts": len(attempts), "transformed_tests": n_tests},
-                      counts={**{k: float(v) for k, v in counts.items()},
-                              "not_applicable": sum(1 for a in attempts if a.outcome == "not_applicable")},
-                      data={"stop_reason": selector.stop_reason() or ""})
+    return Outcome(tables={"attempts": len(attempts), "transformed_tests": sum(1 for a in attempts if a.test_id)},
+                   counts={**counts, "not_applicable": sum(1 for a in attempts if a.outcome == "not_applicable")},
+                   data={"stop_reason": selector.stop_reason() or ""})
 
 
 def _past_attempts(embedder: Embedder, past: list[list[Any]] | None) -> PastAttempts | None:
-    """``pooled``'s neighbour evidence from the priors stage's ``past`` rows (adat.pipeline.history)."""
+    """``pooled``'s neighbour evidence from the priors stage's ``past`` rows (adat.adat2.selection_history)."""
     from adat.selection.pooled import PastAttempts
 
     if not past:

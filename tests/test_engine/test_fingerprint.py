@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from adat.config import RunConfig
-from adat.pipeline import fingerprint
-from adat.pipeline.stages import STAGES, downstream, refreshes
+from adat.engine import fingerprint
+from adat.engine.stage_registry import STAGES, downstream, refreshes
 
 
 def test_performance_knobs_are_not_part_of_the_key(tmp_path: Path) -> None:

@@ -124,7 +124,7 @@ def mark_abandoned(root: Path) -> list[str]:
     leads = [p for p in claims_dir(root).glob("*.lock") if str(p) not in _HELD and _size(p)]
     if not leads:
         return []
-    from adat.pipeline.context import end_run_row  # the runs table's writer (and Parquet): only for a lead
+    from adat.engine.context import end_run_row  # the runs table's writer (and Parquet): only for a lead
 
     marked = []
     for path in leads:

@@ -1,23 +1,22 @@
 """The AdaT2 pipeline as steps: each reads its inputs from the warehouse, runs one stage and
 writes its outputs back, returning a :class:`StepResult` (counts, never rows).
 
-Prefect tasks in ``tasks/`` wrap exactly one of these functions each; they are also plain
-functions, so the whole pipeline can run (and be tested) without Prefect. The transformation
-step, with its resume bookkeeping, is :mod:`adat.pipeline.transformation_step`.
+Each is declared once in :mod:`adat.engine.stage_registry` and run by
+:func:`adat.engine.stage_runner.run_stage` (which ``tasks/`` wraps as a Prefect task), so the whole
+pipeline also runs (and is tested) without Prefect. The transformation step, with its resume
+bookkeeping, is :mod:`adat.adat2.transformation_step`.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Callable
 from typing import Any, cast
 
 from adat.config import RunConfig
-from adat.pipeline.context import RunContext, StepResult
+from adat.engine.context import RunContext, StepResult
+from adat.engine.stage_runner import Outcome
 from adat.records import Execution, Run, Statement, TestCase, Trace, Verdict
-
-Progress = Callable[[int, int], None]
 
 
 def start_run(cfg: RunConfig, run_id: str, flow: str, suite_run_id: str = "") -> StepResult:
@@ -55,51 +54,38 @@ def fail_run(cfg: RunConfig, run_id: str, flow: str, error: str) -> bool:
     return True
 
 
-def discovery_step(cfg: RunConfig, run_id: str, progress: Progress | None = None) -> StepResult:
+def discovery_step(ctx: RunContext) -> Outcome:
     """Discovery sessions against the target (planner + driver) → traces, rule side log."""
     from adat.stages.discovery import discover
 
-    ctx = RunContext(cfg, run_id)
     target = ctx.target(scope="disc")
-    traces = discover(cfg, ctx.client, target, run_id, progress=progress)
+    traces = discover(ctx.cfg, ctx.client, target, ctx.run_id, progress=ctx.progress("discovery sessions"))
     ctx.write("traces", traces)
-    events = ctx.rule_events(target, traces, ctx.variant())
-    ctx.write("rule_events", events, owner="discovery")
-    ctx.flush_calls()
-    ctx.check_models("discovery")
-    ended = Counter(t.ended_by for t in traces)
-    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="discovery", tables={"traces": len(traces), "rule_events": len(events)},
-                      counts={f"ended_{k}": v for k, v in ended.items()})
+    ctx.write("rule_events", ctx.rule_events(target, traces, ctx.variant()), owner="discovery")
+    return Outcome(counts={f"ended_{k}": v for k, v in Counter(t.ended_by for t in traces).items()})
 
 
-def extraction_step(cfg: RunConfig, run_id: str) -> StepResult:
+def extraction_step(ctx: RunContext) -> Outcome:
     """Statements (condition + behaviour) from the agent replies of the discovery traces."""
     from adat.stages.extraction import extract_statements
 
-    ctx = RunContext(cfg, run_id)
-    traces = cast(list[Trace], ctx.read("traces"))
     counts: Counter[str] = Counter()
-    statements = extract_statements(cfg, ctx.client, traces, run_id, counts=counts)
+    statements = extract_statements(ctx.cfg, ctx.client, cast(list[Trace], ctx.read("traces")), ctx.run_id,
+                                    counts=counts)
     ctx.write("statements", statements)
-    ctx.flush_calls()
-    ctx.check_models("extraction")
-    ctx.require("extraction", "statements", len(statements))
-    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="extraction", tables={"statements": len(statements)}, counts=dict(counts))
+    ctx.require("statements", len(statements))
+    return Outcome(counts=counts)
 
 
-def grounding_step(cfg: RunConfig, run_id: str) -> StepResult:
+def grounding_step(ctx: RunContext) -> Outcome:
     """Drop statements not grounded in their reply; rank the rest by confidence (its own table)."""
     from adat.stages.grounding import ground_statements
 
-    ctx = RunContext(cfg, run_id)
-    statements = cast(list[Statement], ctx.read("statements"))
     counts: Counter[str] = Counter()
-    grounded = ground_statements(cfg, ctx.client, statements, counts=counts)
+    grounded = ground_statements(ctx.cfg, ctx.client, cast(list[Statement], ctx.read("statements")), counts=counts)
     ctx.write("ranked_statements", grounded)
-    ctx.flush_calls()
-    ctx.check_models("grounding")
     counts["grounded"] = sum(1 for s in grounded if s.grounded)
-    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="grounding", tables={"ranked_statements": len(grounded)}, counts=dict(counts))
+    return Outcome(counts=counts)
 
 
 def ranked_statements(ctx: RunContext) -> list[Statement]:
@@ -107,24 +93,19 @@ def ranked_statements(ctx: RunContext) -> list[Statement]:
     return cast(list[Statement], ctx.read("ranked_statements"))
 
 
-def plain_generation_step(cfg: RunConfig, run_id: str) -> StepResult:
+def plain_generation_step(ctx: RunContext) -> Outcome:
     """One plain test per top-n grounded statement."""
     from adat.stages.plain import generate_plain_tests
 
-    ctx = RunContext(cfg, run_id)
     traces = cast(list[Trace], ctx.read("traces"))
-    tests, failures = generate_plain_tests(cfg, ctx.client, ranked_statements(ctx), traces, run_id)
+    tests, failures = generate_plain_tests(ctx.cfg, ctx.client, ranked_statements(ctx), traces, ctx.run_id)
     ctx.write("tests", tests, owner="plain")
-    ctx.flush_calls()
-    ctx.check_models("plain-generation")
-    ctx.require("plain-generation", "plain tests", len(tests))
-    return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step="plain", tables={"tests": len(tests)},
-                      counts={"plain_tests": len(tests), "generator_failures": len(failures)})
+    ctx.require("plain tests", len(tests))
+    return Outcome(counts={"plain_tests": len(tests), "generator_failures": len(failures)})
 
 
-def execution_step(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_id: str | None = None,
-                   fault: str | None = None, progress: Progress | None = None,
-                   test_ids: list[str] | None = None) -> StepResult:
+def execution_step(ctx: RunContext, kind: str = "plain", suite_run_id: str | None = None,
+                   fault: str | None = None, test_ids: list[str] | None = None) -> Outcome:
     """Execute tests of ``kind`` (of this run, or of ``suite_run_id``) in fresh sessions and judge them.
 
     ``test_ids`` limits the execution to those tests (the regression runs only the tests mapped
@@ -133,16 +114,17 @@ def execution_step(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_i
     and transformed tests and every faulty variant accumulate in one run. The variant is
     ``fault``, else the config's ``target.fault``, else 'original'.
     """
-    from adat.pipeline.execution_map import phase_tests, write_phase
+    from adat.adat2.mapped_execution import phase_tests, write_phase
     from adat.stages.execution import execute_test, run_tests
     from adat.stages.judging import judge_execution
     from adat.stages.trials import Trial, rejudge_disagreeing, trials_of
 
-    ctx = RunContext(cfg, run_id)
+    cfg, run_id = ctx.cfg, ctx.run_id
     variant = ctx.variant(fault)
     tests = phase_tests(ctx, kind, suite_run_id, test_ids)
     target = ctx.target(fault=fault, scope=f"{kind}-{variant}")
     client = ctx.client
+    progress = ctx.progress(f"executions on {fault}" if fault else f"executions ({kind}, {variant})")
     # Each worker executes a test and judges it at once (no barrier between the two); judge calls go
     # to the tester's LLM endpoint, so llm.concurrency bounds them (not execution.workers).
     judge_slots = threading.BoundedSemaphore(cfg.llm.concurrency)
@@ -166,10 +148,10 @@ def execution_step(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_i
                        variant, suite_run_id, rejudged=rejudged)
 
 
-def selection_priors_step(cfg: RunConfig, run_id: str) -> StepResult:
+def selection_priors_step(ctx: RunContext) -> StepResult:
     """Applicability history from earlier runs in the warehouse (the θ prior, and ``pooled``'s
-    neighbour evidence; :mod:`adat.pipeline.history`)."""
-    from adat.pipeline.history import (
+    neighbour evidence; :mod:`adat.adat2.selection_history`)."""
+    from adat.adat2.selection_history import (
         NO_HISTORY,
         earlier_attempts,
         for_selector,
@@ -178,7 +160,7 @@ def selection_priors_step(cfg: RunConfig, run_id: str) -> StepResult:
         run_starts,
     )
 
-    ctx = RunContext(cfg, run_id)
+    cfg, run_id = ctx.cfg, ctx.run_id
     if cfg.selector.name in NO_HISTORY:
         data: dict[str, Any] = for_selector({}, cfg.selector.name)
         return StepResult(digest=history_digest(data), run_id=run_id, step="priors", data=data)
@@ -188,8 +170,3 @@ def selection_priors_step(cfg: RunConfig, run_id: str) -> StepResult:
     data = for_selector(history_data(ctx.root, history, started), cfg.selector.name)
     return StepResult(digest=history_digest(data), run_id=run_id, step="priors",
                       counts={"history_attempts": len(history)}, data=data)
-
-
-# --- helpers ---------------------------------------------------------------------------------
-def _tests(ctx: RunContext, run_id: str | None = None) -> list[TestCase]:
-    return cast(list[TestCase], ctx.read("tests", run_id))

@@ -2,7 +2,7 @@
 
 Offline checks only (no network, no API key, no target built): every model names a known
 provider (``provider/model``), the target's fault is a shipped fault id, and the files it names
-exist. ``adat run`` runs the same checks first (via :func:`adat.pipeline.preflight.preflight`),
+exist. ``adat run`` runs the same checks first (via :func:`adat.engine.preflight.preflight`),
 so the two can never disagree.
 """
 

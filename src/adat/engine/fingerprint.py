@@ -11,7 +11,7 @@ A stage's key (:func:`stage_key`) hashes
 * the **run config minus performance knobs** (:data:`PERFORMANCE_FIELDS`), and
 * the task's other inputs: run id, upstream steps' digests, kind, fault, source runs.
 
-Prefect's task-source policy covers the thin ``tasks/`` wrapper itself.
+Prefect's task-source policy covers the task the factory in ``tasks/`` made.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import Any
 import adat
 from adat import config as shipped  # the shipped files' paths, looked up at call time (tests patch them)
 from adat.config import LLMAgentTarget, PythonTarget, ReferenceTarget, RunConfig, adat_home, code_digest_store
-from adat.pipeline.stages import stage
+from adat.engine.stage_registry import stage
 
 #: config fields that change how fast a result comes, never what it is (dotted paths)
 PERFORMANCE_FIELDS = ("run_id", "data_dir", "llm.concurrency", "llm.timeout_s", "llm.max_retries",
@@ -196,13 +196,6 @@ def _entry_source(module: str, func: str) -> tuple[ast.AST, ast.Module]:
     return _strip_docstrings(ast.parse(source)), ast.parse(Path(inspect.getfile(mod)).read_text(encoding="utf-8"))
 
 
-def code_fingerprint() -> str:
-    """Hash of every pipeline stage's code (shown in runs; cache keys use each stage's own)."""
-    from adat.pipeline.stages import STAGES
-
-    return _sha(code_digest(s.entry).encode() for s in STAGES.values())
-
-
 # --- files -----------------------------------------------------------------------------------
 def _file_part(path: Path | str | None) -> bytes:
     if path is None:
@@ -297,6 +290,8 @@ def result_config(cfg: RunConfig) -> dict[str, Any]:
 def _input_part(name: str, value: Any) -> str:
     if isinstance(value, RunConfig):
         return json.dumps(result_config(value), sort_keys=True)
+    if isinstance(value, (list, tuple)):  # several upstream results (or digests) in one input
+        return "[" + ",".join(_input_part(name, item) for item in value) + "]"
     digest = getattr(value, "digest", None)
     if isinstance(digest, str) and hasattr(value, "step"):  # a StepResult: its digest stands for its rows
         return f"{value.step}:{digest or value.model_dump_json()}"
@@ -316,8 +311,7 @@ def stage_key(name: str, inputs: Mapping[str, Any]) -> str:
         fault = inputs.get("fault") or (inputs.get("variant") if inputs.get("variant") != "original" else None)
         parts.append(f"target={target_digest(cfg, fault)}")
     for key in sorted(inputs):
-        if key != "code":  # the flow-wide fingerprint: superseded by the stage's own code digest
-            parts.append(f"{key}={_input_part(key, inputs[key])}")
+        parts.append(f"{key}={_input_part(key, inputs[key])}")
     if cfg is not None:
         for key in ("source_run_id", "suite_run_id"):
             source = inputs.get(key)

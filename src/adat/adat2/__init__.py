@@ -1,0 +1,1 @@
+"""The AdaT2 pipeline as steps: discovery, extraction, grounding, generation, execution, transformation."""

@@ -1,0 +1,56 @@
+"""The one wrapper every stage's step runs in, and what a step reports back.
+
+A step is ``fn(ctx, **params) -> Outcome``: it reads through ``ctx``, runs its stage and writes
+its tables through ``ctx`` (only the tables its declaration names: :mod:`adat.engine.stage_registry`).
+:func:`run_stage` owns the rest, once for every stage: the context, the LLM calls made (appended
+to ``llm_calls``), the tester-role failure check, and the :class:`StepResult` handed to the next
+stage (the partitions written, rows per table, counts and a digest of the rows; never rows).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from adat.config import RunConfig
+from adat.engine.context import RunContext, StepResult
+from adat.engine.stage_registry import stage
+
+
+@dataclass
+class Outcome:
+    """What a step reports besides the rows it wrote (the wrapper tallies those)."""
+
+    counts: Mapping[str, float] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
+    #: rows per table to report instead of the tally of writes (e.g. a stage's own rows of a table)
+    tables: dict[str, int] | None = None
+    #: the step's label in the result (default: the stage name), e.g. ``execution:plain:original``
+    step: str = ""
+
+
+def run_stage(name: str, cfg: RunConfig, run_id: str, *, key: str | None = None,
+              progress: Any = None, **params: Any) -> StepResult:
+    """Run stage ``name``'s step on run ``run_id`` with ``params`` and close it.
+
+    ``key``: the stage's cache key (a resumable stage resumes under it). ``progress``: makes a
+    progress callback from a label (``tasks`` pass the Prefect UI's). A step that writes nothing
+    of its own and hands on a :class:`StepResult` of its own making (priors, replays) returns it.
+    """
+    spec = stage(name)
+    ctx = RunContext(cfg, run_id, stage=name, writes=spec.writes, key=key, progress_bar=progress)
+    out = spec.step(ctx, **params)
+    return out if isinstance(out, StepResult) else close_step(ctx, out, check=spec.guards_models)
+
+
+def close_step(ctx: RunContext, out: Outcome, *, check: bool = True) -> StepResult:
+    """Record ``ctx``'s LLM calls, fail on a tester role beyond ``llm.max_failed_share`` (``check``)
+    and describe what the step wrote."""
+    ctx.flush_calls()
+    if check:
+        ctx.check_models(out.step or ctx.stage)
+    return StepResult(run_id=ctx.run_id, step=out.step or ctx.stage, digest=ctx.digest, paths=ctx.paths,
+                      tables=ctx.rows if out.tables is None else out.tables,
+                      counts={k: float(v) for k, v in out.counts.items()}, data=out.data)
+
