@@ -71,14 +71,14 @@ def _stale(root: Path, run_id: str, stage: str, since: float | None) -> set[str]
     re-run of ``stage`` with new inputs (``--refresh``, an edited artifact) leaves them until those
     stages rerun too, later in the same flow, so checks over them wait for that stage."""
     from adat.engine.stage_registry import STAGES, downstream
-    from adat.warehouse.layout import PART_GLOB, partition_path
+    from adat.warehouse.layout import live_parts, partition_path
 
     if since is None:
         return set()
     later = {t for name in downstream([stage]) - {stage} for t in STAGES[name].writes}
     before = since - CLOCK_SLACK_S
     return {t for t in later if any(p.stat().st_mtime < before
-                                    for p in partition_path(root, t, run_id).glob(PART_GLOB))}
+                                    for p in live_parts(partition_path(root, t, run_id)))}
 
 
 def run_checks(root: Path, run_id: str, tables: Collection[str], stage: str, since: float | None = None,
