@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
 
-from adat.llm.types import LLMError
+from adat.llm.types import LLMError, TesterLLM
 from adat.records import AuditLabel, Grouping
 from adat.roles import PROMPT_AUDITOR_GROUPING, GroupingInput, GroupingMappingView, GroupingOutput
 
@@ -40,7 +39,7 @@ def reference_groupings(labels: Sequence[AuditLabel], run_id: str, count: int) -
     return rows
 
 
-def llm_groupings(client: Any, labels: Sequence[AuditLabel], run_id: str, count: int) -> list[Grouping]:
+def llm_groupings(client: TesterLLM, labels: Sequence[AuditLabel], run_id: str, count: int) -> list[Grouping]:
     """``count`` independent groupings by the auditor role (each a separately cached call).
 
     A mapping the answer leaves out, or a failed call, keeps the mapping as its own group, so

@@ -14,12 +14,11 @@ from __future__ import annotations
 import logging
 import re
 from pathlib import Path
-from typing import Any
 
 from adat.config import LLMAgentTarget, RunConfig
 from adat.errors import UserError
 from adat.evaluation.labels import Compliance
-from adat.llm.types import LLMError
+from adat.llm.types import LLMError, TesterLLM
 from adat.records import AuditLabel, BoundaryMapping, Execution, TestCase, Validity
 from adat.roles import (
     PROMPT_AUDITOR,
@@ -84,7 +83,7 @@ def _norm(text: str) -> str:
 class LLMAuditor:
     """Audits tests and executions of any target from its artifacts, with the ``auditor`` role."""
 
-    def __init__(self, client: Any, artifacts: list[ArtifactView], run_id: str) -> None:
+    def __init__(self, client: TesterLLM, artifacts: list[ArtifactView], run_id: str) -> None:
         self.client = client
         self.artifacts = artifacts
         self.run_id = run_id

@@ -9,7 +9,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -19,6 +19,9 @@ from adat.errors import StageFailed
 from adat.records import Execution, Record, RuleEvent, Run, StageRun, Trace
 from adat.targets.base import SideLogged, Target
 from adat.warehouse.parquet import partition_dir, read_records, write_records
+
+if TYPE_CHECKING:
+    from adat.llm.client import LLMClient
 
 
 class StepResult(BaseModel):
@@ -61,7 +64,7 @@ class RunContext:
 
     cfg: RunConfig
     run_id: str
-    _client: Any = field(default=None, repr=False)
+    _client: LLMClient | None = field(default=None, repr=False)
     _digest: Any = field(default_factory=hashlib.sha256, repr=False)
     _paths: dict[str, str] = field(default_factory=dict, repr=False)
 
@@ -129,7 +132,7 @@ class RunContext:
 
     # --- LLM -----------------------------------------------------------------------------
     @property
-    def client(self) -> Any:
+    def client(self) -> LLMClient:
         if self._client is None:
             from adat.llm.call_journal import CallJournal
             from adat.llm.client import LLMClient

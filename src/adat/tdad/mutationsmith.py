@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from adat.llm.types import TesterLLM
 from adat.tdad.role_io import (
     PROMPT_MUTATIONSMITH,
     MutationSmithInput,
@@ -19,7 +20,7 @@ from adat.tdad.role_io import (
 ROLE = "mutationsmith"
 
 
-def mutant_maker(client: Any, pack: Any) -> Any:
+def mutant_maker(client: TesterLLM, pack: Any) -> Any:
     """``make(compiled artifact, mutation, attempt) -> mutant artifact`` through the role."""
 
     def make(artifact: Any, mutation: Any, attempt: int) -> Any:

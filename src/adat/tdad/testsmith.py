@@ -19,10 +19,9 @@ import hashlib
 import logging
 import random
 import re
-from typing import Any
 
 from adat.config import RunConfig
-from adat.llm.types import LLMError
+from adat.llm.types import LLMError, TesterLLM
 from adat.spec_records import Family, SpecTest
 from adat.stages.provenance import call_role
 from adat.tdad.spec_model import HIDDEN_FAMILIES, Spec
@@ -96,7 +95,7 @@ def _test_id(spec: Spec, leaf: str, path_no: int, family: str, n: int, seed: int
     return f"{spec.spec_id}.{leaf}.p{path_no}.{family}.{n}-{digest}"
 
 
-def generate_tests(cfg: RunConfig, client: Any, spec: Spec, *, seed: int, run_id: str = "",
+def generate_tests(cfg: RunConfig, client: TesterLLM, spec: Spec, *, seed: int, run_id: str = "",
                    max_paths_per_leaf: int = MAX_PATHS_PER_LEAF) -> list[SpecTest]:
     """Every test TestSmith writes for ``spec``; a path whose call fails is logged and skipped."""
     families = families_of(spec)
