@@ -7,6 +7,7 @@ environment variables itself.
 
 from __future__ import annotations
 
+import importlib.resources
 import os
 import re
 from functools import lru_cache, partial
@@ -98,8 +99,8 @@ def adat_home() -> Path:
     env = environment().ADAT_HOME
     if env:
         return Path(env).resolve()
-    packaged = Path(__file__).resolve().parent / "_home"
-    return packaged if packaged.is_dir() else Path(__file__).resolve().parents[2]
+    packaged = importlib.resources.files("adat") / "_home"  # the wheel's package data (unpacked on disk)
+    return Path(str(packaged)) if packaged.is_dir() else Path(__file__).resolve().parents[2]
 
 
 #: The old name of :func:`adat_home`, kept while branches written against it land.
