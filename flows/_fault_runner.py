@@ -45,7 +45,7 @@ from prefect.task_runners import ProcessPoolTaskRunner
 from pydantic import PrivateAttr
 
 from adat.config import RunConfig
-from adat.llm.providers.registry import provider_modules
+from adat.llm.providers.provider_registry import provider_modules
 from flows._cli import one_api
 
 WARM_MODULE = "flows._fault_worker"

@@ -16,7 +16,7 @@ from prefect.artifacts import create_markdown_artifact
 from adat.config import RunConfig
 from adat.pipeline.context import new_run_id
 from adat.pipeline.fingerprint import code_fingerprint
-from adat.tdad.report import is_offline, spec_metrics, summary_lines
+from adat.tdad.spec_suite_figures import is_offline, spec_metrics, summary_lines
 from adat.tdad.steps import file_digest
 from flows._run_status import RUN_HOOKS, remember_run
 from tasks import pipeline_tasks as t

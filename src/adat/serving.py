@@ -226,7 +226,7 @@ def serve_agent_command(kind: str, fault: str | None, port: int, cfg: config.Run
 
 def build_served_agent(kind: str, fault: str | None, cfg: config.RunConfig) -> Target:
     """The agent ``adat serve-agent KIND`` serves; ``fault`` overrides the config's fault."""
-    from adat.targets.factory import build_reference_agent, build_target
+    from adat.targets.target_factory import build_reference_agent, build_target
 
     target = cfg.target
     if kind == "reference":

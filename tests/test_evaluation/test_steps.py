@@ -11,7 +11,7 @@ from rich.console import Console
 
 from adat.config import EvaluationConfig, RunConfig
 from adat.evaluation import steps
-from adat.evaluation.report import print_evaluation
+from adat.evaluation.evaluation_figures import print_evaluation
 from adat.pipeline.context import RunContext
 from adat.pipeline.steps import execution_step
 from adat.warehouse import read_records

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from adat import roles
 from adat.config import LLMSettings, RunConfig
 from adat.llm.client import LLMClient
-from adat.llm.providers.registry import ProviderRegistry, default_registry
+from adat.llm.providers.provider_registry import ProviderRegistry, default_registry
 from adat.llm.types import LLMError, LLMRequest, LLMResponse
 from adat.offline import planning
 from adat.offline.provider import HANDLERS, OfflineHeuristicProvider

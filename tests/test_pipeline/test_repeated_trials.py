@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from adat.config import ROLES, RunConfig
-from adat.llm.providers.registry import ProviderRegistry
+from adat.llm.providers.provider_registry import ProviderRegistry
 from adat.llm.types import LLMRequest
 from adat.pipeline.context import RunContext
 from adat.pipeline.steps import execution_step

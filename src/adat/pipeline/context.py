@@ -186,8 +186,8 @@ class RunContext:
     # --- target --------------------------------------------------------------------------
     def target(self, *, fault: str | None = None, scope: str = "t") -> Target:
         """The run's target (or its faulty variant), with session ids unique within the run."""
-        from adat.targets.factory import build_target
         from adat.targets.session_scope import ScopedSessions
+        from adat.targets.target_factory import build_target
 
         target_cfg = self.cfg.target
         if fault is not None:

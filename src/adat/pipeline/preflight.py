@@ -13,7 +13,7 @@ from pathlib import Path
 from adat import config
 from adat.config import PREFLIGHT_TIMEOUT_S, LLMAgentTarget, RunConfig, check_run_id
 from adat.errors import UserError
-from adat.llm.providers.registry import default_registry
+from adat.llm.providers.provider_registry import default_registry
 
 
 def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list[str]:
@@ -27,8 +27,8 @@ def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list
     from adat.instruction_catalog import load_instructions
     from adat.llm.providers.openai_chat import OpenAIProvider
     from adat.pipeline.config_refs import check_config_references
-    from adat.targets.factory import build_target
     from adat.targets.http import HttpTarget
+    from adat.targets.target_factory import build_target
 
     checked: list[str] = []
     check_config_references(cfg)

@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from adat.targets.base import SideLogged, Target
-from adat.targets.factory import build_target
 from adat.targets.http import HttpTarget
 from adat.targets.python_target import PythonTarget
+from adat.targets.target_factory import build_target
 
 if TYPE_CHECKING:
     from adat.targets.llm_agent import LLMAgent

@@ -69,7 +69,7 @@ def compiled_artifact(cfg: RunConfig, run_id: str) -> Any:
 
 def tests_step(cfg: RunConfig, run_id: str, spec_path: str) -> StepResult:
     """TestSmith: visible and hidden tests of the spec → ``spec_tests``."""
-    from adat.tdad.spec import load_spec
+    from adat.tdad.spec_loader import load_spec
     from adat.tdad.testsmith import generate_tests
 
     ctx = RunContext(cfg, run_id)
@@ -91,7 +91,7 @@ def compile_step(cfg: RunConfig, run_id: str, spec_path: str, start: str) -> Ste
     from adat.tdad.compiler import compile_artifact
     from adat.tdad.promptsmith import ROLE, promptsmith_proposer
     from adat.tdad.role_io import PROMPT_PROMPTSMITH
-    from adat.tdad.spec import load_spec
+    from adat.tdad.spec_loader import load_spec
 
     ctx = RunContext(cfg, run_id)
     spec = load_spec(spec_path)
@@ -121,7 +121,7 @@ def reliability_step(cfg: RunConfig, run_id: str, spec_path: str, base_run: str 
     tests) → ``spec_reruns``."""
     from adat.tdad.evolution import invariant_tests
     from adat.tdad.reliability import rerun_suite
-    from adat.tdad.spec import load_spec
+    from adat.tdad.spec_loader import load_spec
 
     ctx = RunContext(cfg, run_id)
     spec = load_spec(spec_path)
@@ -146,7 +146,7 @@ def mutate_step(cfg: RunConfig, run_id: str, spec_path: str, pack_path: str) -> 
     from adat.tdad.mutate import mutate_compiled
     from adat.tdad.mutationsmith import ROLE, mutant_maker
     from adat.tdad.role_io import PROMPT_MUTATIONSMITH
-    from adat.tdad.spec import load_mutation_pack, load_spec
+    from adat.tdad.spec_loader import load_mutation_pack, load_spec
 
     ctx = RunContext(cfg, run_id)
     spec, pack = load_spec(spec_path), load_mutation_pack(pack_path)
