@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import socket
 import threading
 import time
@@ -147,7 +148,8 @@ class BackgroundServer:
         try:
             self.socket = socket.create_server((host, port), backlog=128)
         except OSError as exc:
-            raise UserError(f"cannot listen on {host}:{port} ({exc.strerror or exc})", field="--port",
+            reason = os.strerror(exc.errno) if exc.errno else str(exc)
+            raise UserError(f"cannot listen on {host}:{port} ({reason})", field="--port",
                             fix="choose a free port, or 0 for any") from None
         self.name = name
         self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
