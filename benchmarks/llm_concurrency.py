@@ -30,7 +30,7 @@ class SimulatedLatency:
     """A provider answering like offline/heuristic, ``latency_s`` seconds after each request."""
 
     def __init__(self, latency_s: float) -> None:
-        from adat.offline.provider import OfflineHeuristicProvider
+        from adat_offline.provider import OfflineHeuristicProvider
 
         self.inner = OfflineHeuristicProvider()
         self.latency_s = latency_s

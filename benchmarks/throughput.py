@@ -115,8 +115,8 @@ def minimal_driver(base_url: str, tests: list[Any], concurrency: int) -> float:
     """The physical limit: the same requests, no framework (system prompt + tools, hints, a judge call)."""
     from openai import OpenAI
 
-    from adat.domains.retail import RetailDB, RetailTools, default_db_path, default_policy_path
-    from adat.targets.llm_agent import system_prompt
+    from adat_reference.llm_agent import system_prompt
+    from adat_reference.retail import RetailDB, RetailTools, default_db_path, default_policy_path
 
     client = OpenAI(base_url=base_url, api_key="sk-bench", max_retries=0)
     system = system_prompt(default_policy_path().read_text(encoding="utf-8"))

@@ -15,11 +15,11 @@ import prefect.task_engine  # noqa: F401  (what a worker runs each task with)
 import pyarrow.dataset  # noqa: F401  (the first record read imports it, and pandas with it)
 
 import tasks.evaluation_tasks  # noqa: F401  (the task module a regression is unpickled into)
-from adat.agents.reference.rules import RuleBook
 from adat.errors import UserError
 from adat.evaluation import labels, replay  # noqa: F401
 from adat.pipeline import steps  # noqa: F401
 from adat.stages import execution, judging  # noqa: F401
+from adat_reference.agent.rules import RuleBook
 
 with contextlib.suppress(UserError):  # no default rule table (a broken install): nothing to warm
     RuleBook.load()

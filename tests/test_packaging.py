@@ -79,12 +79,22 @@ def test_wheel_installed_non_editably_works_from_any_directory(source: Path, tmp
     probe = ("from adat.config import adat_home; from adat.pipeline.preflight import preflight; "
              "from adat.config import load_run_config, demo_config_path; import flows.pipeline, tasks; "
              "print(adat_home()); print(flows.pipeline.__file__); "
-             "print(len(preflight(load_run_config(demo_config_path()))))")
-    home, flow_file, n_checked = run(bin_dir / "python", "-c", probe, cwd=elsewhere, env=env).stdout.split()
+             "print(len(preflight(load_run_config(demo_config_path())))); "
+             # the stand-in ships as its own package and is found through the wheel's entry point
+             "import sys; from adat.llm.providers.provider_registry import default_registry; "
+             "p = default_registry().create('offline/heuristic', load_run_config(demo_config_path()))[2]; "
+             "print(sys.modules[type(p).__module__].__file__)")
+    home, flow_file, n_checked, stand_in = run(bin_dir / "python", "-c", probe, cwd=elsewhere, env=env).stdout.split()
     venv_site = str((tmp_path / "venv").resolve())
     assert home.startswith(venv_site) and home.endswith("adat/_home")
     assert flow_file.startswith(venv_site)
+    assert stand_in.startswith(venv_site) and stand_in.endswith("adat_offline/provider.py")
     assert int(n_checked) > 5
+    # the built-in agents under test: their own package in the wheel, found by the tester's entry points
+    probe = ("import adat_reference; from adat.targets.plugins import target_plugin; "
+             "print(adat_reference.__file__); print(type(target_plugin('reference')).__module__)")
+    reference_file, plugin_module = run(bin_dir / "python", "-c", probe, cwd=elsewhere, env=env).stdout.split()
+    assert reference_file.startswith(venv_site) and plugin_module == "adat_reference.target"
     assert (Path(home).parent / "py.typed").is_file()
     assert (Path(home).parent / "reporting" / "templates" / "run_report.html.j2").is_file()  # adat report
     for shipped_dir in ("catalogs/prompts", "sql/metrics", "sql/staging", "sql/report", "data/reference/retail"):

@@ -1,8 +1,10 @@
 """The offline tester knows nothing of the agent under test (issue 11, item 1).
 
-A string literal in ``src/adat/offline`` must not share a run of five or more words
+A string literal of the tester code -- the offline stand-in (``src/adat_offline``, a package of
+its own) and the role contracts its inputs come from (``src/adat/contracts``) -- must not share a
+run of five or more words
 (case-insensitive) with the reference agent's rules (``data/reference/retail/rules.yaml``), the
-fault packs (``catalogs/faults/**``) or the string literals of ``src/adat/agents/reference``.
+fault packs (``catalogs/faults/**``) or the string literals of ``src/adat_reference/agent``.
 Phrases any tester would use may be listed, each with its reason, in
 ``tester_blindness_allowlist.yaml`` beside this test — never a reason, value, id or sentence of
 this agent.
@@ -11,14 +13,19 @@ this agent.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
 from pathlib import Path
 
 import yaml
 
+from adat.llm.providers.provider_registry import plugins
+
 ROOT = Path(__file__).resolve().parents[1]
-OFFLINE = ROOT / "src" / "adat" / "offline"
-AGENT = ROOT / "src" / "adat" / "agents" / "reference"
+OFFLINE = ROOT / "src" / "adat_offline"
+#: the tester code the check reads: the stand-in and the role contracts
+TESTER = (OFFLINE, ROOT / "src" / "adat" / "contracts")
+AGENT = ROOT / "src" / "adat_reference" / "agent"
 ALLOWLIST = Path(__file__).with_name("tester_blindness_allowlist.yaml")
 RUN = 5
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -66,15 +73,20 @@ def allowed_runs() -> set[tuple[str, ...]]:
     return allowed
 
 
-def shared_runs() -> dict[str, list[str]]:
-    """Offline literal -> the agent's five-word runs it repeats (allowlisted runs left out)."""
+def scanned_files(roots: tuple[Path, ...] = TESTER) -> list[Path]:
+    return sorted(path for root in roots for path in root.rglob("*.py"))
+
+
+def shared_runs(roots: tuple[Path, ...] = TESTER) -> dict[str, list[str]]:
+    """Tester literal -> the agent's five-word runs it repeats (allowlisted runs left out)."""
     agent, allowed = agent_runs(), allowed_runs()
     hits: dict[str, list[str]] = {}
-    for path in sorted(OFFLINE.rglob("*.py")):
-        for line, text in literals(path):
-            shared = sorted(" ".join(r) for r in runs(text) & agent - allowed)
-            if shared:
-                hits[f"{path.relative_to(ROOT)}:{line}"] = shared
+    for root in roots:
+        for path in scanned_files((root,)):
+            for line, text in literals(path):
+                shared = sorted(" ".join(r) for r in runs(text) & agent - allowed)
+                if shared:
+                    hits[f"{path.relative_to(root.parent)}:{line}"] = shared
     return hits
 
 
@@ -90,8 +102,32 @@ def test_the_check_sees_a_copied_sentence(tmp_path: Path) -> None:
     assert not runs("a request the agent turned down, asked again in other words") & agent
 
 
+def test_the_check_reads_the_stand_in_where_it_lives(tmp_path: Path) -> None:
+    # A moved stand-in must not leave the check reading an empty folder: it reads every module of
+    # the package the registry loads, and a rule sentence planted in a copy of it is found.
+    module = plugins()["offline"].module  # what the registry imports for offline/heuristic
+    spec = importlib.util.find_spec(module)
+    assert spec is not None and spec.origin is not None and Path(spec.origin).parent == OFFLINE
+    names = {p.name for p in scanned_files()}
+    assert {"provider.py", "planning.py", "judging.py", "transformations.py", "adat2_roles.py"} <= names
+    assert len([p for p in scanned_files() if p.is_relative_to(OFFLINE)]) >= 20
+    copy = tmp_path / "adat_offline"
+    copy.mkdir()
+    (copy / "provider.py").write_text((OFFLINE / "provider.py").read_text(encoding="utf-8")
+                                      + '\nSAID = "I can only cancel orders whose status is pending"\n')
+    hits = shared_runs((copy,))
+    assert len(hits) == 1 and next(iter(hits)).startswith("adat_offline/provider.py:")
+
+
 def test_allowlist_entries_are_short_and_reasoned() -> None:
     entries = yaml.safe_load(ALLOWLIST.read_text(encoding="utf-8")) or []
     assert len(entries) <= 15
     for entry in entries:
         assert len(words(entry["phrase"])) <= 8 and entry["reason"].strip()
+
+
+def test_the_agent_sources_are_where_the_check_reads_them() -> None:
+    # a moved package would leave AGENT empty and the check above vacuously green
+    sources = sorted(AGENT.rglob("*.py"))
+    assert (AGENT / "agent.py") in sources and len(sources) >= 10
+    assert sum(len(literals(p)) for p in sources) > 100

@@ -24,7 +24,7 @@ with ``<night>`` = ``history`` and ``run``. Any tool may write such a file (e.g.
 real run); ``run.py --world FILE`` scores every selector on it.
 
 Not-applicable reasons. A generator that declines a pair says why, and its reason falls in one
-of two kinds (``adat.selection.pair.NA_REASONS``): ``statement`` — the statement lacks what this
+of two kinds (``adat.contracts.adat2_roles.NA_REASONS``): ``statement`` — the statement lacks what this
 *kind* of change needs (nothing to reword, no amount to alter…), a property of the statement and
 the instruction's factor; or ``instruction`` — something specific to this one instruction. The
 built-in worlds split each pair's logit into a factor-level statement term ``s_f(h)`` and an

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from adat.agents.reference import ReferenceAgent
-from adat.domains.retail import RetailDB, default_db_path
+from adat_reference.agent import ReferenceAgent
+from adat_reference.retail import RetailDB, default_db_path
 from tests.test_agents.scenarios import Finder
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"

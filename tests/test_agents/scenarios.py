@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from adat.domains.retail.database import Order, OrderItem, Product, RetailDB, User, Variant
+from adat_reference.retail.database import Order, OrderItem, Product, RetailDB, User, Variant
 
 
 class Finder:

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from adat.agents.reference import RULE_IDS, ReferenceAgent, fault_ids, list_faults, load_fault
-from adat.domains.retail import default_policy_path
 from adat.errors import UserError
+from adat_reference.agent import RULE_IDS, ReferenceAgent, fault_ids, list_faults, load_fault
+from adat_reference.retail import default_policy_path
 
 FAULTS = fault_ids()
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from adat.agents.reference import RULE_IDS, ReferenceAgent
-from adat.agents.reference.rules import Outcome
-from adat.domains.retail import RetailDB
+from adat_reference.agent import RULE_IDS, ReferenceAgent
+from adat_reference.agent.rules import Outcome
+from adat_reference.retail import RetailDB
 from tests.test_agents.rule_cases import CASES
 from tests.test_agents.scenarios import Finder
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from adat.agents.reference.entities import PaymentRef, address, person_name
-from adat.agents.reference.items import name_pattern
-from adat.agents.reference.nlu import cancel_reason, confirmation, find_intents, parse
+from adat_reference.agent.entities import PaymentRef, address, person_name
+from adat_reference.agent.items import name_pattern
+from adat_reference.agent.nlu import cancel_reason, confirmation, find_intents, parse
 
 
 @pytest.mark.parametrize(("text", "answer"), [

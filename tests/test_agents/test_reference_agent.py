@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from adat.agents.reference import ReferenceAgent, default_rules_path
 from adat.errors import TargetError, UserError
 from adat.targets.base import SideLogged, Target
+from adat_reference.agent import ReferenceAgent, default_rules_path
 from tests.test_agents.rule_cases import CASES
 from tests.test_agents.scenarios import login
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
-from adat.agents.reference import ReferenceAgent, fault_ids
-from adat.domains.retail import WRITE_TOOLS
+from adat_reference.agent import ReferenceAgent, fault_ids
+from adat_reference.retail import WRITE_TOOLS
 
 FRAGMENTS = [
     "cancel", "return", "exchange", "change", "modify the address", "pay with my gift card", "paypal", "yes", "no",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from adat.agents.reference import RULE_IDS, RuleBook
+from adat_reference.agent import RULE_IDS, RuleBook
 from tests.test_agents.rule_cases import CASES
 
 SIDES = ("allowed", "denied")

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from adat.agents.reference import RuleBook, RuleOverride, default_rules_path
-from adat.agents.reference.rules import RuleEngine
-from adat.agents.reference.sidelog import SideLog
-from adat.domains.retail import default_policy_path
 from adat.errors import UserError
+from adat_reference.agent import RuleBook, RuleOverride, default_rules_path
+from adat_reference.agent.rules import RuleEngine
+from adat_reference.agent.sidelog import SideLog
+from adat_reference.retail import default_policy_path
 
 
 def _normalised(text: str) -> str:

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from adat.agents.reference import ReferenceAgent
-from adat.domains.retail import WRITE_TOOLS, RetailDB, RetailTools
+from adat_reference.agent import ReferenceAgent
+from adat_reference.retail import WRITE_TOOLS, RetailDB, RetailTools
 from tests.test_agents.conftest import SHARED
 from tests.test_agents.tau2_scripts import TAU2_SCRIPTS
 

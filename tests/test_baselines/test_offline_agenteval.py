@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from adat import roles as r
+from adat.contracts import adat2_roles as r
 from adat.llm.prompts import UNTRUSTED_REMINDER, load_prompt
-from adat.offline.baselines import perturb
+from adat_offline.baselines import perturb
 from tests.test_stages.conftest import PROMPTS
 
 PATH = [r.TurnView(role="user", text="Please cancel order #W1000001, my email is ann@example.com"),
@@ -56,7 +56,7 @@ def test_prompt_file_matches_the_role_contract_and_fences_agent_text() -> None:
 
 def test_the_offline_provider_answers_the_agenteval_prompt() -> None:
     from adat.llm.types import LLMRequest
-    from adat.offline.provider import OfflineHeuristicProvider
+    from adat_offline.provider import OfflineHeuristicProvider
 
     request = LLMRequest(role="generator", provider="offline", model="heuristic", messages=[],
                          prompt_id=r.PROMPT_AGENTEVAL, variables=sample().model_dump())

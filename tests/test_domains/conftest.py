@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from adat.domains.retail.database import RetailDB
-from adat.domains.retail.generate import generate_retail_db
-from adat.domains.retail.tools import RetailTools
+from adat_reference.retail.database import RetailDB
+from adat_reference.retail.generate import generate_retail_db
+from adat_reference.retail.tools import RetailTools
 
 
 @pytest.fixture(scope="session")

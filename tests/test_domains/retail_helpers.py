@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from adat.domains.retail.database import GiftCard, Order, OrderItem, Paypal, RetailDB, User, Variant
-from adat.domains.retail.tools import RetailTools
 from adat.errors import ToolError
+from adat_reference.retail.database import GiftCard, Order, OrderItem, Paypal, RetailDB, User, Variant
+from adat_reference.retail.tools import RetailTools
 
 
 def orders_with(db: RetailDB, status: str) -> list[Order]:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from adat.domains.retail.database import RetailDB, default_db_path, default_policy_path
 from adat.errors import UserError
+from adat_reference.retail.database import RetailDB, default_db_path, default_policy_path
 
 
 def test_load_errors_name_the_file_and_the_problem(tmp_path: Path) -> None:

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from adat.domains.retail.database import (
+from adat.errors import UserError
+from adat_reference.retail.database import (
     ORDER_STATUSES,
     GiftCard,
     RetailDB,
     default_db_path,
     default_policy_path,
 )
-from adat.domains.retail.generate import generate_retail_db, write_reference_db
-from adat.errors import UserError
+from adat_reference.retail.generate import generate_retail_db, write_reference_db
 
 ID_FORMATS = {
     "order": re.compile(r"#W\d{7}"), "user": re.compile(r"[a-z]+_[a-z]+_\d{4}"), "item": re.compile(r"\d{10}"),
@@ -81,7 +81,7 @@ def coverage_problems(db: RetailDB) -> list[str]:
 def test_committed_database_is_the_default_generation() -> None:
     committed = RetailDB.load(default_db_path())
     assert committed.canonical_hash() == generate_retail_db().canonical_hash(), (
-        "data/reference/retail/db.json is stale: run `python -m adat.domains.retail.generate`")
+        "data/reference/retail/db.json is stale: run `python -m adat_reference.retail.generate`")
 
 
 def test_committed_database_size() -> None:

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from adat.domains.retail.database import RetailDB
-from adat.domains.retail.tools import WRITE_TOOLS, RetailTools
 from adat.errors import ToolError
+from adat_reference.retail.database import RetailDB
+from adat_reference.retail.tools import WRITE_TOOLS, RetailTools
 
 # (task id, index of the action in evaluation_criteria.actions) -> expected error text
 REJECTED_BY_TAU2 = {

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from adat.domains.retail.database import GiftCard, RetailDB
-from adat.domains.retail.tools import TOOL_NAMES, WRITE_TOOLS, RetailTools
 from adat.errors import ToolError
+from adat_reference.retail.database import GiftCard, RetailDB
+from adat_reference.retail.tools import TOOL_NAMES, WRITE_TOOLS, RetailTools
 from tests.test_domains.retail_helpers import (
     add_paypal,
     alternatives,

@@ -7,16 +7,16 @@ import json
 
 import pytest
 
-from adat.domains.retail.database import RetailDB
-from adat.domains.retail.tools import TOOL_NAMES, RetailTools
-from adat.domains.retail.toolschema import (
+from adat.errors import ToolError
+from adat_reference.retail.database import RetailDB
+from adat_reference.retail.tools import TOOL_NAMES, RetailTools
+from adat_reference.retail.toolschema import (
     bind_arguments,
     function_schema,
     json_schema_for,
     parse_docstring,
     shared_args,
 )
-from adat.errors import ToolError
 
 
 def sample_tool(self, order_id: str, item_ids: list[str], count: int = 1, note: str | None = None) -> str:

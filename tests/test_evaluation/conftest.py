@@ -7,10 +7,10 @@ from collections.abc import Sequence
 
 import pytest
 
-from adat.agents.reference import ReferenceAgent, RuleBook
 from adat.evaluation.replay import Replayer
 from adat.records import Execution, Side, TestCase, Verdict, VerdictValue
 from adat.stages.execution import execute_test
+from adat_reference.agent import ReferenceAgent, RuleBook
 
 RUN = "r-eval"
 CHLOE = "Hi, my email is chloe.costa1018@example.com."

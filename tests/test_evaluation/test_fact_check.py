@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from adat.evaluation.fact_check import FactChecker
+from adat_reference.retail.fact_check import FactChecker
 from tests.test_evaluation.conftest import make_test
 
 GRACE = "grace.dubois9572@example.com"  # user grace_dubois_8144, zip 19134

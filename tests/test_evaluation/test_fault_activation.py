@@ -56,8 +56,8 @@ def test_a_fault_is_activated_only_where_it_took_effect_at_its_rule() -> None:
 
 
 def test_which_shipped_faults_reword_their_rule() -> None:
-    from adat.agents.reference import RuleBook, load_fault
-    from adat.agents.reference.faults import rewords_rule
+    from adat_reference.agent import RuleBook, load_fault
+    from adat_reference.agent.faults import rewords_rule
 
     book = RuleBook.load()
     assert rewords_rule(load_fault("items_modifiable_twice"), book)  # overrides the 'remind' sentence

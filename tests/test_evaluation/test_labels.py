@@ -7,8 +7,8 @@ import itertools
 
 import pytest
 
-from adat.agents.reference import load_fault
 from adat.evaluation.labels import paper_label, reference_compliance
+from adat_reference.agent import load_fault
 from tests.test_evaluation.conftest import (
     ACTS,
     ASKS_CONFIRMATION,

@@ -9,6 +9,12 @@ from typing import Any
 import pytest
 
 from adat.config import EvaluationConfig, HttpTarget, ReferenceTarget, RoleModels, RunConfig
+from adat.contracts.auditor_roles import (
+    PROMPT_AUDITOR,
+    PROMPT_AUDITOR_ATTRIBUTION,
+    PROMPT_AUDITOR_EXECUTION,
+    PROMPT_AUDITOR_GROUPING,
+)
 from adat.errors import UserError
 from adat.evaluation.groupings import llm_groupings
 from adat.evaluation.labels import Compliance
@@ -17,12 +23,6 @@ from adat.llm.client import LLMClient
 from adat.llm.providers.provider_registry import ProviderRegistry
 from adat.llm.types import LLMRequest
 from adat.records import AuditLabel, BoundaryMapping, Execution, Turn
-from adat.roles import (
-    PROMPT_AUDITOR,
-    PROMPT_AUDITOR_ATTRIBUTION,
-    PROMPT_AUDITOR_EXECUTION,
-    PROMPT_AUDITOR_GROUPING,
-)
 from tests.test_evaluation.conftest import RUN, make_test
 
 POLICY = """# Store policy

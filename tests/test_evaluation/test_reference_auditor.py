@@ -18,7 +18,7 @@ from tests.test_evaluation.conftest import (
 
 
 def _auditor(replayer, rules) -> ReferenceAuditor:  # type: ignore[no-untyped-def]
-    return ReferenceAuditor(replayer, rules, RUN)
+    return ReferenceAuditor(replayer, RUN)
 
 
 def test_valid_test_is_explicit_with_the_denied_rule_and_its_passage(replayer, rules):

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from adat.agents.reference import load_fault
-from adat.agents.reference.faults import fault_ids as shipped
 from adat.config import EvaluationConfig, RunConfig
 from adat.errors import UserError
 from adat.evaluation.groupings import reference_groupings
 from adat.evaluation.regression import fault_ids, on_fault, regression_test_ids
 from adat.records import AuditLabel, BoundaryMapping
+from adat_reference.agent import load_fault
+from adat_reference.agent.faults import fault_ids as shipped
 
 
 def test_fault_ids_all_requested_and_unknown():

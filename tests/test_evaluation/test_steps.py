@@ -81,8 +81,8 @@ def test_labels_per_variant_and_attribution(evaluated):
 
 
 def test_mapped_selection_follows_the_paper(evaluated):
-    from adat.agents.reference import load_fault
     from adat.evaluation.regression import regression_test_ids
+    from adat_reference.agent import load_fault
 
     cfg, _ = evaluated
     labels = _rows(cfg, "audit_labels")

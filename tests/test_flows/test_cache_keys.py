@@ -18,13 +18,13 @@ import pytest
 from prefect.task_runners import ThreadPoolTaskRunner
 
 import adat.config
-from adat.agents.reference import faults as fault_mod
-from adat.agents.reference import rules as rules_mod
 from adat.cli.flow_loader import load_flow
 from adat.config import LLMAgentTarget, RunConfig
-from adat.offline.provider import OfflineHeuristicProvider
 from adat.pipeline.fingerprint import stage_key, target_digest
 from adat.warehouse import read_records
+from adat_offline.provider import OfflineHeuristicProvider
+from adat_reference.agent import faults as fault_mod
+from adat_reference.agent import rules as rules_mod
 from tests.support.demo_config import small_demo_config
 
 FAULT = "cancel_any_reason"

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 import yaml
 
-from adat.agents.reference import ReferenceAgent
 from adat.config import ROLES
 from adat.serving import serve_agent
 from adat.warehouse import read_records
+from adat_reference.agent import ReferenceAgent
 from tests.support.chat_server import ChatServer, Reply
 from tests.test_flows.test_adat_run_http_openai import scripted_model
 

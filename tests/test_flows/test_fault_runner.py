@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif("forkserver" not in multiprocessing.get_all_star
 def where(_: int) -> dict[str, object]:
     return {"process": multiprocessing.current_process().name, "pid": os.getpid(),
             "probe": os.environ.get("ADAT_TEST_FAULT_RUNNER_PROBE"),
-            "warm": WARM_MODULE in sys.modules, "offline": "adat.offline.provider" in sys.modules}
+            "warm": WARM_MODULE in sys.modules, "offline": "adat_offline.provider" in sys.modules}
 
 
 @task

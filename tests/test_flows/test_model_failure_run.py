@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from adat.agents.reference import ReferenceAgent
 from adat.serving import serve_agent
 from adat.warehouse import read_records
+from adat_reference.agent import ReferenceAgent
 from tests.support.chat_server import ChatServer, Reply
 from tests.test_flows.test_adat_run_http_openai import adat_run, scripted_model
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from adat.agents.reference import ReferenceAgent
 from adat.serving import serve_agent
 from adat.warehouse import read_records
+from adat_reference.agent import ReferenceAgent
 from tests.support.mode_server import ModeServer
 from tests.test_flows.test_adat_run_http_openai import adat_run, scripted_model
 

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 def pipeline_run(prefect_harness, tmp_path_factory):
     cfg = small_demo_config(tmp_path_factory.mktemp("pipeline") / "data", sessions=8, n=8, run_id="e2e-1")
     calls = {"n": 0}
-    from adat.offline.provider import OfflineHeuristicProvider
+    from adat_offline.provider import OfflineHeuristicProvider
 
     original = OfflineHeuristicProvider.complete
 

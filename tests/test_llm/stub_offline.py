@@ -1,4 +1,4 @@
-"""A stand-in for adat.offline.provider used to test how the registry loads the offline provider."""
+"""A stand-in for the offline plugin, used to test how the registry loads provider plugins."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ class StubOffline:
     """Answers from the structured variables, like the real offline/heuristic provider."""
 
     instances = 0
+    models = ("heuristic",)
+    cacheable = False
 
     def __init__(self) -> None:
         StubOffline.instances += 1

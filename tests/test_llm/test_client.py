@@ -11,9 +11,7 @@ import pytest
 from adat.config import LLMSettings, RoleModels, RunConfig
 from adat.errors import UserError
 from adat.llm import LLMClient, LLMError, LLMRequest, LLMResponse, ProviderRegistry, TransientProviderError
-from adat.llm.providers import provider_registry as registry_module
 from tests.test_llm.conftest import Answer
-from tests.test_llm.stub_offline import StubOffline
 
 VARS = {"question": "q", "reply": "four"}
 
@@ -150,22 +148,3 @@ def test_api_key_from_dotenv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     cfg = RunConfig(llm=LLMSettings(api_key_env="ADAT_DOTENV_KEY", base_url="http://127.0.0.1:9/v1"))
     _, _, provider = ProviderRegistry().create("openai/x", cfg)
     assert "sk-from-dotenv" not in repr(provider)
-
-
-def test_offline_provider_is_loaded_lazily_and_not_cached(tmp_path: Path, prompts_dir: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry_module, "OFFLINE_PROVIDER", "tests.test_llm.stub_offline:StubOffline")
-    cfg = RunConfig(models=RoleModels(judge="offline/heuristic"))
-    client = LLMClient(cfg, "r", prompts_dir=prompts_dir, cache_dir=tmp_path / "cache")
-    before = StubOffline.instances
-    assert client.structured("judge", "answer", VARS, Answer) == Answer(answer=4, note="offline")
-    assert client.structured("judge", "answer", VARS, Answer).answer == 4
-    assert StubOffline.instances == before + 1 and client.provider_calls == 2
-    assert not (tmp_path / "cache" / "llm").exists()
-    assert [r.model for r in client.drain_calls()] == ["heuristic", "heuristic"]
-
-
-def test_offline_provider_missing_is_user_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry_module, "OFFLINE_PROVIDER", "adat.no_such_offline.provider:X")
-    with pytest.raises(UserError, match="offline provider not available"):
-        ProviderRegistry().create("offline/heuristic", RunConfig())

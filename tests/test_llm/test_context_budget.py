@@ -12,12 +12,7 @@ import pytest
 
 from adat import config
 from adat.config import LLMSettings, RoleModels, RunConfig
-from adat.errors import UserError
-from adat.llm import LLMClient, LLMError, LLMRequest, ProviderRegistry
-from adat.llm.context_budget import MIN_KEEP, SLACK, marker, request_tokens
-from adat.llm.prompts import load_prompt
-from adat.records import LLMCall
-from adat.roles import (
+from adat.contracts.adat2_roles import (
     PROMPT_EXTRACTOR,
     PROMPT_PLANNER,
     ExtractorInput,
@@ -28,6 +23,11 @@ from adat.roles import (
     TraceView,
     TurnView,
 )
+from adat.errors import UserError
+from adat.llm import LLMClient, LLMError, LLMRequest, ProviderRegistry
+from adat.llm.context_budget import MIN_KEEP, SLACK, marker, request_tokens
+from adat.llm.prompts import load_prompt
+from adat.records import LLMCall
 
 PROMPTS = config.adat_home() / "catalogs" / "prompts"
 PLAN = {"objective": "find the refund rules", "strategy": "ask for a refund", "rationale": ""}

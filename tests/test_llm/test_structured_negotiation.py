@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from adat.config import RunConfig
+from adat.contracts.adat2_roles import GeneratedTest, JudgeOutput, PlannerOutput
 from adat.errors import UserError
 from adat.llm import LLMClient, LLMError
 from adat.llm.call_journal import CallJournal, fold_journal, journal_path
 from adat.llm.output_modes import cached_mode, probe_output_mode, resolve_mode
 from adat.llm.output_schema import OutputInvalid, extract_json, parse_output
-from adat.roles import GeneratedTest, JudgeOutput, PlannerOutput
 from adat.warehouse import read_records
 from tests.support.chat_server import ChatServer, Reply
 from tests.test_llm.conftest import Answer

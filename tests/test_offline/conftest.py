@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from adat.config import load_run_config
-from adat.offline import generation, statements
-from adat.roles import (
+from adat.contracts.adat2_roles import (
     ExtractedStatement,
     ExtractorInput,
     PlainInput,
@@ -19,6 +18,7 @@ from adat.roles import (
     TestView,
     TraceView,
 )
+from adat_offline import generation, statements
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]

@@ -8,12 +8,7 @@ import json
 import re
 from pathlib import Path
 
-from adat.offline import generation, judging, statements
-from adat.offline import language as lang
-from adat.offline.facts import parse_facts
-from adat.offline.transform_case import build_case
-from adat.offline.transformations import IMPLEMENTED
-from adat.roles import (
+from adat.contracts.adat2_roles import (
     ExtractorInput,
     InstructionView,
     JudgeInput,
@@ -24,6 +19,11 @@ from adat.roles import (
     TransformInput,
     TurnView,
 )
+from adat_offline import generation, judging, statements
+from adat_offline import language as lang
+from adat_offline.facts import parse_facts
+from adat_offline.transform_case import build_case
+from adat_offline.transformations import IMPLEMENTED
 
 DB = Path(__file__).resolve().parents[2] / "data" / "reference" / "retail" / "db.json"
 

@@ -4,11 +4,18 @@ leaves out. The agent's wording here is made up for the tests."""
 
 from __future__ import annotations
 
-from adat.offline import generation, judging, language, statements
-from adat.offline.facts import parse_facts
-from adat.offline.observation import Action, observe
-from adat.offline.plan_queue import _cases_for, _other_method, _unlisted_option, offered_fewer
-from adat.roles import ExtractorInput, JudgeInput, PlainInput, StatementView, TraceView, TurnView
+from adat.contracts.adat2_roles import (
+    ExtractorInput,
+    JudgeInput,
+    PlainInput,
+    StatementView,
+    TraceView,
+    TurnView,
+)
+from adat_offline import generation, judging, language, statements
+from adat_offline.facts import parse_facts
+from adat_offline.observation import Action, observe
+from adat_offline.plan_queue import _cases_for, _other_method, _unlisted_option, offered_fewer
 
 FACTS = ["Test account 1: email a.b@example.com, name Ann Bee, zip code 12345. Payment methods: paypal_1, "
          "credit_card_2, gift_card_3 (balance $10).",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from adat.config import ROLES, load_run_config
-from adat.offline.facts import parse_facts
+from adat_offline.facts import parse_facts
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "reference" / "demo.yaml"
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from adat.offline import generation, judging, selection
-from adat.roles import (
+from adat.contracts.adat2_roles import (
     DirectInput,
     JudgeInput,
     SelectorCandidate,
@@ -12,6 +11,7 @@ from adat.roles import (
     TraceView,
     TurnView,
 )
+from adat_offline import generation, judging, selection
 from tests.test_offline.conftest import Extracted, find
 
 

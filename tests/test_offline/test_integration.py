@@ -15,7 +15,7 @@ from adat.llm.client import LLMClient
 
 REPO = Path(__file__).resolve().parents[2]
 
-reference = pytest.importorskip("adat.agents.reference", reason="the reference agent is not available")
+reference = pytest.importorskip("adat_reference.agent", reason="the reference agent is not available")
 discovery = pytest.importorskip("adat.stages.discovery", reason="the discovery stage is not available")
 extraction = pytest.importorskip("adat.stages.extraction", reason="the extraction stage is not available")
 

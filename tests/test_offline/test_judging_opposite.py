@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from adat.offline import judging
-from adat.offline import language as lang
-from adat.offline.generation import ACTS, ASKS_CONFIRMATION, ASKS_IDENTITY, GOES_AHEAD, REFUSES
-from adat.roles import JudgeInput, JudgeOutput, TurnView
+from adat.contracts.adat2_roles import JudgeInput, JudgeOutput, TurnView
+from adat_offline import judging
+from adat_offline import language as lang
+from adat_offline.generation import ACTS, ASKS_CONFIRMATION, ASKS_IDENTITY, GOES_AHEAD, REFUSES
 
 OFFER = ("Here are the details: cancel order #W3053441 for the reason 'found a better price elsewhere'; the total "
          "is refunded to your PayPal account. Shall I go ahead? Please reply 'yes' to confirm.")

@@ -3,8 +3,8 @@ conversation never reached (issue 11, item 5)."""
 
 from __future__ import annotations
 
-from adat.offline import judging
-from adat.roles import JudgeInput, TurnView
+from adat.contracts.adat2_roles import JudgeInput, TurnView
+from adat_offline import judging
 
 REQUEST = "Please pause order #W1000001."
 OFFER = "Here are the details: pause order #W1000001. Shall I go ahead? Please reply 'yes' to confirm."

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from adat.offline import planning
-from adat.offline.facts import parse_facts
-from adat.offline.objectives import OPEN, OWN_REASON
-from adat.offline.observation import observe, parse_actions
-from adat.roles import DriverInput, PlannerInput, SessionSummary, TraceView, TurnView
+from adat.contracts.adat2_roles import DriverInput, PlannerInput, SessionSummary, TraceView, TurnView
+from adat_offline import planning
+from adat_offline.facts import parse_facts
+from adat_offline.objectives import OPEN, OWN_REASON
+from adat_offline.observation import observe, parse_actions
 
 # An agent this test makes up: what it says it can do, and how it asks for a reason.
 CAN_DO = ("Hello! I can pause or resume active orders, refund items of shipped orders, and answer "

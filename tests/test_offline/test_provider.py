@@ -8,14 +8,9 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from adat import roles
 from adat.config import LLMSettings, RunConfig
-from adat.llm.client import LLMClient
-from adat.llm.providers.provider_registry import ProviderRegistry, default_registry
-from adat.llm.types import LLMError, LLMRequest, LLMResponse
-from adat.offline import planning
-from adat.offline.provider import HANDLERS, OfflineHeuristicProvider
-from adat.roles import (
+from adat.contracts import adat2_roles as roles
+from adat.contracts.adat2_roles import (
     DirectInput,
     DriverInput,
     ExtractorInput,
@@ -32,6 +27,11 @@ from adat.roles import (
     TransformInput,
     TurnView,
 )
+from adat.llm.client import LLMClient
+from adat.llm.providers.provider_registry import ProviderRegistry, default_registry
+from adat.llm.types import LLMError, LLMRequest, LLMResponse
+from adat_offline import planning
+from adat_offline.provider import HANDLERS, OfflineHeuristicProvider
 from tests.test_offline.conftest import Extracted, find
 
 

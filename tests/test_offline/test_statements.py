@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from adat.offline import statements
-from adat.offline.statements import request_phrase
-from adat.offline.transform_wording import Request, paraphrase
-from adat.roles import ExtractorInput, GrounderInput, GroundingCandidate, TraceView, TurnView
+from adat.contracts.adat2_roles import ExtractorInput, GrounderInput, GroundingCandidate, TraceView, TurnView
+from adat_offline import statements
+from adat_offline.statements import request_phrase
+from adat_offline.transform_wording import Request, paraphrase
 from tests.test_offline.conftest import Extracted
 
 CONCRETE = re.compile(r"#?W\d{7}|\b\d{10}\b|@|\$\d|credit_card_\d|gift_card_\d|paypal_\d")

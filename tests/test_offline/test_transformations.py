@@ -7,12 +7,19 @@ from collections.abc import Callable
 
 import pytest
 
+from adat.contracts.adat2_roles import (
+    GeneratedTest,
+    InstructionView,
+    TestView,
+    TraceView,
+    TransformInput,
+    TransformOutput,
+    reason_kind,
+)
 from adat.instruction_catalog import load_instructions
-from adat.offline.facts import parse_facts
-from adat.offline.transformations import IMPLEMENTED, reason_kind_of, transform
 from adat.records import Instruction
-from adat.roles import GeneratedTest, InstructionView, TestView, TraceView, TransformInput, TransformOutput
-from adat.selection.pair import reason_kind
+from adat_offline.facts import parse_facts
+from adat_offline.transformations import IMPLEMENTED, reason_kind_of, transform
 from tests.test_offline.conftest import Extracted, find
 
 Check = Callable[[TestView, GeneratedTest], bool]

@@ -7,7 +7,7 @@ import re
 import pytest
 from pydantic import BaseModel
 
-from adat import roles as r
+from adat.contracts import adat2_roles as r
 from adat.llm.prompts import UNTRUSTED_REMINDER, load_prompt
 from tests.test_stages.conftest import PROMPTS
 

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adat.config import LLMSettings, RunConfig
-from adat.domains.retail import RetailDB, default_db_path
 from adat.llm import LLMClient, LLMResponse, ProviderRegistry, ToolCall
 from adat.llm.providers.fake import FakeOutput, FakeProvider
-from adat.targets.llm_agent import LLMAgent
+from adat_reference.llm_agent import LLMAgent
+from adat_reference.retail import RetailDB, default_db_path
 
 MODEL = "fake/agent"
 

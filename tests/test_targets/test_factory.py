@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from adat.agents.reference import ReferenceAgent
 from adat.config import HttpTarget as HttpTargetConfig
 from adat.config import LLMAgentTarget, ReferenceTarget, RunConfig
-from adat.domains.retail import default_db_path
 from adat.errors import UserError
 from adat.serving import build_served_agent
 from adat.targets import HttpTarget, PythonTarget, SideLogged, build_target
-from adat.targets.llm_agent import LLMAgent
+from adat_reference.agent import ReferenceAgent
+from adat_reference.llm_agent import LLMAgent
+from adat_reference.retail import default_db_path
 
 
 def _build(target: object) -> object:

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from adat.config import LLMAgentTarget, RunConfig
-from adat.domains.retail import RetailDB, RetailTools, default_db_path, default_policy_path
 from adat.errors import TargetError, UserError
 from adat.targets import build_target
-from adat.targets.llm_agent import PREAMBLE, STEP_CAP_REPLY, LLMAgent
+from adat_reference.llm_agent import PREAMBLE, STEP_CAP_REPLY, LLMAgent
+from adat_reference.retail import RetailDB, RetailTools, default_db_path, default_policy_path
 
 from .llm_agent_script import (
     MODEL,
@@ -137,7 +137,7 @@ def test_build_target_makes_an_llm_agent(tmp_path: Path) -> None:
 
 
 def test_every_fault_rewrites_its_policy_passage(tmp_path: Path) -> None:
-    from adat.agents.reference import list_faults, load_fault
+    from adat_reference.agent import list_faults, load_fault
 
     fault_ids = list_faults()
     assert len(fault_ids) >= 8
@@ -153,7 +153,7 @@ def test_every_fault_rewrites_its_policy_passage(tmp_path: Path) -> None:
 
 
 def test_faulty_system_prompt_reaches_the_model(tmp_path: Path) -> None:
-    from adat.agents.reference import load_fault
+    from adat_reference.agent import load_fault
 
     fault = load_fault("cancel_any_reason")
     agent, fake, _client = make_agent(tmp_path, ["ok"], fault="cancel_any_reason")

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from adat.agents.reference import ReferenceAgent
 from adat.config import HttpTarget as HttpTargetConfig
 from adat.serving import serve_agent
 from adat.targets.base import Target
 from adat.targets.http import HttpTarget
+from adat_reference.agent import ReferenceAgent
 
 from .llm_agent_script import CancelCase, cancel_script, make_agent, pending_order_case
 

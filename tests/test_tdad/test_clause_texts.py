@@ -3,8 +3,8 @@ are blamed on the test's other clauses."""
 
 from __future__ import annotations
 
+from adat.contracts.tdad_clauses import clause_texts, retry_clause
 from adat.spec_records import AssertionResult, SpecAssertion, SpecTest, SpecTestResult
-from adat.tdad.clauses import clause_texts, retry_clause
 from adat.tdad.compiler import group_failures
 from adat.tdad.spec_loader import parse_spec
 from tests.support.tdad_spec import library_spec

@@ -122,7 +122,7 @@ class _ReportingTarget:
     agent_id = "reporting"
 
     def __init__(self) -> None:
-        from adat.targets.llm_agent import HostedToolCall
+        from adat.targets.hosting import HostedToolCall
 
         self._calls = [HostedToolCall(turn=0, step=0, name="renew_loan", arguments="{}", output="{}", error=False)]
 

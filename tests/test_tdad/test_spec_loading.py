@@ -70,7 +70,7 @@ def test_corrupted_copy_names_the_key_path(shared_dir: Path, tmp_path: Path) -> 
 
 
 def test_unquoted_yaml_on_key_is_read_as_on(tmp_path: Path) -> None:
-    from adat.tdad.spec_model import RetryPolicy
+    from adat.contracts.tdad_spec import RetryPolicy
     assert RetryPolicy.model_validate(yaml.safe_load("retries: 1\non: [timeout]\n")).on == ["timeout"]
 
 

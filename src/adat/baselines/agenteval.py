@@ -23,9 +23,9 @@ from adat.baselines.workflow_graph import (
     mine_workflow_graph,
 )
 from adat.config import RunConfig
+from adat.contracts.adat2_roles import PROMPT_AGENTEVAL, AgentEvalInput, AgentEvalOutput, WorkflowTargetView
 from adat.llm.types import LLMError, TesterLLM
 from adat.records import TestCase, Trace, Turn
-from adat.roles import PROMPT_AGENTEVAL, AgentEvalInput, AgentEvalOutput, WorkflowTargetView
 from adat.stages.ids import stable_id
 from adat.stages.provenance import call_role
 from adat.stages.views import test_from_generated, turn_views

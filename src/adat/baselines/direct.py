@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from adat.config import RunConfig
+from adat.contracts.adat2_roles import PROMPT_DIRECT, DirectInput, DirectOutput, GeneratedTest
 from adat.llm.types import LLMError, TesterLLM
 from adat.records import TestCase, Trace
-from adat.roles import PROMPT_DIRECT, DirectInput, DirectOutput, GeneratedTest
 from adat.stages.ids import stable_id
 from adat.stages.provenance import call_role
 from adat.stages.views import test_from_generated, test_view, trace_view

@@ -181,10 +181,11 @@ def serve_agent(
 @app.command("faults")
 def faults() -> None:
     """List the seeded policy faults of the reference domain (catalogs/faults/retail)."""
-    from adat.agents.reference.faults import list_faults, load_fault
+    from adat.targets.plugins import fault_catalog
 
-    for fault_id in list_faults():
-        console.print(f"{fault_id:<36} {load_fault(fault_id).title}", markup=False)
+    faults = fault_catalog("reference")
+    for fault_id in faults.fault_ids():
+        console.print(f"{fault_id:<36} {faults.load_fault(fault_id).title}", markup=False)
 
 
 def _run_flow(flow_name: str, **params: object) -> object:

@@ -12,9 +12,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+from adat.contracts.auditor_roles import (
+    PROMPT_AUDITOR_GROUPING,
+    GroupingInput,
+    GroupingMappingView,
+    GroupingOutput,
+)
 from adat.llm.types import LLMError, TesterLLM
 from adat.records import AuditLabel, Grouping
-from adat.roles import PROMPT_AUDITOR_GROUPING, GroupingInput, GroupingMappingView, GroupingOutput
 
 log = logging.getLogger(__name__)
 

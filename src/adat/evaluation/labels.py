@@ -24,7 +24,7 @@ from adat.evaluation.replay import Replay, Replayer, agent_replies, user_message
 from adat.records import ExecLabel, Execution, VerdictValue
 
 if TYPE_CHECKING:
-    from adat.agents.reference.faults import Fault
+    from adat.targets.plugins import SeededFault as Fault
 
 
 def paper_label(verdict: VerdictValue, complied: bool | None, reached: bool) -> ExecLabel:

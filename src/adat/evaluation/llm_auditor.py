@@ -16,11 +16,7 @@ import re
 from pathlib import Path
 
 from adat.config import LLMAgentTarget, RunConfig
-from adat.errors import UserError
-from adat.evaluation.labels import Compliance
-from adat.llm.types import LLMError, TesterLLM
-from adat.records import AuditLabel, BoundaryMapping, Execution, TestCase, Validity
-from adat.roles import (
+from adat.contracts.auditor_roles import (
     PROMPT_AUDITOR,
     PROMPT_AUDITOR_ATTRIBUTION,
     PROMPT_AUDITOR_EXECUTION,
@@ -35,6 +31,10 @@ from adat.roles import (
     ExecutionAuditOutput,
     FaultView,
 )
+from adat.errors import UserError
+from adat.evaluation.labels import Compliance
+from adat.llm.types import LLMError, TesterLLM
+from adat.records import AuditLabel, BoundaryMapping, Execution, TestCase, Validity
 from adat.stages.provenance import Provenance, call_role
 from adat.stages.views import turn_views
 
@@ -55,9 +55,9 @@ def load_artifacts(cfg: RunConfig) -> list[ArtifactView]:
     """The artifact files of ``evaluation.artifacts`` (an llm-agent's policy when none are named)."""
     paths = [Path(p) for p in cfg.evaluation.artifacts]
     if not paths and isinstance(cfg.target, LLMAgentTarget):
-        from adat.domains.retail import default_policy_path
+        from adat.targets.plugins import fault_catalog
 
-        paths = [Path(cfg.target.policy) if cfg.target.policy else default_policy_path()]
+        paths = [Path(cfg.target.policy) if cfg.target.policy else fault_catalog(cfg.target.type).policy_path()]
     if not paths:
         raise UserError(f"the LLM auditor of a {cfg.target.type} target needs the agent's artifacts",
                         field="evaluation.artifacts", fix="list the policy or prompt, tool code and knowledge-base files")
@@ -83,8 +83,10 @@ def _norm(text: str) -> str:
 class LLMAuditor:
     """Audits tests and executions of any target from its artifacts, with the ``auditor`` role."""
 
-    def __init__(self, client: TesterLLM, artifacts: list[ArtifactView], run_id: str) -> None:
+    def __init__(self, client: TesterLLM, artifacts: list[ArtifactView], run_id: str, target_kind: str = "llm-agent") -> None:
+        """``target_kind``: the target plugin whose seeded faults :meth:`attribute` reads."""
         self.client = client
+        self.target_kind = target_kind
         self.artifacts = artifacts
         self.run_id = run_id
         self._corpus = _norm("\n".join(a.text for a in artifacts))
@@ -122,9 +124,9 @@ class LLMAuditor:
 
     def attribute(self, fault_id: str, test: TestCase, execution: Execution, compliance: Compliance) -> bool:
         """Asked again with the fault's description: is the non-compliance caused by the fault?"""
-        from adat.agents.reference.faults import load_fault
+        from adat.targets.plugins import fault_catalog
 
-        fault = load_fault(fault_id)
+        fault = fault_catalog(self.target_kind).load_fault(fault_id)
         request = AttributionInput(
             fault=FaultView(title=fault.title, description=fault.description, passage_before=fault.passage_before,
                             passage_after=fault.passage_after),

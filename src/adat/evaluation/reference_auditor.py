@@ -11,8 +11,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from adat.agents.reference.rules import RuleBook
-from adat.evaluation.fact_check import FactChecker
 from adat.evaluation.replay import Event, Replayer, agent_replies, hint_messages, user_messages
 from adat.records import AuditLabel, BoundaryMapping, Execution, Side, TestCase
 
@@ -83,11 +81,11 @@ def criteria_side(test: TestCase) -> Side | None:
 class ReferenceAuditor:
     """Labels tests run against the reference agent: explicit or invalid, with their mappings."""
 
-    def __init__(self, replayer: Replayer, rules: RuleBook, run_id: str) -> None:
+    def __init__(self, replayer: Replayer, run_id: str) -> None:
         self.replayer = replayer
-        self.rules = rules
         self.run_id = run_id
-        self.facts = FactChecker(replayer.db)
+        # the agent's own fact check of its initial database (its plugin's ground truth)
+        self.facts = replayer.truth.fact_checker(replayer.db)
 
     def audit(self, test: TestCase, execution: Execution | None) -> AuditLabel:
         """The validity label of ``test``, judged on what its execution on the original agent sent.
@@ -142,5 +140,4 @@ class ReferenceAuditor:
                           produced_by=PRODUCED_BY)
 
     def _passage(self, rule_id: str) -> str:
-        rule = self.rules.rules.get(rule_id)
-        return rule.policy.strip() if rule is not None else rule_id
+        return self.replayer.truth.rule_passage(rule_id) or rule_id

@@ -20,7 +20,7 @@ from adat.errors import UserError
 from adat.records import AuditLabel, BoundaryMapping
 
 if TYPE_CHECKING:
-    from adat.agents.reference.faults import Fault
+    from adat.targets.plugins import SeededFault as Fault
 
 _WORD = re.compile(r"[a-z0-9]+")
 #: token overlap (Jaccard) above which a mapping passage counts as the fault's passage
@@ -32,9 +32,9 @@ def fault_ids(cfg: RunConfig, requested: Sequence[str] | None = None) -> list[st
 
     Unknown ids are a :class:`UserError` listing the known ones.
     """
-    from adat.agents.reference.faults import fault_ids as shipped_fault_ids
+    from adat.targets.plugins import fault_catalog
 
-    known = shipped_fault_ids()
+    known = fault_catalog(cfg.target.type).fault_ids()
     chosen = list(requested) if requested is not None else cfg.evaluation.faults
     if chosen == "all":
         return known

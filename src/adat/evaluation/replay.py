@@ -16,15 +16,11 @@ import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from adat import conversation
 from adat.conversation import ScriptedUser
-from adat.domains.retail import WRITE_TOOLS, RetailDB, default_db_path
 from adat.records import Execution, TestCase
-
-if TYPE_CHECKING:
-    from adat.agents.reference import ReferenceAgent
+from adat.targets.plugins import GroundTruth, ReplayAgent, ground_truth
 
 Event = tuple[str, str, int]  # (rule_id, side, user-turn index)
 #: sessions one replay agent serves before it is replaced (see Replayer._agent)
@@ -56,21 +52,21 @@ class Replay:
 class Replayer:
     """Builds one fresh reference agent per replay (no session state survives a replay).
 
-    ``db`` is the initial database every session starts from (the run config's, or the shipped
-    one); replays of the same messages on the same variant are memoised.
+    ``truth`` is the agent's ground truth (its ``adat.targets`` plugin); ``db`` the initial
+    database every session starts from (the run config's, or the shipped one); replays of the
+    same messages on the same variant are memoised.
     """
 
-    db: RetailDB
-    rules_path: Path | None = None
-    fault_dir: Path | None = None
+    truth: GroundTruth
+    db: object
     _memo: dict[tuple[str, tuple[str, ...]], Replay] = field(default_factory=dict, repr=False)
-    _agents: dict[str, tuple[ReferenceAgent, int]] = field(default_factory=dict, repr=False)
+    _agents: dict[str, tuple[ReplayAgent, int]] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def for_database(cls, database: str | None, rules_path: Path | None = None,
-                     fault_dir: Path | None = None) -> Replayer:
-        """A replayer over ``database`` (None = the shipped retail database)."""
-        return cls(RetailDB.load(Path(database) if database else default_db_path()), rules_path, fault_dir)
+    def for_database(cls, database: str | None, kind: str = "reference") -> Replayer:
+        """A replayer of the ``kind`` agent over ``database`` (None = the shipped database)."""
+        truth = ground_truth(kind)
+        return cls(truth, truth.load_database(database))
 
     def remember(self, replays: Sequence[Replay]) -> None:
         """Seed the memo with replays made elsewhere (the original agent's, made once per suite)."""
@@ -86,7 +82,7 @@ class Replayer:
         conv = conversation.converse(agent, ScriptedUser(list(messages)), turn_limit=len(messages))
         session, replies, error = conv.session_id, conv.replies(), conv.error
         writes = tuple((c.turn, c.name, json.dumps(c.arguments, sort_keys=True, default=str))
-                       for c in agent.tool_calls(session) if c.name in WRITE_TOOLS and c.error is None)
+                       for c in agent.tool_calls(session) if c.name in self.truth.write_tools and c.error is None)
         result = Replay(variant=variant, messages=tuple(messages), replies=tuple(replies),
                         events=tuple((r, s, t) for r, s, t in agent.side_log(session)),
                         activations=tuple(agent.fault_activations(session)), writes=writes,
@@ -95,19 +91,15 @@ class Replayer:
         return result
 
 
-    def _agent(self, variant: str) -> ReferenceAgent:
+    def _agent(self, variant: str) -> ReplayAgent:
         """An agent of ``variant``, replaced after SESSIONS_PER_AGENT sessions.
 
         Loading the rule table costs far more than a replay, but an agent keeps every session's
         database copy; renewing it bounds the memory a long labelling run holds.
         """
-        from adat.agents.reference import ReferenceAgent
-
         agent, used = self._agents.get(variant, (None, SESSIONS_PER_AGENT))
         if agent is None or used >= SESSIONS_PER_AGENT:
-            agent, used = ReferenceAgent(self.db, rules_path=self.rules_path,
-                                         fault=None if variant == "original" else variant,
-                                         fault_dir=self.fault_dir), 0
+            agent, used = self.truth.replay_agent(self.db, variant), 0
         self._agents[variant] = (agent, used + 1)
         return agent
 

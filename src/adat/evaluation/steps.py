@@ -20,6 +20,7 @@ from adat.evaluation.labels import Compliance, paper_label, reference_compliance
 from adat.evaluation.regression import fault_ids, regression_test_ids
 from adat.pipeline.context import RunContext, StepResult
 from adat.records import AuditLabel, Execution, ExecutionLabel, RuleEvent, TestCase, Verdict
+from adat.targets.plugins import fault_catalog
 
 REFERENCE_LABELLER = "reference/replay"
 
@@ -68,11 +69,10 @@ def audit_step(cfg: RunConfig, run_id: str, progress: Callable[[int, int], None]
     tests = cast(list[TestCase], ctx.read("tests"))
     first = _first_by_test(_executions(ctx, "original"))
     if uses_reference_auditor(cfg):
-        from adat.agents.reference.rules import RuleBook
         from adat.evaluation.reference_auditor import ReferenceAuditor
         from adat.evaluation.replay import Replayer
 
-        auditor: Auditor = ReferenceAuditor(Replayer.for_database(_database(cfg)), RuleBook.load(), run_id)
+        auditor: Auditor = ReferenceAuditor(Replayer.for_database(_database(cfg), cfg.target.type), run_id)
     else:
         from adat.evaluation.llm_auditor import LLMAuditor, load_artifacts
 
@@ -119,7 +119,7 @@ def original_replays_step(cfg: RunConfig, run_id: str) -> StepResult:
     ctx = RunContext(cfg, run_id)
     valid = {a.test_id for a in cast(list[AuditLabel], ctx.read("audit_labels")) if a.validity != "invalid"}
     messages = {tuple(hint_messages(t)) for t in cast(list[TestCase], ctx.read("tests")) if t.test_id in valid}
-    replayer = Replayer.for_database(_database(cfg))
+    replayer = Replayer.for_database(_database(cfg), cfg.target.type)
     replays = [replayer.replay(list(m), "original") for m in sorted(messages)]
     digest = hashlib.sha256(repr(replays).encode()).hexdigest()[:16]
     path = save_replays(cache_dir(cfg) / "replays" / f"{run_id}-{digest}.pickle", replays)
@@ -170,12 +170,12 @@ def regression_step(cfg: RunConfig, run_id: str, fault: str, original_replays: s
     the regressions of different faults run concurrently. ``original_replays``: the file of
     :func:`original_replays_step`.
     """
-    from adat.agents.reference.faults import load_fault
     from adat.evaluation.replay import load_replays
     from adat.pipeline.steps import execution_step
 
     ctx = RunContext(cfg, run_id)
-    selected = regression_test_ids(cast(list[AuditLabel], ctx.read("audit_labels")), load_fault(fault),
+    seeded = fault_catalog(cfg.target.type).load_fault(fault)
+    selected = regression_test_ids(cast(list[AuditLabel], ctx.read("audit_labels")), seeded,
                                cfg.evaluation.regression_tests)
     # always run, even with nothing selected: it replaces the fault's own executions (a re-audit
     # may select fewer tests) and touches no other variant's
@@ -192,12 +192,11 @@ def fault_activation_step(cfg: RunConfig, run_id: str, fault: str, test_ids: lis
     """The fault's ``mutants`` row (kind 'fault', owner ``activation.<fault>``): activated when the
     side log of its executions shows it taking effect at its rule, and the original agent's
     executions of the same tests do not (:mod:`adat.mutation.seeded_faults`)."""
-    from adat.agents.reference.faults import load_fault, rewords_rule
-    from adat.agents.reference.rules import RuleBook
     from adat.mutation import activate_fault, fault_mutant_row
 
     ctx = RunContext(cfg, run_id)
-    seeded = load_fault(fault)
+    faults = fault_catalog(cfg.target.type)
+    seeded = faults.load_fault(fault)
     rule = seeded.rule
     wanted = set(test_ids)
     variants = ("original", fault)
@@ -207,7 +206,7 @@ def fault_activation_step(cfg: RunConfig, run_id: str, fault: str, test_ids: lis
               if (e.agent_variant, e.session_id) in sessions]
     activation = activate_fault(fault, rule, [e for e in events if e.agent_variant == fault],
                                 [e for e in events if e.agent_variant == "original"],
-                                rewords=rewords_rule(seeded, RuleBook.load()))
+                                rewords=faults.rewords_rule(fault))
     ctx.write("mutants", [fault_mutant_row(run_id, fault, rule, activation)], owner=f"activation.{fault}")
     return StepResult(digest=ctx.digest, paths=ctx.paths, run_id=run_id, step=f"activation:{fault}",
                       tables={"mutants": 1}, counts={"activated": float(activation.activated)})
@@ -244,12 +243,11 @@ def _first_by_test(executions: list[Execution]) -> dict[str, Execution]:
 
 
 def _reference_labeller(cfg: RunConfig, run_id: str, variant: str, original_replays: list[Any] | None = None) -> Labeller:
-    from adat.agents.reference.faults import load_fault
     from adat.evaluation.replay import Replayer
 
-    replayer = Replayer.for_database(_database(cfg))
+    replayer = Replayer.for_database(_database(cfg), cfg.target.type)
     replayer.remember(original_replays or [])
-    fault = load_fault(variant) if variant != "original" else None
+    fault = replayer.truth.load_fault(variant) if variant != "original" else None
 
     def label(test: TestCase, audit: AuditLabel, execution: Execution, verdict: Verdict) -> ExecutionLabel:
         mapped = {m.boundary for m in audit.mappings}
@@ -266,7 +264,7 @@ def _reference_labeller(cfg: RunConfig, run_id: str, variant: str, original_repl
 def _llm_labeller(ctx: RunContext, run_id: str, variant: str) -> Labeller:
     from adat.evaluation.llm_auditor import LLMAuditor, load_artifacts
 
-    auditor = LLMAuditor(ctx.client, load_artifacts(ctx.cfg), run_id)
+    auditor = LLMAuditor(ctx.client, load_artifacts(ctx.cfg), run_id, ctx.cfg.target.type)
 
     def label(test: TestCase, audit: AuditLabel, execution: Execution, verdict: Verdict) -> ExecutionLabel:
         c, produced = auditor.compliance(test, audit, execution)

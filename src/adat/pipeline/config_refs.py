@@ -39,19 +39,19 @@ def check_config_references(cfg: RunConfig, *, file: str | None = None) -> None:
             raise UserError(f"unknown offline model {excerpt(model, 40)}", file=file, field=field,
                             fix="use offline/heuristic")
     if isinstance(cfg.target, ReferenceTarget | LLMAgentTarget):
-        _check_fault(cfg.target.fault, file)
+        _check_fault(cfg.target.type, cfg.target.fault, file)
         _check_file(cfg.target.database, "target.database", "a τ²-bench-format retail db.json", file)
     if isinstance(cfg.target, LLMAgentTarget) and cfg.target.policy is not None:
         _check_file(cfg.target.policy, "target.policy", "a policy document", file)
         read_user_text(Path(cfg.target.policy), max_bytes=POLICY_MAX_BYTES, what="policy document")
 
 
-def _check_fault(fault: str | None, file: str | None) -> None:
+def _check_fault(kind: str, fault: str | None, file: str | None) -> None:
     if fault is None:
         return
-    from adat.agents.reference.faults import fault_ids
+    from adat.targets.plugins import fault_catalog
 
-    known = fault_ids()
+    known = fault_catalog(kind).fault_ids()
     if fault not in known:
         raise UserError(f"unknown fault {excerpt(fault)}", file=file, field="target.fault",
                         fix="use an id `adat faults` lists (e.g. " + ", ".join(known[:3]) + ")")

@@ -227,6 +227,7 @@ def target_digest(cfg: RunConfig, fault: str | None = None) -> str:
     target = cfg.target
     parts: list[bytes] = [target.model_dump_json(exclude={"timeout_s"}).encode()]
     if isinstance(target, (ReferenceTarget, LLMAgentTarget)):
+        parts.append(plugin_code_digest(target.type).encode())
         parts.append(_file_part(target.database or shipped.retail_db_path()))
         parts.append(_file_part(shipped.reference_rules_path()))
         for fid in sorted({f for f in (target.fault, fault) if f}):
@@ -238,6 +239,34 @@ def target_digest(cfg: RunConfig, fault: str | None = None) -> str:
         parts.append(_file_part(spec.origin if spec and spec.origin else None))
     parts.extend(_file_part(p) for p in cfg.evaluation.artifacts)
     return _sha(parts)
+
+
+def plugin_code_digest(kind: str) -> str:
+    """The parsed source of the package that provides the ``kind`` target plugin.
+
+    The agent's code is one of the target's artifacts: the tester never imports it (so the stage
+    code digests do not reach it), yet an edit to it changes every execution.
+    """
+    from importlib.metadata import entry_points
+
+    from adat.targets.plugins import GROUP
+
+    found = entry_points(group=GROUP, name=kind)
+    spec = importlib.util.find_spec(next(iter(found)).module.split(".")[0]) if found else None
+    roots = list(spec.submodule_search_locations or []) if spec is not None else []
+    return _sha(package_code_digest(Path(root)).encode() for root in roots)
+
+
+def package_code_digest(root: Path) -> str:
+    """Hash of every module under ``root`` (parsed: comments and docstrings do not count)."""
+    files = sorted(root.rglob("*.py"))
+    return _package_digest(root, tuple((p, p.stat().st_size, p.stat().st_mtime_ns) for p in files))
+
+
+@cache
+def _package_digest(root: Path, files: tuple[tuple[Path, int, int], ...]) -> str:
+    return _sha(f"{p.relative_to(root)}\n{ast.dump(_strip_docstrings(ast.parse(p.read_text(encoding='utf-8'))))}".encode()
+                for p, _size, _mtime in files)
 
 
 def partition_digest(root: Path, run_id: str, tables: Iterable[str]) -> str:

@@ -20,8 +20,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
 
+from adat.contracts.adat2_roles import reason_kind
 from adat.records import Attempt, Run, Statement
-from adat.selection.pair import reason_kind
 
 #: the most recent earlier attempts handed to ``pooled`` as neighbour evidence (a few nights' worth)
 PAST_ATTEMPTS_LIMIT = 2000

@@ -142,8 +142,8 @@ def _unique(rows: list[Any], key: Callable[[Any], Any]) -> list[Any]:
 
 def _llm_choose(ctx: RunContext) -> Callable[[list[Any]], tuple[str, str] | None]:
     """The LLM selector's chooser: asks the selector role for one untried pair."""
+    from adat.contracts.adat2_roles import PROMPT_SELECTOR, SelectorCandidate, SelectorInput, SelectorOutput
     from adat.llm.types import LLMError
-    from adat.roles import PROMPT_SELECTOR, SelectorCandidate, SelectorInput, SelectorOutput
 
     history: list[str] = []
 

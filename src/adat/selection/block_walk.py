@@ -31,10 +31,10 @@ from typing import Any
 import numpy as np
 
 from adat.config import SelectorConfig
+from adat.contracts.adat2_roles import NA_REASONS
 from adat.records import Instruction
 from adat.selection.novelty import NoveltyTracker
 from adat.selection.pair import (
-    NA_REASONS,
     STOP_BUDGET,
     STOP_EMPTY,
     STOP_PASSES,

@@ -20,20 +20,6 @@ from typing import Any, Literal, Protocol
 
 VerdictName = Literal["pass", "fail", "inconclusive"]
 
-#: The kinds of reason a generator gives for declining a pair: ``statement`` — the statement
-#: lacks what this kind of change needs (a property of the statement and the instruction's
-#: factor); ``instruction`` — specific to this one instruction.
-NA_STATEMENT, NA_INSTRUCTION = "statement", "instruction"
-NA_REASONS = (NA_STATEMENT, NA_INSTRUCTION)
-
-
-def reason_kind(text: str) -> str | None:
-    """The kind of a generator's not-applicable reason: its leading ``statement:`` or
-    ``instruction:`` tag (the transform prompt asks for one); None for an untagged reason."""
-    head, sep, _ = text.partition(":")
-    kind = head.strip().lower()
-    return kind if sep and kind in NA_REASONS else None
-
 #: Why a selector stopped handing out pairs.
 STOP_TARGET = "target"      # n transformed tests exist
 STOP_BUDGET = "budget"      # min(cap, factor * n) attempts were made
@@ -83,7 +69,8 @@ class PairSelector(Protocol):
         ``error``: the generator failed, so the attempt says nothing about the pair — it is
         spent (counts toward the budget) but updates no posterior and does not count toward m.
         ``reason``: for a declined pair, the kind of reason the generator gave (one of
-        :data:`NA_REASONS`) or None when unknown; selectors that do not use reasons ignore it.
+        :data:`adat.contracts.adat2_roles.NA_REASONS`) or None when unknown; selectors that do
+        not use reasons ignore it.
         """
         ...
 

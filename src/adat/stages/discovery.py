@@ -12,10 +12,7 @@ from collections.abc import Callable, Sequence
 
 from adat import conversation
 from adat.config import RunConfig
-from adat.conversation import EndedBy, Stop
-from adat.llm.types import LLMError, TesterLLM
-from adat.records import Trace, Turn
-from adat.roles import (
+from adat.contracts.adat2_roles import (
     PROMPT_DRIVER,
     PROMPT_PLANNER,
     DriverInput,
@@ -24,6 +21,9 @@ from adat.roles import (
     PlannerOutput,
     TurnView,
 )
+from adat.conversation import EndedBy, Stop
+from adat.llm.types import LLMError, TesterLLM
+from adat.records import Trace, Turn
 from adat.stages.ids import discovery_trace_id
 from adat.stages.provenance import Provenance, call_role
 from adat.stages.views import session_summary, trace_view

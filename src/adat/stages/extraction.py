@@ -13,9 +13,9 @@ from collections import Counter
 from collections.abc import Sequence
 
 from adat.config import RunConfig
+from adat.contracts.adat2_roles import PROMPT_EXTRACTOR, ExtractedStatement, ExtractorInput, ExtractorOutput
 from adat.llm.types import LLMError, TesterLLM
 from adat.records import Statement, Trace
-from adat.roles import PROMPT_EXTRACTOR, ExtractedStatement, ExtractorInput, ExtractorOutput
 from adat.stages.concurrency import call_or_error, map_in_order
 from adat.stages.ids import statement_id
 from adat.stages.provenance import Provenance, call_role

@@ -19,9 +19,15 @@ from collections import Counter
 from collections.abc import Sequence
 
 from adat.config import RunConfig
+from adat.contracts.adat2_roles import (
+    PROMPT_GROUNDER,
+    GrounderInput,
+    GrounderOutput,
+    GroundingCandidate,
+    GroundingItem,
+)
 from adat.llm.types import LLMError, TesterLLM
 from adat.records import Statement
-from adat.roles import PROMPT_GROUNDER, GrounderInput, GrounderOutput, GroundingCandidate, GroundingItem
 from adat.stages.concurrency import call_or_error, map_in_order
 from adat.stages.provenance import call_role
 

@@ -24,9 +24,9 @@ import logging
 from typing import Literal
 
 from adat.config import RunConfig
+from adat.contracts.adat2_roles import PROMPT_JUDGE, JudgedCriterion, JudgeInput, JudgeOutput
 from adat.llm.types import LLMError, TesterLLM
 from adat.records import CriterionResult, Execution, TestCase, Verdict, VerdictValue
-from adat.roles import PROMPT_JUDGE, JudgedCriterion, JudgeInput, JudgeOutput
 from adat.stages.provenance import call_role
 from adat.stages.views import turn_views
 

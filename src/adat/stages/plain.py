@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from adat.config import RunConfig
+from adat.contracts.adat2_roles import PROMPT_PLAIN, GeneratedTest, PlainInput
 from adat.llm.types import LLMError, TesterLLM
 from adat.records import Statement, TestCase, Trace
-from adat.roles import PROMPT_PLAIN, GeneratedTest, PlainInput
 from adat.stages.concurrency import call_or_error, map_in_order
 from adat.stages.ids import plain_test_id
 from adat.stages.provenance import Provenance, call_role

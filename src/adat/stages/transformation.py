@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from adat.config import RunConfig
+from adat.contracts.adat2_roles import PROMPT_TRANSFORM, TransformInput, TransformOutput
 from adat.errors import UserError
 from adat.llm.types import LLMError, TesterLLM
 from adat.records import Attempt, Execution, Instruction, Statement, TestCase, Trace, Verdict
-from adat.roles import PROMPT_TRANSFORM, TransformInput, TransformOutput
 from adat.stages.execution import execute_test
 from adat.stages.ids import transformed_test_id
 from adat.stages.judging import judge_execution
@@ -148,7 +148,7 @@ def _report(selector: PairSelector, pair: Pair, attempt: Attempt) -> None:
     A declined pair passes the kind of its reason (the ``statement:`` / ``instruction:`` tag of
     the stored reason text, so a resumed run replays the same evidence).
     """
-    from adat.selection.pair import reason_kind
+    from adat.contracts.adat2_roles import reason_kind
 
     learned_verdict = attempt.verdict if attempt.applicable and attempt.reward is not None else None
     declined = attempt.outcome == "not_applicable"

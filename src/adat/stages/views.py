@@ -1,4 +1,4 @@
-"""Conversions between warehouse records (adat.records) and the role views (adat.roles).
+"""Conversions between warehouse records (adat.records) and the role views (adat.contracts.adat2_roles).
 
 A role view holds only what the prompt of a role may show; the stages build views from records
 before a call and records from the structured answers after it.
@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from adat.records import Instruction, Statement, TestCase, TestKind, Trace, Turn
-from adat.roles import (
+from adat.contracts.adat2_roles import (
     GeneratedTest,
     InstructionView,
     SessionSummary,
@@ -18,6 +17,7 @@ from adat.roles import (
     TraceView,
     TurnView,
 )
+from adat.records import Instruction, Statement, TestCase, TestKind, Trace, Turn
 from adat.stages.provenance import Provenance
 
 

@@ -1,6 +1,6 @@
 """What every in-process LLM agent host shares: its sessions, its model call, its tool-call log.
 
-Two hosts use it: the ``llm-agent`` target (:mod:`adat.targets.llm_agent`, retail tools and a
+Two hosts use it: the ``llm-agent`` target (the ``adat_reference`` plugin: retail tools and a
 policy document) and the TDAD spec agent (:mod:`adat.tdad.agent_host`, fixture-bound tools and
 a compiled prompt). Each keeps its own session record and tool loop; the session store, the
 call that turns a provider failure into a :class:`TargetError`, and the assistant message that

@@ -1,6 +1,6 @@
 """The spec agent: an llm-agent whose prompt is a compiled artifact and whose tools are fixtures.
 
-It is an llm-agent host like :mod:`adat.targets.llm_agent` (same ``reset`` / ``invoke`` target
+It is an llm-agent host like the ``llm-agent`` target plugin (same ``reset`` / ``invoke`` target
 interface, same session store and model call, :class:`adat.targets.hosting.HostedSessions`, same
 :class:`HostedToolCall` log) with three differences a spec
 demands: the system prompt and the tool descriptions come from a :class:`PromptArtifact`; each
@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 import jsonschema
 
+from adat.contracts.tdad_spec import RESPOND_TOOL, Spec
 from adat.llm.types import ToolCall
 from adat.spec_records import ObservedToolCall, SpecTurn, ToolFixture
 from adat.targets.hosting import HostedSessions, HostedToolCall, assistant_tool_message
 from adat.tdad.artifact import PromptArtifact
-from adat.tdad.spec_model import RESPOND_TOOL, Spec
 
 if TYPE_CHECKING:
     from adat.llm.client import LLMClient

@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from adat.contracts.tdad_roles import ClauseFailures, FailedAssertionView, FailingTestView
 from adat.records import CompileIteration, SpecResult
-from adat.tdad.role_io import ClauseFailures, FailedAssertionView, FailingTestView
 from adat.tdad.suite_runs import RunTest, run_tests, stage_row
 
 #: propose(parent artifact, failures by clause, visible total, visible passed, attempt) -> candidate

@@ -22,9 +22,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from adat.contracts.tdad_clauses import overlap
 from adat.mutation import activate, predicates_hold
 from adat.records import MutantRow, SpecResult
-from adat.tdad.clauses import overlap
 from adat.tdad.compiler import artifact_diff
 from adat.tdad.suite_runs import RunTest, run_tests, stage_row
 

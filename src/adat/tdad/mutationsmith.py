@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from adat.llm.types import TesterLLM
-from adat.tdad.role_io import (
+from adat.contracts.tdad_roles import (
     PROMPT_MUTATIONSMITH,
     MutationSmithInput,
     MutationSmithOutput,
     apply_edit,
     tool_views,
 )
+from adat.llm.types import TesterLLM
 
 ROLE = "mutationsmith"
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adat.llm.types import TesterLLM
-from adat.tdad.role_io import (
+from adat.contracts.tdad_roles import (
     PROMPT_PROMPTSMITH,
     ClauseFailures,
     PromptSmithInput,
@@ -19,6 +18,7 @@ from adat.tdad.role_io import (
     apply_edit,
     tool_views,
 )
+from adat.llm.types import TesterLLM
 
 ROLE = "promptsmith"
 

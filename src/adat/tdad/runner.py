@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 from adat import conversation
 from adat.config import RunConfig
+from adat.contracts.tdad_spec import Spec
 from adat.conversation import ScriptedUser
 from adat.spec_records import AssertionResult, ObservedToolCall, SpecTest, SpecTestResult, SpecTurn
 from adat.targets.base import Target
 from adat.tdad.agent_host import SpecAgentHost
 from adat.tdad.artifact import PromptArtifact
 from adat.tdad.assertions import evaluate_all
-from adat.tdad.spec_model import Spec
 
 if TYPE_CHECKING:
     from adat.llm.client import LLMClient

@@ -1,7 +1,7 @@
 """Loading and linting TDAD specs and mutation packs.
 
 ``load_spec`` / ``load_mutation_pack`` turn a YAML file into the models of
-:mod:`adat.tdad.spec_model` / :mod:`adat.tdad.pack_model`; any problem is ONE line naming the
+:mod:`adat.contracts.tdad_spec` / :mod:`adat.tdad.pack_model`; any problem is ONE line naming the
 file and the key path (``decision_tree[3].branches[0].next``) -- a :class:`UserError`.
 ``lint_spec`` finds what validates but cannot work: dangling branch targets, unreachable nodes,
 decisions ``respond`` does not accept, response fields missing from the contract, probes that
@@ -16,9 +16,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from adat.contracts.tdad_spec import RESPOND_TOOL, Spec
 from adat.errors import UserError
 from adat.tdad.pack_model import MutationPack
-from adat.tdad.spec_model import RESPOND_TOOL, Spec
 from adat.yaml_io import read_yaml
 
 __all__ = ["LintFinding", "MutationPack", "Spec", "key_path", "lint_spec", "load_mutation_pack", "load_spec",

@@ -86,11 +86,11 @@ def tests_step(cfg: RunConfig, run_id: str, spec_path: str) -> StepResult:
 def compile_step(cfg: RunConfig, run_id: str, spec_path: str, start: str) -> StepResult:
     """PromptSmith from ``start`` (an agent-artifacts directory with the seed prompt, or
     ``run:<RUN_ID>`` for a compiled prompt) on the run's visible tests → compile tables."""
+    from adat.contracts.tdad_clauses import clause_texts
+    from adat.contracts.tdad_roles import PROMPT_PROMPTSMITH
     from adat.tdad.artifact import seed_artifact
-    from adat.tdad.clauses import clause_texts
     from adat.tdad.compiler import compile_artifact
     from adat.tdad.promptsmith import ROLE, promptsmith_proposer
-    from adat.tdad.role_io import PROMPT_PROMPTSMITH
     from adat.tdad.spec_loader import load_spec
 
     ctx = RunContext(cfg, run_id)
@@ -143,9 +143,9 @@ def reliability_step(cfg: RunConfig, run_id: str, spec_path: str, base_run: str 
 def mutate_step(cfg: RunConfig, run_id: str, spec_path: str, pack_path: str) -> StepResult:
     """MutationSmith per intent of the pack, activation probes, visible tests on activated mutants
     → ``mutants``, ``mutant_results``."""
+    from adat.contracts.tdad_roles import PROMPT_MUTATIONSMITH
     from adat.tdad.mutate import mutate_compiled
     from adat.tdad.mutationsmith import ROLE, mutant_maker
-    from adat.tdad.role_io import PROMPT_MUTATIONSMITH
     from adat.tdad.spec_loader import load_mutation_pack, load_spec
 
     ctx = RunContext(cfg, run_id)

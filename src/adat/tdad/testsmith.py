@@ -21,11 +21,17 @@ import random
 import re
 
 from adat.config import RunConfig
+from adat.contracts.tdad_spec import HIDDEN_FAMILIES, Spec
+from adat.contracts.testsmith_roles import (
+    PROMPT_TESTSMITH,
+    ROLE_TESTSMITH,
+    PathStep,
+    TestSmithInput,
+    TestSmithOutput,
+)
 from adat.llm.types import LLMError, TesterLLM
 from adat.spec_records import Family, SpecTest
 from adat.stages.provenance import call_role
-from adat.tdad.spec_model import HIDDEN_FAMILIES, Spec
-from adat.tdad.testsmith_io import PROMPT_TESTSMITH, ROLE_TESTSMITH, PathStep, TestSmithInput, TestSmithOutput
 
 log = logging.getLogger(__name__)
 

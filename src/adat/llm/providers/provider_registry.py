@@ -1,15 +1,22 @@
 """Provider registry: ``provider/model`` -> a :class:`Provider` that makes the call.
 
-Built-ins: ``openai`` (any OpenAI-compatible endpoint), ``fake`` (scripted, for tests; register
-scripts with :meth:`ProviderRegistry.register_fake`) and ``offline`` (the deterministic
-heuristic stand-in, imported lazily from ``adat.offline.provider``).
+Built-ins: ``openai`` (any OpenAI-compatible endpoint) and ``fake`` (scripted, for tests; register
+scripts with :meth:`ProviderRegistry.register_fake`). Every other provider is a **plugin**: an
+entry point of the group ``adat.providers`` (``[project.entry-points."adat.providers"]`` in a
+distribution's ``pyproject.toml``) whose name is the provider prefix and whose object is a
+provider class constructible with no arguments, with two optional class attributes: ``models``
+(the model names it serves; any when absent) and ``cacheable`` (False bypasses the response
+cache; default True). A plugin is imported only when a role uses its prefix. The adat
+distribution ships one, ``offline`` (the deterministic heuristic stand-in, a package of its own
+that nothing here imports by name).
 """
 
 from __future__ import annotations
 
-import importlib
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib.metadata import EntryPoint, entry_points
 
 from adat import config
 from adat.config import RunConfig
@@ -19,15 +26,25 @@ from adat.llm.types import Provider
 
 ProviderFactory = Callable[[str, RunConfig], Provider]
 
-OFFLINE_PROVIDER = "adat.offline.provider:OfflineHeuristicProvider"
+#: the entry-point group provider plugins register in
+PLUGIN_GROUP = "adat.providers"
+#: plugins the adat distribution registers itself: one that is missing means a partial install
+SHIPPED_PLUGINS = ("offline",)
 #: the module each built-in provider imports when it is first used
-PROVIDER_MODULES = {"openai": "adat.llm.providers.openai_chat", "offline": OFFLINE_PROVIDER.partition(":")[0]}
+BUILTIN_MODULES = {"openai": "adat.llm.providers.openai_chat"}
 
 
 @dataclass(frozen=True)
 class _Entry:
     factory: ProviderFactory
     cacheable: bool
+
+
+@functools.cache
+def plugins() -> dict[str, EntryPoint]:
+    """Provider prefix -> its ``adat.providers`` entry point, as installed (read once: the
+    installed distributions do not change under a running process)."""
+    return {ep.name: ep for ep in entry_points(group=PLUGIN_GROUP)}
 
 
 def split_model(spec: str) -> tuple[str, str]:
@@ -40,11 +57,12 @@ def split_model(spec: str) -> tuple[str, str]:
 
 
 def provider_modules(cfg: RunConfig) -> list[str]:
-    """The modules the built-in providers of ``cfg``'s roles and LLM target import on first use (a
-    process about to run them can import them ahead, e.g. while it waits)."""
+    """The modules the built-in and plugin providers of ``cfg``'s roles and LLM target import on
+    first use (a process about to run them can import them ahead, e.g. while it waits)."""
     specs = [*cfg.models.model_dump().values(), getattr(cfg.target, "model", "")]
     providers = {split_model(str(spec))[0] for spec in specs if spec}
-    return sorted(PROVIDER_MODULES[p] for p in providers if p in PROVIDER_MODULES)
+    modules = {p: BUILTIN_MODULES.get(p) or (plugins()[p].module if p in plugins() else None) for p in providers}
+    return sorted(m for m in modules.values() if m)
 
 
 def openai_factory(model: str, cfg: RunConfig) -> Provider:
@@ -59,21 +77,37 @@ def openai_factory(model: str, cfg: RunConfig) -> Provider:
     return OpenAIProvider(cfg.llm.base_url, key, cfg.llm.timeout_s)
 
 
-def offline_factory(model: str, cfg: RunConfig) -> Provider:
-    """The offline/heuristic stand-in, imported only when a role uses it."""
-    module_name, _, class_name = OFFLINE_PROVIDER.partition(":")
+def _not_available(prefix: str) -> UserError:
+    return UserError(f"{prefix} provider not available", field="models",
+                     fix="install the full adat package or choose an openai/<model>")
+
+
+def load_plugin(prefix: str) -> _Entry | None:
+    """The registry entry of the ``adat.providers`` plugin ``prefix`` (importing it), or None when
+    no plugin has that name. A shipped plugin that is not installed, or whose module is missing,
+    is a one-line :class:`UserError`."""
+    point = plugins().get(prefix)
+    if point is None:
+        if prefix in SHIPPED_PLUGINS:
+            raise _not_available(prefix)
+        return None
     try:
-        module = importlib.import_module(module_name)
+        provider_class = point.load()
     except ModuleNotFoundError as exc:
         missing = exc.name or ""
-        if not (module_name == missing or module_name.startswith(missing + ".")):
+        if not (point.module == missing or point.module.startswith(missing + ".")):
             raise  # the module exists but something it imports is missing: a real bug
-        raise UserError("offline provider not available", field="models",
-                        fix="install the full adat package or choose an openai/<model>") from None
-    if model != "heuristic":
-        raise UserError(f"unknown offline model {model!r}", field="models", fix="use offline/heuristic")
-    provider: Provider = getattr(module, class_name)()
-    return provider
+        raise _not_available(prefix) from None
+    models: tuple[str, ...] | None = getattr(provider_class, "models", None)
+
+    def factory(model: str, cfg: RunConfig) -> Provider:
+        if models is not None and model not in models:
+            raise UserError(f"unknown {prefix} model {model!r}", field="models",
+                            fix="use " + " or ".join(f"{prefix}/{m}" for m in models))
+        provider: Provider = provider_class()
+        return provider
+
+    return _Entry(factory, bool(getattr(provider_class, "cacheable", True)))
 
 
 class ProviderRegistry:
@@ -84,8 +118,6 @@ class ProviderRegistry:
         self._fakes: dict[str, FakeProvider] = {}
         self.register("openai", openai_factory)
         self.register("fake", self._fake_factory)
-        # Deterministic and local: caching it would only serve stale answers after code changes.
-        self.register("offline", offline_factory, cacheable=False)
 
     def register(self, prefix: str, factory: ProviderFactory, *, cacheable: bool = True) -> None:
         """Add or replace the factory for ``prefix``; ``cacheable=False`` bypasses the response cache."""
@@ -98,16 +130,23 @@ class ProviderRegistry:
         return fake
 
     def known(self) -> list[str]:
-        return sorted(self._entries)
+        """Every provider prefix: registered, installed as a plugin or shipped as one."""
+        return sorted({*self._entries, *plugins(), *SHIPPED_PLUGINS})
 
     def cacheable(self, prefix: str) -> bool:
-        entry = self._entries.get(prefix)
+        entry = self._entry(prefix)
         return entry.cacheable if entry else True
+
+    def _entry(self, prefix: str) -> _Entry | None:
+        """A registered entry, else the plugin of that name (loaded once per registry)."""
+        if prefix not in self._entries and (plugin := load_plugin(prefix)) is not None:
+            self._entries[prefix] = plugin
+        return self._entries.get(prefix)
 
     def create(self, spec: str, cfg: RunConfig) -> tuple[str, str, Provider]:
         """``(provider, model, Provider)`` for a ``provider/model`` spec."""
         prefix, model = split_model(spec)
-        entry = self._entries.get(prefix)
+        entry = self._entry(prefix)
         if entry is None:
             raise UserError(f"unknown provider {prefix!r} in {spec!r}", field="models",
                             fix=f"use one of {', '.join(self.known())}")
@@ -123,5 +162,6 @@ class ProviderRegistry:
 
 
 def default_registry() -> ProviderRegistry:
-    """A fresh registry with the built-in providers (no global state is shared)."""
+    """A fresh registry with the built-in providers and the installed plugins (no global state is
+    shared but the list of installed entry points)."""
     return ProviderRegistry()
