@@ -7,8 +7,8 @@ prints: wall time, plain / transformed tests, attempts, not-applicable share, an
 distinct reference-agent rules whose evaluations coincide with the statements' supporting
 replies (sql/metrics/rule_coverage.sql). Exits non-zero when a target of issue 4 is missed
 (≤ 600 s, ≥ 40 plain, ≥ 40 transformed, ≥ 15 rules); with --evaluate the wall-time bound is issue 11's
-(≤ 600 s on 2 cores, regressions over every shipped fault included) and its figures: mutation score
-≥ 0.9, both_sides_share ≥ 0.5, the original agent's inconclusive share ≤ 5 % and FAR ≤ 0.05 — and
+(≤ 600 s on 2 cores, regressions over every shipped fault included) and its figures: seeded faults
+detected / seeded ≥ 0.9 (issue 28; the mutation score, killed / activated, is printed beside it), both_sides_share ≥ 0.5, the original agent's inconclusive share ≤ 5 % and FAR ≤ 0.05 — and
 issue 9's: the move of seeded faults into mutation testing changed no score (the pre-move definition,
 faults detected / faults run, tests/support/pre_move_mutation_score.sql, catches the same faults; the
 two scores are equal when every fault is activated and otherwise differ only by the denominator).
@@ -81,10 +81,14 @@ def main() -> int:
         print(f"  original agent: FAR  {far:8.3f}     accuracy {f['accuracy']:.3f}   (target FAR ≤ 0.05)")
         if far is None or far > 0.05:
             missed.append("FAR")
+        # issue 28: the headline is detected / seeded (the paper's), never killed / activated, which
+        # leaves the faults the suite never reaches out of its denominator
+        print(f"  detected / seeded    {f['detection_rate']:8.3f}     ({f['detected']} of {f['seeded']} seeded faults; "
+              f"activated {f['activation_rate']:.3f}; unreached: {', '.join(f['unreached']) or 'none'}; target ≥ 0.9)")
+        if f["detection_rate"] is None or f["detection_rate"] < 0.9:
+            missed.append("detected / seeded")
         print(f"  mutation score       {f['mutation_score']:8.3f}     ({f['killed']} killed / {f['activated']} "
-              f"activated of {f['faults']} faults; not activated: {', '.join(f['not_activated']) or 'none'}; target ≥ 0.9)")
-        if f["mutation_score"] is None or f["mutation_score"] < 0.9:
-            missed.append("mutation score")
+              f"activated of {f['faults']} faults; not activated: {', '.join(f['not_activated']) or 'none'})")
         (pre,) = run_query(db, PRE_MOVE_SQL, {"run_id": run_id}).to_pylist()
         print(f"  pre-move score       {pre['mutation_score']:8.3f}     ({pre['faults_detected']} detected / {pre['faults']} "
               "faults run, no activation; target: the same faults caught, equal when every fault is activated)")

@@ -13,7 +13,11 @@ for the process at its first client. A worker process of the flow (a fault regre
 worker) has no URL either, so each would start a server of its own — seconds each, another
 writer on the same database, and, for a worker that ends without exit handlers (a forked one),
 left running after the command. :func:`one_api` starts the process's temporary server up front
-and hands its URL to everything the flow starts.
+(behind the parent-death guard, :mod:`adat.child_guard`: it dies with the command, even after
+``kill -9``) and hands its URL to everything the flow starts.
+
+Ctrl-C and SIGTERM are the command's own (:mod:`adat.interrupts`): Prefect's SIGTERM bridge is
+left out of a foreground flow run (``flows._prefect_internals.without_sigterm_bridge``).
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from prefect.settings import (
     temporary_settings,
 )
 
+from flows._prefect_internals import without_sigterm_bridge
+
 
 @contextlib.contextmanager
 def one_api() -> Iterator[None]:
@@ -37,10 +43,9 @@ def one_api() -> Iterator[None]:
     if get_current_settings().api.url:
         yield
         return
-    from prefect.server.api.server import SubprocessASGIServer
+    from flows._prefect_internals import temporary_server
 
-    server = SubprocessASGIServer()  # the one Prefect's first client would start (a singleton)
-    server.start()  # a no-op when it runs; stopped at exit by Prefect's handler
+    server = temporary_server()  # the one Prefect's first client would start (a singleton), guarded
     with temporary_settings(updates={PREFECT_API_URL: server.api_url}):
         yield
 
@@ -67,7 +72,8 @@ def run_in_foreground(flow: Any, **params: Any) -> Any:
     for name in _ENGINE_LOGGERS:
         logging.getLogger(name).addFilter(quiet)
     try:
-        with temporary_settings(set_defaults={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}), one_api():
+        with (temporary_settings(set_defaults={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}), one_api(),
+              without_sigterm_bridge()):
             return flow(**params)
     finally:
         for name in _ENGINE_LOGGERS:

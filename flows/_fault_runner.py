@@ -20,9 +20,16 @@ a spawned worker then spends seconds importing Prefect and adat before it runs a
 * :meth:`FaultRunner.prestart` starts the server and forks the workers as soon as a flow knows
   it has faults, so whatever start-up remains overlaps the flow's own serial part; the modules
   of the LLM providers the run config uses are preloaded too;
+* each forked worker dies with the fork server, and the server with the flow process, even after
+  ``kill -9`` of the command (parent-death signal, :mod:`adat.child_guard`); a worker ignores
+  Ctrl-C, which the command handles (:mod:`adat.interrupts`);
 * where no fork server exists (Windows), the workers are spawned as Prefect does and
   :func:`warm_worker` imports the same module in each, and lets a spawned worker end right after
   its exit handlers instead of the interpreter's teardown.
+
+The runner overrides private parts of Prefect's ``ProcessPoolTaskRunner``; they are pinned to the
+Prefect version they were written for in ``flows/_prefect_internals.py`` (``RECHECK``), with
+the benchmark figures that keep them in ``benchmarks/README.md`` (evaluation fan-out).
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ import contextlib
 import importlib
 import multiprocessing
 import os
+import signal
 from collections.abc import Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing.context import BaseContext
@@ -44,11 +52,14 @@ from prefect.futures import PrefectFuture
 from prefect.task_runners import ProcessPoolTaskRunner
 from pydantic import PrivateAttr
 
+from adat.child_guard import die_with_parent
 from adat.config import RunConfig
 from adat.llm.providers.provider_registry import provider_modules
 from flows._cli import one_api
 
 WARM_MODULE = "flows._fault_worker"
+#: the flow process's pid, in the environment the fork server and the workers start with
+PARENT_ENV = "ADAT_FAULT_POOL_PARENT"
 _in_worker = False  # set in a fault worker: the runner its tasks' context re-enters stays unstarted
 _worker_contexts = contextlib.ExitStack()  # a fault worker's settings and API client: open for its life
 
@@ -60,6 +71,7 @@ def fork_server(modules: list[str]) -> BaseContext | None:
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return None
     context = multiprocessing.get_context("forkserver")
+    os.environ[PARENT_ENV] = str(os.getpid())  # the server arms its parent-death signal on it
     context.set_forkserver_preload(modules)  # read only when the server starts
     return context
 
@@ -74,9 +86,11 @@ def warm_worker(modules: tuple[str, ...] = (WARM_MODULE,), environ: dict[str, st
     engine finds this client instead of building two per task."""
     global _in_worker
     _in_worker = True
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the command's to handle (adat.interrupts)
     if environ is not None:  # a forked worker has the fork server's environment, from its start
         os.environ.clear()
         os.environ.update(environ)
+        _die_with_server()
     if settings is not None:
         _worker_contexts.enter_context(SettingsContext(**settings))
         _worker_contexts.enter_context(SyncClientContext())
@@ -84,6 +98,19 @@ def warm_worker(modules: tuple[str, ...] = (WARM_MODULE,), environ: dict[str, st
         importlib.import_module(name)
     if environ is None:  # spawned
         atexit.register(_end_worker)  # registered first, so it runs after every later handler
+
+
+def _die_with_server() -> None:
+    """A forked worker dies with its fork server, which dies with the flow process
+    (:mod:`adat.child_guard`); it ends now if the flow process is gone already."""
+    if not die_with_parent():
+        return
+    try:
+        os.kill(int(os.environ.get(PARENT_ENV, "")), 0)
+    except ValueError:  # no flow process recorded
+        return
+    except ProcessLookupError:  # it died before the signal was armed
+        os._exit(1)
 
 
 def _end_worker() -> None:

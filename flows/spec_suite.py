@@ -16,6 +16,7 @@ from prefect.artifacts import create_markdown_artifact
 from adat.config import RunConfig
 from adat.pipeline.context import new_run_id
 from adat.pipeline.fingerprint import code_fingerprint
+from adat.pipeline.run_claims import claim_run, release
 from adat.tdad.spec_suite_figures import is_offline, spec_metrics, summary_lines
 from adat.tdad.steps import file_digest
 from flows._run_status import RUN_HOOKS, remember_run
@@ -35,8 +36,13 @@ def spec_suite(config: RunConfig, spec_path: str, start: str, pack_path: str | N
     run_id = config.run_id or new_run_id()
     cfg = config.model_copy(update={"run_id": run_id})
     code = code_fingerprint()
-    s.start_spec_run(cfg, run_id)
-    remember_run(cfg, run_id, "spec_suite")
+    claim_run(cfg.data_path(), run_id, "spec_suite")  # held while the flow runs: a live run is never abandoned
+    try:
+        s.start_spec_run(cfg, run_id)
+    except BaseException:
+        release(cfg.data_path(), run_id)
+        raise
+    remember_run(cfg, run_id, "spec_suite", claimed=True)
     seed_dir = None if start.startswith("run:") else start
     tests = bind(s.spec_tests, cfg, refresh=refresh)(cfg, run_id, code, file_digest(spec_path), spec_path)
     compiled = bind(s.compile_prompt, cfg, refresh=refresh)(cfg, run_id, code, file_digest(spec_path, seed_dir),

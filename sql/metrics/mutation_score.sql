@@ -10,7 +10,9 @@
 -- int_variant_kills, mutation testing's one kill rule (fails on the variant, passed on the base
 -- in every run there). Variants that were not activated are never scored: not_activated names
 -- them; survivors names the activated, unkilled ones; killed_variants the killed ones.
--- mutation_score is NULL when nothing was activated.
+-- mutation_score is NULL when nothing was activated. activation_rate = activated / variants: for
+-- prompt mutants (one per intent of the pack) TDAD's activated / intents, printed next to MS; for
+-- seeded faults activated / seeded -- their headline is detected / seeded, seeded_fault_detection.sql.
 with variants as (
     select run_id, mutant_id as variant, kind, activated
     from stg_mutants
@@ -35,6 +37,7 @@ select
     count(*) filter (where activated and killed) as killed,
     cast(count(*) filter (where activated and killed) as double)
         / nullif(count(*) filter (where activated), 0) as mutation_score,
+    cast(count(*) filter (where activated) as double) / count(*) as activation_rate,
     coalesce(list(variant order by variant) filter (where activated and killed), []) as killed_variants,
     coalesce(list(variant order by variant) filter (where activated and not killed), []) as survivors,
     coalesce(list(variant order by variant) filter (where not activated), []) as not_activated

@@ -48,6 +48,7 @@ class Environment(BaseSettings):
     ADAT_CACHE_DIR: str | None = Field(None, description="the LLM response and embedding caches (default <data_dir>/cache)")
     XDG_CACHE_HOME: str | None = Field(None, description="parent of the stage code digest store (default ~/.cache)")
     PREFECT_API_URL: str | None = Field(None, description="a Prefect API the user runs; adat then starts no server")
+    ADAT_FAULT_DIR: str | None = Field(None, description="a pack of fault files in place of catalogs/faults/retail")
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: Any, env_settings: Any,
@@ -685,5 +686,18 @@ def reference_rules_path() -> Path:
 
 
 def fault_dir() -> Path:
-    """Where the retail fault files live."""
-    return adat_home() / "catalogs" / "faults" / "retail"
+    """Where the retail fault files live: ``catalogs/faults/retail``, or the pack ``ADAT_FAULT_DIR``
+    names (another folder of fault files, e.g. ``catalogs/faults/retail-holdout``; docs/faults.md).
+
+    An environment variable rather than a config field because every command that seeds faults
+    (``demo --evaluate``, ``evaluate``, ``regress``, ``faults``, ``serve-agent``) and every fault
+    worker must read the same pack, and a pack changes no run setting: the fault files' contents
+    are in the cache keys (``pipeline.fingerprint``) wherever they come from."""
+    env = environment().ADAT_FAULT_DIR
+    if not env:
+        return adat_home() / "catalogs" / "faults" / "retail"
+    folder = Path(env).resolve()
+    if not folder.is_dir():
+        raise UserError(f"fault pack {env!r} is not a directory", field="ADAT_FAULT_DIR",
+                        fix="name a folder of fault files (e.g. catalogs/faults/retail-holdout) or unset it")
+    return folder

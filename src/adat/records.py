@@ -266,7 +266,9 @@ class Run(Record):
     flow: str
     started_at: datetime
     finished_at: datetime | None = None
-    status: Literal["running", "completed", "failed", "budget_exhausted"] = "running"
+    status: Literal["running", "completed", "failed", "budget_exhausted", "abandoned"] = Field(
+        "running", description="abandoned: the row said running when a later command found its process gone "
+                               "(killed, crashed); failed with error 'interrupted': stopped by Ctrl-C or SIGTERM")
     stopped_in: str = Field("", description="budget_exhausted: the phase the run stopped in, and which limit")
     error: str = Field("", description="failed: the one line of the error the flow failed with")
     target: str = ""

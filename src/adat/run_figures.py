@@ -140,6 +140,9 @@ def status_notes(s: dict[str, Any]) -> list[tuple[str, str, str]]:
                       "yellow"))
     if s.get("status") == "failed":
         notes.append(("Failed", f": {s['error']}. What the finished stages wrote is kept.", "red"))
+    if s.get("status") == "abandoned":
+        notes.append(("Abandoned", f": {s['error']}. What the finished stages wrote is kept; "
+                      "re-run it with the same run_id to resume.", "red"))
     return notes
 
 

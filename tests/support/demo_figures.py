@@ -19,7 +19,8 @@ def demo_run_id(data: Path) -> str:
 
 
 def demo_figures(data: Path, run_id: str, db: Path | None = None) -> dict[str, Any]:
-    """Tests, attempts, V/C, FAR, accuracy, mutation score, both-sides share and the inconclusive
+    """Tests, attempts, V/C, FAR, accuracy, seeded faults detected / seeded (with activated / seeded
+    and the unreached faults), mutation score, both-sides share and the inconclusive
     share of the demo run ``run_id`` (with ``--evaluate``), as plain numbers and lists."""
     from adat.config import adat_home
     from adat.warehouse import build_catalog, declared_params, read_records, run_query
@@ -37,6 +38,7 @@ def demo_figures(data: Path, run_id: str, db: Path | None = None) -> dict[str, A
     attempts = read_records(data, "attempts", run_id=run_id)
     validity = next(r for r in metric("validity_rate") if r["kind"] == "all")
     score = next(r for r in metric("mutation_score") if r["kind"] == "fault")
+    detection = next(iter(metric("seeded_fault_detection")), None)
     both = next(r for r in metric("both_sides_share") if r["kind"] == "all")
     inc = next(r for r in metric("inconclusive_share") if r["kind"] == "all")
     return {
@@ -51,6 +53,11 @@ def demo_figures(data: Path, run_id: str, db: Path | None = None) -> dict[str, A
         "faults": score["variants"], "activated": score["activated"], "killed": score["killed"],
         "killed_faults": sorted(score["killed_variants"]), "not_activated": sorted(score["not_activated"]),
         "mutation_score": score["mutation_score"],
+        # the seeded-fault headline (issue #28 item 5): detected / seeded, activated / seeded, unreached
+        "seeded": detection and detection["seeded"], "detected": detection and detection["detected"],
+        "detection_rate": detection and detection["detection_rate"],
+        "activation_rate": detection and detection["activation_rate"],
+        "unreached": detection and sorted(detection["unreached"]),
         "both_sides_p": both["p"], "both_sides_u": both["u"], "both_sides_share": both["both_sides_share"],
         "inconclusive": inc["inconclusive"], "executions": inc["executions"],
     }

@@ -103,6 +103,7 @@ def test_rq3_and_rq4_from_labels_and_faults(tables: dict[str, pd.DataFrame]) -> 
     (summary,) = rows(rq4, run_id="r2", fault="all")
     # killed F1 F4 of the activated F1 F2 F4 (F3 not activated: not scored)
     assert summary["detected"] == 2 and summary["MS %"] == pytest.approx(100 * 2 / 3)
+    assert summary["detected / seeded %"] == pytest.approx(100 * 2 / 4)  # F3, never activated, counts
     assert [r["detected"] for r in rows(rq4, run_id="r2") if r["fault"] != "all"] == [1, 0, 0, 1]
     # labels summed over F1..F4: TP 2+1+0+1, TN 1+1+1+0, INC 0+0+1+1 (one 'all' row per variant)
     assert (summary["TP"], summary["TN"], summary["INC"]) == (4, 3, 2)

@@ -108,8 +108,13 @@ def test_print_evaluation_reports_the_sql_metrics(evaluated):
                     "Mutation score"):
         assert heading in text
     assert metrics["mutation_score"] == [{"run_id": RUN, "kind": "fault", "variants": 2, "activated": 2, "killed": 2,
-                                          "mutation_score": 1.0, "killed_variants": FAULTS, "survivors": [],
-                                          "not_activated": []}]
+                                          "mutation_score": 1.0, "activation_rate": 1.0, "killed_variants": FAULTS,
+                                          "survivors": [], "not_activated": []}]
+    # the seeded-fault headline: detected / seeded, activated / seeded, the unreached faults named
+    assert metrics["seeded_fault_detection"] == [{
+        "run_id": RUN, "seeded": 2, "detected": 2, "detection_rate": 1.0, "activated": 2, "activation_rate": 1.0,
+        "detected_faults": FAULTS, "unreached": [], "reached_undetected": []}]
+    assert "Seeded faults detected: 2 / 2 (1.000); activated (reached): 2 / 2 (1.000); unreached: none" in text
     validity = {r["kind"]: r["validity_rate"] for r in metrics["validity_rate"] or []}
     assert validity["all"] == pytest.approx(2 / 3)
     assert {r["fault"]: r["detected"] for r in metrics["fault_detection"] or []} == dict.fromkeys(FAULTS, True)

@@ -22,7 +22,9 @@ FAULTS = ["cancel_any_reason", "no_write_confirmation", "transfer_in_scope"]
 
 
 def _parts(root: Path, table: str, run_id: str) -> set[str]:
-    return {p.name for p in (root / "runs" / table / f"run_id={run_id}").glob("*.parquet")}
+    from adat.warehouse.layout import live_parts  # superseded parts wait out their retention on disk
+
+    return {p.name for p in live_parts(root / "runs" / table / f"run_id={run_id}")}
 
 
 @pytest.fixture(scope="module")

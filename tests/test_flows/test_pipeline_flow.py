@@ -103,7 +103,9 @@ def test_rerun_with_same_inputs_makes_zero_provider_calls(pipeline_run):
 
 def test_parquet_layout(pipeline_run):
     cfg, run_id, _, _, _ = pipeline_run
-    parts = list(Path(cfg.data_path(), "runs", "tests", f"run_id={run_id}").glob("*.parquet"))
+    from adat.warehouse.layout import live_parts  # superseded parts wait out their retention on disk
+
+    parts = live_parts(Path(cfg.data_path(), "runs", "tests", f"run_id={run_id}"))
     # one part per owner: plain generation's, and the transformation's (compacted after the phase)
     from adat.warehouse.parquet import part_owner
 

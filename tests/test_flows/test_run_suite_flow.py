@@ -134,7 +134,9 @@ def test_an_unchanged_rerun_starts_no_flow_and_a_changed_one_runs(suite, tmp_pat
     loaded = {line.rsplit("|", 1)[-1].strip() for line in quiet.stderr.splitlines() if line.startswith("import time")}
     assert not loaded & {"pyarrow", "duckdb", "pandas", "prefect", "openai"}, loaded & {"pyarrow", "duckdb", "prefect"}
     # A part added to the run since (the summary's inputs changed): still no flow, the summary from SQL.
-    verdicts = sorted((root / "runs" / "verdicts" / "run_id=again").glob("part-*.parquet"))
+    from adat.warehouse.layout import live_parts
+
+    verdicts = live_parts(root / "runs" / "verdicts" / "run_id=again")
     shutil.copyfile(verdicts[-1], verdicts[-1].with_name(verdicts[-1].name.replace("part-", "part-9", 1)))
     third = runner.invoke(cli.app, ["run-suite", "--config", str(config), "--suite", SUITE])
     assert third.exit_code == 0 and "run again: unchanged" in third.output and started == []

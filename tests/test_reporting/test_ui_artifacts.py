@@ -30,16 +30,19 @@ METRICS = {
     "mutation_score": [{"run_id": "n2", "kind": "fault", "variants": 3, "activated": 2, "killed": 1,
                         "mutation_score": 0.5, "killed_variants": ["F1"], "survivors": ["F2"],
                         "not_activated": ["F3"]}],
-    "fault_detection": [{"run_id": "n2", "fault": "F1", "base_run": "n2", "tests_run": 4, "pass_to_fail": 2,
+    "seeded_fault_detection": [{"run_id": "n2", "seeded": 3, "detected": 1, "detection_rate": 1 / 3, "activated": 2,
+                                "activation_rate": 2 / 3, "detected_faults": ["F1"], "unreached": ["F3"],
+                                "reached_undetected": ["F2"]}],
+    "fault_detection": [{"run_id": "n2", "fault": "F1", "base_run": "n2", "activated": True, "tests_run": 4, "pass_to_fail": 2,
                          "detecting_tests": 2, "detected": True, "evidence": "audited: TP attributed to the fault"},
-                        {"run_id": "n2", "fault": "F2", "base_run": "n2", "tests_run": 4, "pass_to_fail": 1,
+                        {"run_id": "n2", "fault": "F2", "base_run": "n2", "activated": True, "tests_run": 4, "pass_to_fail": 1,
                          "detecting_tests": 0, "detected": False, "evidence": "audited: TP attributed to the fault"}],
 }
 #: a run-suite run on fault F1 that nobody audited (the CI case): sql/metrics as they answer for it
 UNAUDITED = {
     "validity_rate": [{"run_id": "ci", "kind": "all", "counted": 5, "audited": 0, "valid": None, "validity_rate": None}],
-    "false_alarm_rate": [], "accuracy": [], "mutation_score": [],
-    "fault_detection": [{"run_id": "ci", "fault": "F1", "base_run": "n2", "tests_run": 5, "pass_to_fail": 3,
+    "false_alarm_rate": [], "accuracy": [], "mutation_score": [], "seeded_fault_detection": [],
+    "fault_detection": [{"run_id": "ci", "fault": "F1", "base_run": "n2", "activated": None, "tests_run": 5, "pass_to_fail": 3,
                          "detecting_tests": None, "detected": True, "evidence": "pass -> fail, not audited"}],
 }
 
@@ -58,11 +61,16 @@ def test_evaluation_rows_name_vc_far_and_the_mutation_score() -> None:
     assert rows["FAR"]["value"] == 0.25  # the original agent's, not a fault's
     assert rows["mutation score"]["value"] == 0.5 and rows["mutation score"]["detail"] == (
         "1 killed / 2 activated of 3 faults: F1; not activated: F3")
+    # seeded faults: detected / seeded is the headline, with activated / seeded and the unreached named
+    assert rows["detected / seeded"]["value"] == round(1 / 3, 4) and rows["detected / seeded"]["detail"] == (
+        "1 detected / 3 seeded; activated (reached) 2 / 3; unreached: F3")
+    assert list(rows).index("detected / seeded") < list(rows).index("mutation score")
     assert rows["accuracy"]["value"] is None and rows["accuracy"]["detail"] == "no rows for this run"
     assert rows["V/C"]["query"] == "adat sql validity_rate --run n2"
     assert [r["fault"] for r in a.fault_rows(METRICS)] == ["F1", "F2"]
     text = a.evaluation_markdown(METRICS, "n2")
-    assert "| V/C | 0.800 | 4 valid of 5 counted |" in text and "| `F2` | 4 | 1 | 0 | no |" in text
+    assert "| V/C | 0.800 | 4 valid of 5 counted |" in text and "| `F2` | yes | 4 | 1 | 0 | no |" in text
+    assert "| detected / seeded | 0.333 | 1 detected / 3 seeded; activated (reached) 2 / 3; unreached: F3 |" in text
 
 
 def test_an_unaudited_run_is_not_audited_never_zero() -> None:
@@ -71,7 +79,7 @@ def test_an_unaudited_run_is_not_audited_never_zero() -> None:
                for r in rows.values()), rows
     text = a.evaluation_markdown(UNAUDITED, "ci")
     assert "| V/C | not audited |" in text and "0.000" not in text
-    assert "| `F1` | 5 | 3 | not audited | yes (pass → fail) |" in text
+    assert "| `F1` | not measured | 5 | 3 | not audited | yes (pass → fail) |" in text
     assert a.fault_rows(UNAUDITED)[0]["detecting_tests"] is None
 
 

@@ -26,8 +26,10 @@ from tests.test_sql.rows import Case
 FD_COLUMNS = ("run_id", "fault", "base_run", "activated", "tests_run", "pass_to_fail", "audited_tests",
               "detecting_tests", "detected", "evidence")
 AUDITED = "audited: TP attributed to the fault"
-MS_COLUMNS = ("run_id", "kind", "variants", "activated", "killed", "mutation_score", "killed_variants", "survivors",
-              "not_activated")
+MS_COLUMNS = ("run_id", "kind", "variants", "activated", "killed", "mutation_score", "activation_rate",
+              "killed_variants", "survivors", "not_activated")
+SFD_COLUMNS = ("run_id", "seeded", "detected", "detection_rate", "activated", "activation_rate", "detected_faults",
+               "unreached", "reached_undetected")
 
 EXPECTED: dict[str, list[Case]] = {
     "run_llm_calls": [Case(
@@ -188,10 +190,18 @@ EXPECTED: dict[str, list[Case]] = {
     # no kill; M3 fails nothing; M4 not activated: not scored -> 1 / 3. r1 has no variant: no row.
     "mutation_score": [Case(
         MS_COLUMNS,
-        [("r2", "fault", 4, 3, 2, 2 / 3, ["F1", "F4"], ["F2"], ["F3"]),
-         ("r2", "prompt", 4, 3, 1, 1 / 3, ["M1"], ["M2", "M3"], ["M4"])], {"faults": None}),
-        Case(MS_COLUMNS, [("r2", "fault", 2, 1, 1, 1.0, ["F1"], [], ["F3"])],
+        [("r2", "fault", 4, 3, 2, 2 / 3, 3 / 4, ["F1", "F4"], ["F2"], ["F3"]),
+         ("r2", "prompt", 4, 3, 1, 1 / 3, 3 / 4, ["M1"], ["M2", "M3"], ["M4"])], {"faults": None}),
+        Case(MS_COLUMNS, [("r2", "fault", 2, 1, 1, 1.0, 1 / 2, ["F1"], [], ["F3"])],
              {"faults": "F1,F3"})],   # only the variants asked for
+    # The seeded-fault headline counts detected faults out of all seeded ones (the paper's RQ4):
+    # F1, F4 detected of F1..F4 -> 2 / 4, where MS above gives 2 / 3 by leaving F3 (unreached) out.
+    # activated / seeded 3 / 4; F3 unreached; F2 reached and undetected.
+    "seeded_fault_detection": [Case(
+        SFD_COLUMNS,
+        [("r2", 4, 2, 2 / 4, 3, 3 / 4, ["F1", "F4"], ["F3"], ["F2"])], {"faults": None}),
+        Case(SFD_COLUMNS, [("r2", 2, 1, 1 / 2, 1, 1 / 2, ["F1"], ["F3"], [])],
+             {"faults": "F1,F3"})],
     "pass_k": [Case(
         ("run_id", "agent_variant", "test_id", "k", "passes", "pass_k", "rpr"),
         [("r1", "original", "t1", 2, 2, True, 2 / 2),    # e-t1 pass, e-t1b pass

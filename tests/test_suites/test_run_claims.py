@@ -78,3 +78,53 @@ def test_adat_run_with_a_run_id_being_written_exits_2_in_one_line_before_any_flo
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "run id 'busy' is being written by another running process" in lines[0], lines
     assert not (tmp_path / "data" / "runs" / "runs").exists()  # no flow started, no run recorded
+
+
+def _running(root: Path, run_id: str, status: str = "running") -> None:
+    write_records(root, "runs", [Run(run_id=run_id, flow="pipeline", started_at=datetime.now(UTC), status=status)],
+                  run_id=run_id, replace=True)
+
+
+def test_a_running_row_whose_writer_is_gone_is_abandoned_a_live_or_own_one_is_not(tmp_path: Path) -> None:
+    from adat.pipeline.run_claims import hold, mark_abandoned
+    from adat.warehouse import read_records
+
+    for run_id in ("live", "dead", "own", "done"):
+        _running(tmp_path, run_id)
+    _running(tmp_path, "done", "completed")
+    live = _holder(tmp_path, "live")
+    dead = _holder(tmp_path, "dead")
+    dead.kill()
+    dead.wait()
+    assert hold(tmp_path, "own")  # this process writes it
+    try:
+        assert mark_abandoned(tmp_path) == ["dead"]
+        assert mark_abandoned(tmp_path) == []  # once
+    finally:
+        live.kill()
+        live.wait()
+        release(tmp_path, "own")
+    status = {r.run_id: (r.status, r.error) for r in read_records(tmp_path, "runs")}
+    assert status["dead"] == ("abandoned", f"the process writing it (pid {dead.pid}) is gone")
+    assert [status[r][0] for r in ("live", "own", "done")] == ["running", "running", "completed"]
+    assert not run_claims._HELD, "the sweep kept a claim"
+    claims = tmp_path / "claims"
+    assert (claims / "own.lock").stat().st_size == 0, "a claim released cleanly is left as a lead"
+    assert (claims / "dead.lock").stat().st_size == 0, "a lead followed once is followed again"
+    assert mark_abandoned(tmp_path / "nothing-here") == []
+
+
+def test_interrupting_marks_only_the_runs_this_process_holds(tmp_path: Path) -> None:
+    from adat.interrupts import mark_interrupted
+    from adat.pipeline.run_claims import hold
+    from adat.warehouse import read_records
+
+    _running(tmp_path, "mine")
+    _running(tmp_path, "other")
+    assert hold(tmp_path, "mine")
+    try:
+        assert mark_interrupted() == ["mine"]
+    finally:
+        release(tmp_path, "mine")
+    status = {r.run_id: (r.status, r.error) for r in read_records(tmp_path, "runs")}
+    assert status == {"mine": ("failed", "interrupted"), "other": ("running", "")}

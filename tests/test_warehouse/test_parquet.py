@@ -9,7 +9,8 @@ import pytest
 
 from adat.errors import UserError
 from adat.records import TABLES, Instruction, LLMCall, Run, Trace
-from adat.warehouse import partition_dir, read_frame, read_records, run_ids, write_records
+from adat.warehouse import partition_dir, read_frame, read_records, run_ids, sweep_superseded, write_records
+from adat.warehouse.layout import live_parts
 from adat.warehouse.schema import arrow_schema
 from tests.fixtures.warehouse_records import TRICKY_TEXT, rich_record
 
@@ -103,7 +104,11 @@ def test_replace_swaps_the_partition_and_leaves_other_runs(tmp_path: Path) -> No
     write_records(tmp_path, "traces", [trace("old2")], run_id="r1")
     write_records(tmp_path, "traces", [trace("keep", "r2")], run_id="r2")
     new_part = write_records(tmp_path, "traces", [trace("new")], run_id="r1", replace=True)
-    assert list(partition_dir(tmp_path, "traces", "r1").glob("*.parquet")) == [new_part]
+    assert live_parts(partition_dir(tmp_path, "traces", "r1")) == [new_part]
+    # the replaced parts stay on disk, tombstoned, until their retention is over (then swept)
+    assert len(list(partition_dir(tmp_path, "traces", "r1").glob("*.parquet"))) == 3
+    assert sweep_superseded(tmp_path, older_than_s=0) == 2
+    assert list(partition_dir(tmp_path, "traces", "r1").iterdir()) == [new_part]
     assert [t.trace_id for t in read_records(tmp_path, "traces")] == ["new", "keep"]  # type: ignore[attr-defined]
     write_records(tmp_path, "traces", [], run_id="r1", replace=True)
     assert [t.trace_id for t in read_records(tmp_path, "traces")] == ["keep"]  # type: ignore[attr-defined]

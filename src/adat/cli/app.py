@@ -35,6 +35,10 @@ class AdatTyper(typer.Typer):
     """A Typer app that turns :class:`UserError` into one line per error on stderr and exit code 2."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not _PROCESS["command"]:  # the outermost app of the adat process (a sub-app never gets here)
+            from adat import interrupts
+
+            interrupts.install()
         _PROCESS["command"] = True
         try:
             result = self._call(*args, **kwargs)
@@ -89,6 +93,18 @@ def _end_now() -> None:
     os._exit(code)
 
 
+def sweep_abandoned(root: Path) -> list[str]:
+    """Mark the runs of data dir ``root`` whose process is gone ``abandoned`` (one stderr line
+    each); every command that opens a data dir calls it first (:func:`adat.pipeline.run_claims.mark_abandoned`)."""
+    from adat.pipeline.run_claims import mark_abandoned
+
+    marked = mark_abandoned(root)
+    for run_id in marked:
+        err_console.print(f"note: run {run_id} was still marked running but its process is gone: marked abandoned",
+                          markup=False)
+    return marked
+
+
 def fail(message: str, *, file: str | None = None, field: str | None = None, fix: str | None = None) -> None:
     """Raise a one-line user error from a command."""
     raise UserError(message, file=file, field=field, fix=fix)
@@ -104,6 +120,7 @@ def warehouse_root(data_dir: Path | None) -> Path:
     if not root.is_dir():
         raise UserError(f"no warehouse directory {root}", field="--data-dir",
                         fix="pass the data_dir of an earlier run (adat run / adat demo write one)")
+    sweep_abandoned(root)
     return root
 
 

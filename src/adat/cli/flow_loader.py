@@ -29,11 +29,13 @@ def run_flow(flow_name: str, **params: object) -> object:
     A server the user named (``PREFECT_API_URL``) wins; else the one ``adat server start`` runs for
     the data directory; else Prefect starts its temporary in-process server for this command.
     """
-    from adat.cli.app import skip_teardown_at_exit
+    from adat.cli.app import skip_teardown_at_exit, sweep_abandoned
 
     skip_teardown_at_exit()
     config = params.get("config")
-    prepare_flow_environment(config.data_path() if isinstance(config, RunConfig) else RunConfig().data_path())
+    data_dir = config.data_path() if isinstance(config, RunConfig) else RunConfig().data_path()
+    sweep_abandoned(data_dir)
+    prepare_flow_environment(data_dir)
     return call_flow(load_flow(flow_name), **params)
 
 

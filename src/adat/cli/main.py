@@ -335,6 +335,10 @@ def demo(
 
     cfg = _with_data_dir(load_run_config(demo_config_path()), data_dir)
     preflight(cfg)
+    if evaluate:
+        from adat.config import fault_dir
+
+        fault_dir()  # a bad ADAT_FAULT_DIR is one line now, not after the whole pipeline ran
     console.print("[bold]adat demo[/bold] — reference retail agent, every tester role played by "
                   "[yellow]offline/heuristic[/yellow] (a deterministic rule-based stand-in, not an LLM)")
     result = _run_flow("pipeline", config=cfg)

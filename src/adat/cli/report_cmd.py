@@ -12,7 +12,14 @@ from typing import Annotated, Any
 import typer
 from rich.text import Text
 
-from adat.cli.app import AdatTyper, check_data_dir_option, check_out_file, fail, terminal_console
+from adat.cli.app import (
+    AdatTyper,
+    check_data_dir_option,
+    check_out_file,
+    fail,
+    sweep_abandoned,
+    terminal_console,
+)
 from adat.config import RunConfig, check_run_id
 
 console = terminal_console()
@@ -24,7 +31,9 @@ RunArg = Annotated[str, typer.Argument(help="Run id (see `adat sql stg_runs`).")
 
 def _root(data_dir: Path | None) -> Path:
     check_data_dir_option(data_dir)
-    return (data_dir or RunConfig().data_path()).resolve()
+    root = (data_dir or RunConfig().data_path()).resolve()
+    sweep_abandoned(root)
+    return root
 
 
 def report(

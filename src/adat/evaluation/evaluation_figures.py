@@ -1,7 +1,8 @@
 """Print an evaluation's figures — every number comes from a query in ``sql/metrics``.
 
-V/C, V_E/C, U, P, the execution labels, FAR and accuracy, the per-fault detection table and the
-mutation score are each one metric file, run against the DuckDB catalog for the suite run; this
+V/C, V_E/C, U, P, the execution labels, FAR and accuracy, the seeded-fault headline (detected /
+seeded, activated / seeded, the unreached faults), the per-fault detection table and the mutation
+score are each one metric file, run against the DuckDB catalog for the suite run; this
 module only selects rows and formats them. A missing metric file is reported, never replaced by
 a number computed here.
 """
@@ -28,8 +29,9 @@ EVALUATION_METRICS: tuple[tuple[str, str], ...] = (
     ("inconclusive_share", "Inconclusive share of the original agent's executions"),
     ("false_alarm_rate", "FAR = FP / (FP + TN)"),
     ("accuracy", "Accuracy = (TP + TN) / labelled"),
+    ("seeded_fault_detection", "Seeded faults: detected / seeded (the headline), activated / seeded, unreached"),
     ("fault_detection", "Seeded faults: detection per fault"),
-    ("mutation_score", "Mutation score"),
+    ("mutation_score", "Mutation score = killed / activated (TDAD's MS; unreached variants not scored)"),
 )
 
 
@@ -94,6 +96,15 @@ def _cell(value: Any, column: str = "") -> str:
     return str(value)
 
 
+def detection_headline(row: Mapping[str, Any]) -> str:
+    """One line of a ``seeded_fault_detection`` row: detected / seeded first, then how much of the
+    seeded policy the suite reached and the faults it never reached, by name."""
+    unreached = ", ".join(row["unreached"]) or "none"
+    return (f"Seeded faults detected: {row['detected']} / {row['seeded']} ({row['detection_rate']:.3f}); "
+            f"activated (reached): {row['activated']} / {row['seeded']} ({row['activation_rate']:.3f}); "
+            f"unreached: {unreached}")
+
+
 def print_evaluation(console: Console, cfg: RunConfig, result: Any) -> dict[str, list[dict[str, Any]] | None]:
     """Print every evaluation metric of the suite run ``result`` names; returns the rows printed."""
     run_id = evaluation_run_id(result)
@@ -119,6 +130,8 @@ def print_evaluation(console: Console, cfg: RunConfig, result: Any) -> dict[str,
             console.print(f"{heading}: no rows for this run")
             continue
         console.print(table)
+    for row in metrics.get("seeded_fault_detection") or []:
+        console.print(detection_headline(row), style="bold", markup=False, highlight=False)
     console.print(f"Per-row detail: adat sql stg_execution_labels --run {run_id}   |   "
                   f"adat sql stg_audit_labels --run {run_id}")
     return metrics

@@ -50,6 +50,18 @@ def public_config_json(cfg: RunConfig) -> str:
     return json.dumps(cfg.model_dump(mode="json"), sort_keys=True)
 
 
+def end_run_row(root: Path, run_id: str, status: str, error: str) -> Run | None:
+    """Rewrite run ``run_id``'s row as ended with ``status`` and ``error`` if it still says
+    ``running`` (an interrupted or abandoned run: no config at hand, nothing else touched);
+    None when it had ended already. :meth:`RunContext.record_run` writes every other row."""
+    runs = [r for r in read_records(root, "runs", run_id=run_id) if isinstance(r, Run)]
+    if not runs or runs[-1].status != "running":
+        return None
+    ended = runs[-1].model_copy(update={"status": status, "error": error, "finished_at": datetime.now(UTC)})
+    write_records(root, "runs", [ended], run_id=run_id, replace=True)
+    return ended
+
+
 PHASE_OWNER = "execution"
 
 

@@ -271,12 +271,12 @@ def _package_digest(root: Path, files: tuple[tuple[Path, int, int], ...]) -> str
 
 def partition_digest(root: Path, run_id: str, tables: Iterable[str]) -> str:
     """Cheap digest of run ``run_id``'s partitions of ``tables`` (part names and sizes: parts are immutable)."""
-    from adat.warehouse.layout import PART_GLOB, partition_path  # names only: a key reads no Parquet
+    from adat.warehouse.layout import live_parts, partition_path  # names only: a key reads no Parquet
 
     parts: list[bytes] = []
     for table in sorted(tables):
         directory = partition_path(root, table, run_id)
-        for path in sorted(directory.glob(PART_GLOB)) if directory.is_dir() else []:
+        for path in live_parts(directory):
             parts.append(f"{table}/{path.name}:{path.stat().st_size}".encode())
     return _sha(parts)
 

@@ -19,19 +19,23 @@ from adat.llm.providers.provider_registry import default_registry
 def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list[str]:
     """Raise :class:`adat.errors.UserError` on the first problem; return what was checked.
 
-    Checks: the run id is safe, every role's provider can be built (known provider, API key
-    present), every prompt file loads and renders with its declared variables, the instruction
-    catalog loads, the ``openai`` endpoint answers (when any role or the llm-agent target uses it),
-    the target can be built and, for an http target, answers; a Dask task runner is installed.
+    Checks: no other process holds the data dir's catalog read-write, the run id is safe, every
+    role's provider can be built (known provider, API key present), every prompt file loads and
+    renders with its declared variables, the instruction catalog loads, the ``openai`` endpoint
+    answers (when any role or the llm-agent target uses it), the target can be built and, for an
+    http target, answers; a Dask task runner is installed.
     """
     from adat.instruction_catalog import load_instructions
     from adat.llm.providers.openai_chat import OpenAIProvider
     from adat.pipeline.config_refs import check_config_references
     from adat.targets.http import HttpTarget
     from adat.targets.target_factory import build_target
+    from adat.warehouse.catalog_holder import check_catalog_free
+    from adat.warehouse.layout import catalog_path
 
     checked: list[str] = []
     check_config_references(cfg)
+    check_catalog_free(catalog_path(cfg.data_path()))  # the run ends by rebuilding it: not under a writer
     if cfg.run_id is not None:
         check_run_id(cfg.run_id, field="run_id")
     registry = default_registry()

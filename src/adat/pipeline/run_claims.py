@@ -24,11 +24,12 @@ import fcntl
 import os
 import threading
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from adat.errors import UserError
-from adat.records import Run
-from adat.warehouse.parquet import read_records
+
+if TYPE_CHECKING:
+    from adat.records import Run
 
 CLAIMS_DIR = "claims"
 #: lock path -> (open file descriptor, holders in this process); flock is per open file, so a
@@ -51,7 +52,9 @@ def _lock_path(root: Path, run_id: str) -> Path:
 
 def owner_flow(root: Path, run_id: str) -> str | None:
     """The flow that recorded run ``run_id`` (its latest ``runs`` row), None for an unused id."""
-    runs = cast(list[Run], read_records(root, "runs", run_id=run_id))
+    from adat.warehouse.parquet import read_records
+
+    runs = cast("list[Run]", read_records(root, "runs", run_id=run_id))
     return runs[-1].flow if runs else None
 
 
@@ -96,8 +99,55 @@ def release(root: Path, run_id: str) -> None:
         if count > 1:
             _HELD[key] = (fd, count - 1)
             return
+        os.ftruncate(fd, 0)  # released cleanly: an empty file is never a lead for mark_abandoned
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
+
+
+def held_runs() -> list[tuple[Path, str]]:
+    """(data dir, run id) of every run whose claim this process holds. Read without the guard:
+    a signal handler calls it, possibly while this very thread holds the guard."""
+    return [(Path(key).parent.parent, Path(key).name.removesuffix(".lock")) for key in list(_HELD)]
+
+
+def mark_abandoned(root: Path) -> list[str]:
+    """Mark every run of ``root`` whose row says ``running`` but whose claim is free (its process is
+    gone: killed, crashed, the machine rebooted) as ``abandoned``; return their ids. Every command
+    that opens a data dir calls it first, so ``adat show``, reports and ``stg_runs`` never show a
+    dead run as running.
+
+    Cheap when nothing died: a claim released cleanly leaves an empty lock file, so only a lock
+    file that still names a pid is a lead (a stat each, no Parquet read); a lead whose lock is
+    free is held while its row is read and, if it still says ``running``, rewritten; the release
+    empties the file, so a lead is followed once. (A ``running`` row with no lock file at all
+    predates claims and is left alone.)"""
+    leads = [p for p in claims_dir(root).glob("*.lock") if str(p) not in _HELD and _size(p)]
+    if not leads:
+        return []
+    from adat.pipeline.context import end_run_row  # the runs table's writer (and Parquet): only for a lead
+
+    marked = []
+    for path in leads:
+        run_id = path.name.removesuffix(".lock")
+        pid = holder_pid(root, run_id)  # read before the hold below writes this process's pid
+        try:
+            if not hold(root, run_id):  # held while marking: a re-run starting now waits its turn
+                continue  # a live process writes it
+        except OSError:  # a data dir this command may only read: it reports what it finds
+            continue
+        try:
+            if end_run_row(root, run_id, "abandoned", f"the process writing it (pid {pid}) is gone"):
+                marked.append(run_id)
+        finally:
+            release(root, run_id)
+    return marked
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def holder_pid(root: Path, run_id: str) -> str:

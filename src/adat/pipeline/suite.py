@@ -8,7 +8,8 @@ from typing import cast
 from adat.config import RunConfig
 from adat.errors import UserError
 from adat.records import Run
-from adat.warehouse.parquet import PART_GLOB, partition_dir, read_records
+from adat.warehouse.layout import live_parts
+from adat.warehouse.parquet import partition_dir, read_records
 
 
 def has_rows(root: Path, table: str, run_id: str) -> bool:
@@ -16,7 +17,7 @@ def has_rows(root: Path, table: str, run_id: str) -> bool:
     import pyarrow.parquet as pq
 
     directory = partition_dir(root, table, run_id)
-    return directory.is_dir() and any(pq.read_metadata(path).num_rows for path in directory.glob(PART_GLOB))
+    return any(pq.read_metadata(path).num_rows for path in live_parts(directory))
 
 
 def check_run_suite(cfg: RunConfig, suite_run_id: str) -> None:

@@ -20,6 +20,7 @@ EVALUATION_HEADLINE: tuple[tuple[str, str, str, str | None, str | None], ...] = 
     ("V_E/C", "explicit_validity_rate", "explicit_validity_rate", "kind", "all"),
     ("FAR", "false_alarm_rate", "false_alarm_rate", "agent_variant", "original"),
     ("accuracy", "accuracy", "accuracy", "agent_variant", "original"),
+    ("detected / seeded", "seeded_fault_detection", "detection_rate", None, None),
     ("mutation score", "mutation_score", "mutation_score", "kind", "fault"),
 )
 Metrics = Mapping[str, list[dict[str, Any]] | None]
@@ -48,7 +49,8 @@ NOT_AUDITED = "not audited"
 
 
 def evaluation_rows(metrics: Metrics, run_id: str) -> list[dict[str, Any]]:
-    """The evaluation's headline metrics (V/C, V_E/C, FAR, accuracy, mutation score), one row each:
+    """The evaluation's headline metrics (V/C, V_E/C, FAR, accuracy, seeded faults detected / seeded
+    with activated / seeded and the unreached faults, mutation score = killed / activated), one row each:
     metric, value (None when the run has no such row), detail, the query that gives it.
 
     A run none of whose tests was audited (validity_rate's ``audited`` is 0: e.g. a ``run-suite``
@@ -60,6 +62,9 @@ def evaluation_rows(metrics: Metrics, run_id: str) -> list[dict[str, Any]]:
         "explicit_validity_rate": lambda r: f"{r['explicit_valid']} explicitly valid of {r['counted']} counted",
         "false_alarm_rate": lambda r: f"FP {r['fp']}, TN {r['tn']} (original agent)",
         "accuracy": lambda r: f"TP {r['tp']} + TN {r['tn']} of {r['labelled']} labelled (original agent)",
+        "seeded_fault_detection": lambda r: (f"{r['detected']} detected / {r['seeded']} seeded; activated (reached) "
+                                             f"{r['activated']} / {r['seeded']}; unreached: "
+                                             + (", ".join(r["unreached"]) or "none")),
         "mutation_score": lambda r: (f"{r['killed']} killed / {r['activated']} activated of {r['variants']} faults: "
                                      + (", ".join(r["killed_variants"]) or "none")
                                      + (f"; not activated: {', '.join(r['not_activated'])}" if r["not_activated"]
@@ -76,9 +81,11 @@ def evaluation_rows(metrics: Metrics, run_id: str) -> list[dict[str, Any]]:
 
 
 def fault_rows(metrics: Metrics) -> list[dict[str, Any]]:
-    """Per seeded fault: fault, the run its original-agent verdicts come from, tests run, pass -> fail
-    tests, detecting tests (None when the fault's executions were not audited), detected, evidence."""
-    return uniform_rows([{"fault": r["fault"], "base_run": r.get("base_run"), "tests_run": int(r["tests_run"]),
+    """Per seeded fault: fault, the run its original-agent verdicts come from, activated (reached by the
+    suite; None when not measured), tests run, pass -> fail tests, detecting tests (None when the
+    fault's executions were not audited), detected, evidence."""
+    return uniform_rows([{"fault": r["fault"], "base_run": r.get("base_run"), "activated": r.get("activated"),
+                          "tests_run": int(r["tests_run"]),
                           "pass_to_fail": r.get("pass_to_fail"),
                           "detecting_tests": None if r["detecting_tests"] is None else int(r["detecting_tests"]),
                           "detected": bool(r["detected"]), "evidence": r.get("evidence")}
@@ -94,8 +101,9 @@ def evaluation_markdown(metrics: Metrics, run_id: str, offline: bool = False) ->
               f"| {r['detail']} |" for r in evaluation_rows(metrics, run_id)]
     faults = fault_rows(metrics)
     if faults:
-        lines += ["", "| fault | tests run | pass → fail | detecting tests | detected |", "|---|---|---|---|---|"]
-        lines += [f"| `{r['fault']}` | {r['tests_run']} | {_cell(r['pass_to_fail'])} | "
+        lines += ["", "| fault | reached | tests run | pass → fail | detecting tests | detected |",
+                  "|---|---|---|---|---|---|"]
+        lines += [f"| `{r['fault']}` | {_reached(r['activated'])} | {r['tests_run']} | {_cell(r['pass_to_fail'])} | "
                   f"{NOT_AUDITED if r['detecting_tests'] is None else r['detecting_tests']} | "
                   f"{'yes' if r['detected'] else 'no'}{'' if r['detecting_tests'] is not None else ' (pass → fail)'} |"
                   for r in faults]
@@ -166,6 +174,10 @@ def _file_uri(path: str) -> str:
     if path.startswith(("http://", "https://")):
         return path
     return Path(path).resolve().as_uri()
+
+
+def _reached(activated: Any) -> str:
+    return "not measured" if activated is None else "yes" if activated else "no (unreached)"
 
 
 def _round(value: Any) -> Any:

@@ -119,6 +119,7 @@ def report_context(queries: ReportQueries, run_id: str, against: str | None = No
         "plots": plots,
         "verdicts": [r for r in queries.rows("verdict_counts", **one) if r["agent_variant"] == variant],
         "validity": queries.rows("validity_rate", **one),
+        "detection": queries.rows("seeded_fault_detection", **one),
         "mutation": queries.rows("mutation_score", **one),
         "far": queries.rows("false_alarm_rate", **one),
         "failing": [{**r, "turns": transcripts[r["execution_id"]]} for r in failing],

@@ -118,6 +118,9 @@ def show_item(console: Console, data_root: Path, item_id: str, run_id: str | Non
         console.print(Text(f"\nno executions on {'any variant' if variant == ALL_VARIANTS else variant}", style="dim"))
     if suite:
         _suite_verdict(console, queries, suite, run, test_id)
+    status = overview[0]["status"] if overview else None
+    if status not in (None, "completed"):  # a stopped run's rows are what it wrote before it stopped
+        console.print(Text(f"\nrun {run} is {status} (adat sql stg_runs --run {run} says why)", style="yellow"))
     if found["other_runs"]:
         console.print(Text(f"\nalso in runs: {', '.join(found['other_runs'])} (pick one with --run)", style="dim"))
     return {"run_id": run, "test_id": test_id, "variant": variant, "executions": len(executions)}

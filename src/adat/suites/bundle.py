@@ -30,7 +30,7 @@ import adat
 from adat.errors import UserError
 from adat.records import TABLES
 from adat.suites.suite_blessings import bless, suite_tests
-from adat.warehouse.layout import PART_GLOB, RUNS_DIR, partition_path
+from adat.warehouse.layout import RUNS_DIR, live_parts, partition_path
 
 FORMAT = "adat-suite/1"
 MANIFEST = "suite.json"
@@ -78,7 +78,7 @@ def export_suite(root: Path, run_id: str, name: str, dest: Path) -> SuiteManifes
         raise UserError(f"run {run_id!r} has no tests in {root}", field="RUN|NAME",
                         fix="export a run that built a suite, or a name from `adat suite list`")
     files = [(table, path) for table in BUNDLE_TABLES
-             for path in sorted(partition_path(root, table, run_id).glob(PART_GLOB))]
+             for path in live_parts(partition_path(root, table, run_id))]
     manifest = SuiteManifest(run_id=run_id, name=name, tests=len(tests), adat_version=adat.__version__,
                              exported_at=datetime.now(UTC),
                              parts=[BundledPart(table=t, file=p.name, bytes=p.stat().st_size, sha256=_sha256(p))
@@ -164,7 +164,7 @@ def import_suite(src: Path, root: Path) -> SuiteManifest:
 
 def _check_free(root: Path, manifest: SuiteManifest) -> None:
     """Refuse an import whose run id already holds other tests in ``root``."""
-    existing = {p.name for p in partition_path(root, "tests", manifest.run_id).glob(PART_GLOB)}
+    existing = {p.name for p in live_parts(partition_path(root, "tests", manifest.run_id))}
     bundled = {p.file for p in manifest.parts if p.table == "tests"}
     if existing and existing != bundled:
         raise UserError(f"run {manifest.run_id!r} already exists in {root} with other tests", field="--data-dir",

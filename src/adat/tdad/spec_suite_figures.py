@@ -1,7 +1,8 @@
 """Headline figures of a spec-suite run, every one read from a ``sql/metrics`` file.
 
 Per spec version: visible / hidden / invariant test counts, VPR per compile iteration from the
-start prompt, HPR, MS (killed / activated, survivors and non-activated mutants named), SURS and
+start prompt, HPR, MS (killed / activated, next to activated / intents; survivors and non-activated
+mutants named), SURS and
 pass^k. The CLI prints them; the flow publishes them as Prefect artifacts.
 """
 
@@ -55,8 +56,11 @@ def summary_lines(run_id: str, m: dict[str, list[dict[str, Any]]], *, offline: b
     lines.append(f"- HPR: {_pct(hpr.get('hpr'))} ({hpr.get('hidden_passed', 0)}/{hpr.get('hidden_tests', 0)})")
     ms = m["mutation_score"][0] if m["mutation_score"] else None
     if ms:
-        lines.append(f"- MS: {_pct(ms['mutation_score'])} ({ms['killed']} killed / {ms['activated']} activated of "
-                     f"{ms['variants']}); survivors: {', '.join(ms['survivors']) or 'none'}; "
+        # the paper's MS (killed / activated) next to how many intents the probes activated, so a
+        # high MS over few activated intents is not read as a strong suite
+        lines.append(f"- MS: {_pct(ms['mutation_score'])} ({ms['killed']} killed / {ms['activated']} activated); "
+                     f"activated / intents: {ms['activated']} / {ms['variants']} ({_pct(ms['activation_rate'])}); "
+                     f"survivors: {', '.join(ms['survivors']) or 'none'}; "
                      f"not activated (not scored): {', '.join(ms['not_activated']) or 'none'}")
     surs = m["tdad_surs"][0] if m["tdad_surs"] else None
     if surs:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         read_frame,
         read_records,
         run_ids,
+        sweep_superseded,
         table_dir,
         write_records,
     )
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 _MODULES = {
     **dict.fromkeys(("build_catalog", "catalog_is_stale", "catalog_path", "refresh_catalog"), "catalog"),
     **dict.fromkeys(("check_run_id", "clean_temp_files", "partition_dir", "read_frame", "read_records", "run_ids",
-                     "table_dir", "write_records"), "parquet"),
+                     "sweep_superseded", "table_dir", "write_records"), "parquet"),
     **dict.fromkeys(("UnsupportedAnnotation", "arrow_schema", "file_schema"), "schema"),
     **dict.fromkeys(("OUTPUT_FORMATS", "available_queries", "declared_params", "format_table", "resolve_query",
                      "run_query", "sql_command"), "sql_runner"),
@@ -69,6 +70,7 @@ __all__ = [
     "run_ids",
     "run_query",
     "sql_command",
+    "sweep_superseded",
     "table_dir",
     "write_records",
 ]

@@ -17,6 +17,13 @@ show up without a rebuild; rebuild when a table gets its first file or a record 
 (:func:`catalog_is_stale` tells). After a run, :func:`refresh_catalog` re-creates only the base
 views of the tables the run wrote, in a copy of the catalog (a full build re-creates every view).
 
+Superseded parts (a replace's, see :mod:`adat.warehouse.parquet`, "Retention") stay on disk for an
+hour and a base view never returns their rows: it names those superseded when it was built (a
+constant ``filename`` filter, which DuckDB prunes before it opens a file) and skips the later
+ones by globbing their tombstones at query time (:func:`_live_filter`). The build reads only live
+parts, by name, so another command's compaction never fails it. A process holding the file
+read-write stops every build and read with one line (:mod:`adat.warehouse.catalog_holder`).
+
 Staging views: each ``sql/staging/stg_<name>.sql`` is one bare ``select`` (CTEs allowed), wrapped
 here as ``create or replace view stg_<name> as …``; staging views may use each other in any
 file order. Intermediate views (``sql/intermediate/int_<name>.sql``, the building blocks several
@@ -61,8 +68,19 @@ import pyarrow.parquet as pq
 
 from adat.errors import UserError
 from adat.records import TABLES, Record
-from adat.warehouse.layout import CATALOG_FILE, PART_GLOB, PARTITION_COLUMN, RUNS_DIR, catalog_path
-from adat.warehouse.parquet import table_dir
+from adat.warehouse.catalog_holder import check_catalog_free
+from adat.warehouse.layout import (
+    CATALOG_FILE,
+    PART_GLOB,
+    PARTITION_COLUMN,
+    RUNS_DIR,
+    TOMBSTONE_GLOB,
+    TOMBSTONE_SUFFIX,
+    catalog_path,
+    live_parts,
+    tombstoned_part,
+)
+from adat.warehouse.parquet import sweep_superseded, table_dir
 from adat.warehouse.schema import arrow_schema
 
 __all__ = ["CATALOG_FILE", "build_catalog", "catalog_is_stale", "catalog_path", "refresh_catalog", "staging_files",
@@ -81,6 +99,7 @@ def build_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -> 
     """(Re)build the catalog of warehouse ``root`` atomically and return its path."""
     root = Path(root).resolve()
     db = Path(db_path) if db_path is not None else catalog_path(root)
+    check_catalog_free(db)
 
     def build(con: duckdb.DuckDBPyConnection) -> None:
         for table, model in TABLES.items():
@@ -107,6 +126,8 @@ def refresh_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -
     root = Path(root).resolve()
     db = Path(db_path) if db_path is not None else catalog_path(root)
     runs = root / RUNS_DIR
+    check_catalog_free(db)
+    sweep_superseded(root)
     if not db.is_file() or _stamp_of(db) != _stamp(db):
         return build_catalog(root, sql_dir, db_path=db)
     built = db.stat().st_mtime_ns
@@ -135,27 +156,39 @@ def refresh_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -
 
 def _view_change(table_dir_: Path, built: int) -> str:
     """What changed in a table's parts since ``built``: '' nothing; 'parts' new parts its view reads as
-    it is; 'view' new parts its view must be re-created for; 'rebuild' parts or partitions removed."""
+    it is; 'view' new parts or tombstones its view must be re-created for; 'rebuild' parts or
+    partitions removed."""
     if not table_dir_.is_dir():
         return ""
     partitions = list(table_dir_.glob(f"{PARTITION_COLUMN}=*"))
-    if table_dir_.stat().st_mtime_ns < built and all(p.stat().st_mtime_ns < built for p in partitions):
+    if _mtime(table_dir_) < built and all(_mtime(p) < built for p in partitions):
         return ""
     old: Path | None = None
     new: list[Path] = []
+    superseded = False  # the view's list of parts it never opens (:func:`_live_filter`) is out of date
     for partition in partitions:
-        parts = list(partition.glob(PART_GLOB))
-        fresh = [p for p in parts if p.stat().st_mtime_ns >= built]
-        if partition.stat().st_mtime_ns >= built and not fresh:
+        parts = live_parts(partition)
+        fresh = [p for p in parts if _mtime(p) >= built]
+        tombstoned = any(_mtime(t) >= built for t in partition.glob(TOMBSTONE_GLOB))
+        if _mtime(partition) >= built and not fresh and not tombstoned:
             return "rebuild"  # a part removed, and nothing written: the view may have lost its files
+        superseded = superseded or tombstoned
         new += fresh
-        old = old or next((p for p in parts if p.stat().st_mtime_ns < built), None)
-    if not new:
+        old = old or next((p for p in parts if _mtime(p) < built), None)
+    if not new and not superseded:
         return "rebuild"  # a partition removed
-    if old is None:
-        return "view"  # the table's first parts
+    if old is None or superseded:
+        return "view"  # the table's first parts, or parts superseded since
     schema = pq.read_schema(old)
     return "parts" if all(pq.read_schema(p).equals(schema) for p in new) else "view"
+
+
+def _mtime(path: Path) -> int:
+    """``path``'s mtime in ns; 0 for a file gone meanwhile (a tombstone another process swept)."""
+    try:
+        return path.stat().st_mtime_ns
+    except FileNotFoundError:
+        return 0
 
 
 def _stamp_of(db: Path) -> str | None:
@@ -163,6 +196,7 @@ def _stamp_of(db: Path) -> str | None:
     try:
         con = duckdb.connect(str(db), read_only=True)
     except duckdb.Error:
+        check_catalog_free(db)  # held read-write by another process: one line, not a silent rebuild
         return None
     try:
         row = con.execute("select comment from duckdb_views() where view_name = $name and not internal",
@@ -284,16 +318,22 @@ def _base_view_sql(con: duckdb.DuckDBPyConnection, root: Path, table: str, model
     """``create or replace view <table>`` over the table's parts by absolute path, guarded by the
     catalog's location (:func:`_location_guard`); a typed empty view when there are no parts."""
     expected = _duckdb_types(con, model)
-    pattern = str(table_dir(root, table).resolve() / f"{PARTITION_COLUMN}=*" / PART_GLOB)
+    directory = table_dir(root, table).resolve()
+    pattern = str(directory / f"{PARTITION_COLUMN}=*" / PART_GLOB)
     order_cols = [f"parse_filename(filename) as {ORDER_COLUMNS[0]}", f"file_row_number as {ORDER_COLUMNS[1]}"]
-    if not glob.glob(pattern):
+    # The build itself reads only live parts, by name: a superseded part may be swept meanwhile.
+    live = [str(part) for partition in sorted(glob.glob(str(directory / f"{PARTITION_COLUMN}=*")))
+            for part in live_parts(Path(partition))]
+    if not live:
         typed_nulls = [f"cast(null as {typ}) as {_ident(name)}" for name, typ in expected.items()]
         typed_nulls += [f"cast(null as varchar) as {ORDER_COLUMNS[0]}", f"cast(null as bigint) as {ORDER_COLUMNS[1]}"]
         return f"create or replace view {_ident(table)} as select {', '.join(typed_nulls)} where false"
-    by_name = "true" if _schemas_differ(con, pattern) else "false"
-    scan = (f"read_parquet({_literal(pattern)}, hive_partitioning = true, union_by_name = {by_name}, "
-            f"hive_types = {{'{PARTITION_COLUMN}': 'VARCHAR'}}, filename = true, file_row_number = true)")
-    present = {row[0]: row[1] for row in con.execute(f"describe select * from {scan}").fetchall()}
+    by_name = "true" if _schemas_differ(con, live) else "false"
+    options = (f"hive_partitioning = true, union_by_name = {by_name}, "
+               f"hive_types = {{'{PARTITION_COLUMN}': 'VARCHAR'}}, filename = true, file_row_number = true")
+    scan = f"read_parquet({_literal(pattern)}, {options})"
+    describe = f"describe select * from read_parquet([{', '.join(map(_literal, live))}], {options})"
+    present = {row[0]: row[1] for row in con.execute(describe).fetchall()}
     columns = []
     for name, typ in expected.items():
         if name not in present:
@@ -303,10 +343,29 @@ def _base_view_sql(con: duckdb.DuckDBPyConnection, root: Path, table: str, model
         else:
             columns.append(_ident(name))
     return (f"create or replace view {_ident(table)} as select {', '.join(columns + order_cols)} from {scan} "
-            f"where {_location_guard(db)}")
+            f"where {_location_guard(db)} and {_live_filter(directory)}")
 
 
-def _schemas_differ(con: duckdb.DuckDBPyConnection, pattern: str) -> bool:
+def _live_filter(directory: Path) -> str:
+    """A WHERE condition keeping the rows of the table's live parts (``directory``: its folder).
+
+    Parts superseded when the view is built are named in the view: DuckDB prunes a constant
+    ``filename`` filter before it opens any file, so a query never opens them (they may be swept
+    while it runs). Parts superseded later are skipped by their tombstones, globbed when the query
+    runs; such a part still exists (for ``SUPERSEDED_RETENTION_S``), so opening it is safe.
+    """
+    superseded = sorted(str(tombstoned_part(Path(t))) for t in glob.glob(
+        str(directory / f"{PARTITION_COLUMN}=*" / TOMBSTONE_GLOB), include_hidden=True))
+    tombstones = _literal(str(directory / f"{PARTITION_COLUMN}=*" / TOMBSTONE_GLOB))
+    suffix = re.escape(TOMBSTONE_SUFFIX)
+    later = (f"filename not in (select regexp_replace(file, '/\\.([^/]+){suffix}$', '/\\1') "
+             f"from glob({tombstones}))")
+    if not superseded:
+        return later
+    return f"filename not in ({', '.join(map(_literal, superseded))}) and {later}"
+
+
+def _schemas_differ(con: duckdb.DuckDBPyConnection, files: list[str]) -> bool:
     """True when some part file lacks a column (or nested field) that another part has.
 
     ``union_by_name`` reads every file's schema each time a query binds the view (about 1 s per
@@ -315,7 +374,7 @@ def _schemas_differ(con: duckdb.DuckDBPyConnection, pattern: str) -> bool:
     (not misread), and a new part makes the catalog stale, so ``adat sql`` rebuilds it first.
     """
     row = con.execute(f"select count(distinct file_name), count(distinct name), count(distinct (file_name, name)) "
-                      f"from parquet_schema({_literal(pattern)})").fetchone()
+                      f"from parquet_schema([{', '.join(map(_literal, files))}])").fetchone()
     assert row is not None
     files, names, pairs = row
     return bool(pairs != files * names)

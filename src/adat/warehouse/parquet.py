@@ -17,10 +17,17 @@ Layout: ``<root>/runs/<table>/run_id=<run_id>/part-<time_ns>-<uuid>.parquet``.
   several stages write (``tests``: plain generation, transformation; ``executions``: each
   phase and each fault's regression) is thereby split into partitions per owner inside the run's
   directory; a stage replaces only its own parts and never reads-filters-rewrites another's.
-* **Replace.** ``replace=True`` writes the new part first and then unlinks the other parts of the
-  same owner (every part when no owner is given). A reader listing the directory in between may
-  see old and new rows together (never a partial file, never an empty partition), and a crash in
+* **Replace.** ``replace=True`` writes the new part first and then marks the other parts of the
+  same owner (every part when no owner is given) superseded with a tombstone
+  (:func:`adat.warehouse.layout.live_parts`). A reader listing the directory in between may see
+  old and new rows together (never a partial file, never an empty partition), and a crash in
   between is repaired by running the same ``replace`` again.
+* **Retention.** A superseded part stays on disk :data:`SUPERSEDED_RETENTION_S` after its
+  tombstone was written, because another process may have listed it just before (a catalog
+  build of a concurrent command, an analyst's query through the catalog's views, which glob the
+  parts at query time) and opens it a moment later: deleting it at once made those fail with
+  "Cannot open file". :func:`sweep_superseded` then deletes it (every replace sweeps its own
+  partition, every catalog refresh the whole warehouse).
 """
 
 from __future__ import annotations
@@ -40,18 +47,31 @@ import pyarrow.parquet as pq
 
 from adat import redaction
 from adat.records import TABLES, Record
-from adat.warehouse.layout import PART_GLOB, PARTITION_COLUMN, RUNS_DIR, check_run_id, partition_path
+from adat.warehouse.layout import (
+    PART_GLOB,
+    PARTITION_COLUMN,
+    RUNS_DIR,
+    TOMBSTONE_GLOB,
+    check_run_id,
+    live_parts,
+    partition_path,
+    tombstone_path,
+    tombstoned_part,
+)
 from adat.warehouse.schema import arrow_schema, file_schema
 
 if TYPE_CHECKING:  # pandas loads with the first frame (pyarrow's to_pandas): record reads do not need it
     import pandas as pd
 
 __all__ = ["PART_GLOB", "PARTITION_COLUMN", "RUNS_DIR", "check_run_id", "clean_temp_files", "model_for", "part_owner",
-           "partition_dir", "read_frame", "read_records", "run_ids", "table_dir", "write_records"]
+           "partition_dir", "read_frame", "read_records", "run_ids", "sweep_superseded", "table_dir", "write_records"]
 
 TEMP_SUFFIX = ".tmp"
 #: rows per Parquet row group; large enough for fast scans, small enough to stream.
 ROW_GROUP_ROWS = 64_000
+#: how long a superseded part stays on disk after its replace: longer than any one catalog build
+#: or query takes (a query lists the parts when it starts and opens them while it runs)
+SUPERSEDED_RETENTION_S = 3600.0
 _OWNER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
@@ -100,10 +120,11 @@ def write_records(root: Path, table: str, records: Sequence[Record], *, run_id: 
     data = pa.Table.from_pylist(rows, schema=file_schema(model))
     written = _write_part(directory, data, owner) if rows else None
     if replace and directory.is_dir():
-        for old in directory.glob(PART_GLOB):
+        for old in live_parts(directory):
             if old != written and (not owner or part_owner(old) == owner):
-                old.unlink(missing_ok=True)
+                tombstone_path(old).touch()  # never unlinked here: see "Retention" above
         _fsync_dir(directory)
+        sweep_superseded(directory)
     return written
 
 
@@ -168,6 +189,27 @@ def clean_temp_files(root: Path, *, older_than_s: float = 3600.0) -> int:
         if tmp.stat().st_mtime < cutoff:
             tmp.unlink(missing_ok=True)
             removed += 1
+    return removed
+
+
+def sweep_superseded(path: Path, *, older_than_s: float = SUPERSEDED_RETENTION_S) -> int:
+    """Delete the parts superseded more than ``older_than_s`` ago, under ``path`` (a warehouse root
+    or one partition directory), then their tombstones; the number of parts deleted."""
+    path = Path(path)
+    pattern = TOMBSTONE_GLOB if path.name.startswith(f"{PARTITION_COLUMN}=") \
+        else f"{RUNS_DIR}/*/{PARTITION_COLUMN}=*/{TOMBSTONE_GLOB}"
+    cutoff = time.time() - older_than_s
+    removed = 0
+    for tombstone in path.glob(pattern) if path.is_dir() else []:
+        try:
+            if tombstone.stat().st_mtime > cutoff:
+                continue
+        except FileNotFoundError:  # another process swept it just now
+            continue
+        # the part first: a reader that finds the tombstone skips the part, present or not
+        tombstoned_part(tombstone).unlink(missing_ok=True)
+        tombstone.unlink(missing_ok=True)
+        removed += 1
     return removed
 
 
@@ -241,12 +283,11 @@ def _fsync_dir(directory: Path) -> None:
 
 def _parts(root: Path, table: str, run_id: str | None) -> Iterator[tuple[str, Path]]:
     if run_id is not None:
-        directory = partition_dir(root, table, run_id)
-        for path in sorted(directory.glob(PART_GLOB)):
+        for path in live_parts(partition_dir(root, table, run_id)):
             yield run_id, path
         return
     for rid in run_ids(root, table):
-        for path in sorted(partition_dir(root, table, rid).glob(PART_GLOB)):
+        for path in live_parts(partition_dir(root, table, rid)):
             yield rid, path
 
 

@@ -34,6 +34,7 @@ import pyarrow.parquet as pq
 
 from adat.errors import UserError
 from adat.warehouse.catalog import catalog_is_stale, catalog_path, refresh_catalog
+from adat.warehouse.catalog_holder import check_catalog_free
 from adat.warehouse.parquet import RUNS_DIR
 from adat.yaml_io import read_user_text
 
@@ -170,7 +171,11 @@ def locked_connection(db_path: Path) -> duckdb.DuckDBPyConnection:
     """
     con = duckdb.connect()
     try:
-        con.execute("attach $path as warehouse (read_only)", {"path": str(db_path)})
+        try:
+            con.execute("attach $path as warehouse (read_only)", {"path": str(db_path)})
+        except duckdb.IOException:
+            check_catalog_free(Path(db_path))  # held read-write elsewhere: one line naming the holder
+            raise
         con.execute("use warehouse")
         con.execute("set allowed_directories = $dirs", {"dirs": [f"{(db_path.parent / RUNS_DIR).resolve()}/"]})
         con.execute("set enable_external_access = false")
