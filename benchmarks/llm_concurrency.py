@@ -19,7 +19,7 @@ import time
 
 from adat.config import RunConfig, demo_config_path, load_run_config
 from adat.llm.client import LLMClient
-from adat.llm.providers.registry import ProviderRegistry, default_registry
+from adat.llm.providers.provider_registry import ProviderRegistry, default_registry
 from adat.llm.types import LLMRequest, LLMResponse, Provider
 from adat.records import Statement, TestCase, Trace
 
@@ -45,7 +45,7 @@ def demo_statements(cfg: RunConfig) -> tuple[list[Statement], list[Trace]]:
     from adat.stages.discovery import discover
     from adat.stages.extraction import extract_statements
     from adat.stages.grounding import ground_statements
-    from adat.targets.factory import build_target
+    from adat.targets.target_factory import build_target
 
     client = LLMClient(cfg, RUN)
     traces = discover(cfg, client, build_target(cfg.target, cfg), RUN)

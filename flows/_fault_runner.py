@@ -54,7 +54,7 @@ from pydantic import PrivateAttr
 
 from adat.child_guard import die_with_parent
 from adat.config import RunConfig
-from adat.llm.providers.registry import provider_modules
+from adat.llm.providers.provider_registry import provider_modules
 from flows._cli import one_api
 
 WARM_MODULE = "flows._fault_worker"

@@ -16,7 +16,7 @@ from prefect.artifacts import create_markdown_artifact
 from adat.config import RunConfig
 from adat.engine.context import new_run_id
 from adat.engine.run_claims import claim_run, release
-from adat.tdad.report import is_offline, spec_metrics, summary_lines
+from adat.tdad.spec_suite_figures import is_offline, spec_metrics, summary_lines
 from adat.tdad.spec_suite_steps import file_digest
 from flows._run_status import RUN_HOOKS, remember_run
 from tasks import stage_tasks as t

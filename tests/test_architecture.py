@@ -28,12 +28,16 @@ def test_the_library_never_imports_prefect_flows_or_tasks() -> None:
 
 
 def test_only_config_reads_the_environment() -> None:
-    readers = []
+    """Through its pydantic-settings class: no module calls os.environ.get / os.getenv or reads .env itself."""
+    direct, settings = [], []
     for path in SRC.rglob("*.py"):
         text = path.read_text(encoding="utf-8")
-        if "os.environ.get(" in text or "os.getenv(" in text or "os.environ[" in text:
-            readers.append(str(path.relative_to(SRC)))
-    assert readers == ["config.py"]
+        if "os.environ.get(" in text or "os.getenv(" in text or "os.environ[" in text or "dotenv" in _imports(path):
+            direct.append(str(path.relative_to(SRC)))
+        if "pydantic_settings" in _imports(path):
+            settings.append(str(path.relative_to(SRC)))
+    assert direct == []
+    assert settings == ["config.py"]
 
 
 def test_tasks_import_no_flows() -> None:
@@ -64,20 +68,6 @@ def test_shared_records_import_no_pipeline() -> None:
     offenders = {name: sorted(_adat_modules(SRC / name) - allowed) for name in SHARED_RECORDS
                  if _adat_modules(SRC / name) - allowed}
     assert offenders == {}
-
-
-#: duplicate basenames another rename in flight removes (libs: report.py, factory.py, registry.py,
-#: spec.py); shrink, never grow
-DUPLICATES_BEING_RENAMED = {"factory.py", "registry.py", "report.py", "spec.py"}
-
-
-def test_no_two_modules_share_a_basename() -> None:
-    seen: dict[str, list[str]] = {}
-    for path in sorted(SRC.rglob("*.py")):
-        if path.name != "__init__.py":
-            seen.setdefault(path.name, []).append(str(path.relative_to(SRC)))
-    shared = {name: paths for name, paths in seen.items() if len(paths) > 1 and name not in DUPLICATES_BEING_RENAMED}
-    assert shared == {}, "modules sharing a basename make a reader open both"
 
 
 #: what the stand-in may import of adat: the role contracts, the LLM wire types, the shared records
@@ -236,3 +226,172 @@ def test_no_module_of_the_agent_shares_a_basename_with_one_of_the_tester() -> No
     tester = {p.name for p in SRC.rglob("*.py")} - {"__init__.py"}
     agent = {p.name for p in REFERENCE.rglob("*.py")} - {"__init__.py"}
     assert len(agent) > 10 and tester & agent == set()
+
+# --- plumbing by library (issue #26 item 7): no hand-written HTTP servers/clients or retry loops ---
+
+_LIBRARY_FOR = {"urllib.request": "httpx", "http.server": "uvicorn + Starlette (adat.serving.BackgroundServer)",
+                "socketserver": "uvicorn + Starlette (adat.serving.BackgroundServer)"}
+
+
+def _plumbing_imports(source: str) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name in _LIBRARY_FOR}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found |= {m for m in (node.module, *(f"{node.module}.{a.name}" for a in node.names)) if m in _LIBRARY_FOR}
+    return found
+
+
+def test_the_plumbing_check_sees_every_import_form() -> None:
+    planted = "import urllib.request\nfrom http.server import BaseHTTPRequestHandler\nfrom urllib import request\n"
+    assert _plumbing_imports(planted) == {"urllib.request", "http.server"}
+    assert _plumbing_imports("import urllib.parse\nfrom urllib.parse import quote\n") == set()
+
+
+def test_no_hand_written_http_plumbing() -> None:
+    offenders = {str(p.relative_to(SRC)): sorted(f"{m} (use {_LIBRARY_FOR[m]})" for m in found)
+                 for p in SRC.rglob("*.py") if (found := _plumbing_imports(p.read_text(encoding="utf-8")))}
+    assert offenders == {}
+
+
+def _own_nodes(body: list[ast.stmt]) -> list[ast.AST]:
+    """Every node under ``body`` except inside nested functions, classes and lambdas."""
+    out: list[ast.AST] = []
+    todo: list[ast.AST] = list(body)
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _is_sleep(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name.lstrip("_").endswith("sleep")
+
+
+def _swallows(handler: ast.ExceptHandler) -> bool:
+    """The handler can let the loop go round again: it does not end by raising, returning or breaking
+    (a ``raise`` under an ``if``, as in "give up after N attempts", still lets the other tries through)."""
+    return not isinstance(handler.body[-1], ast.Raise | ast.Return | ast.Break)
+
+
+def _repeats(loop: ast.While | ast.For | ast.AsyncFor) -> bool:
+    """A loop that repeats one thing (``while``, ``for _ in range(n)``), not one over alternatives."""
+    if isinstance(loop, ast.While):
+        return True
+    call = loop.iter
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range"
+
+
+def _retry_loops(source: str) -> list[int]:
+    """Lines of loops that retry by hand: a ``try`` whose handler swallows the exception, in a loop
+    that either sleeps (backoff) or leaves on success from inside the ``try`` (attempt-until-it-works).
+
+    A scanner that catches a parse error and advances (``pos += 1; continue``) is neither.
+    """
+    lines = []
+    for loop in ast.walk(ast.parse(source)):
+        if not isinstance(loop, ast.While | ast.For | ast.AsyncFor):
+            continue
+        body = _own_nodes(loop.body)
+        for attempt in (n for n in body if isinstance(n, ast.Try)):
+            if not any(_swallows(h) for h in attempt.handlers):
+                continue
+            sleeps = any(_is_sleep(n) for n in body)
+            leaves_on_success = _repeats(loop) and any(
+                isinstance(n, ast.Return | ast.Break) for n in _own_nodes(attempt.body + attempt.orelse))
+            if sleeps or leaves_on_success:
+                lines.append(loop.lineno)
+                break
+    return lines
+
+
+_PLANTED_RETRIES = ['''
+def send(self, request):
+    attempt = 0
+    while True:
+        try:
+            return self.provider.complete(request)
+        except TransientError as exc:
+            if attempt >= self.max_retries:
+                raise GaveUp(exc) from None
+            attempt += 1
+            self._sleep(self._backoff(attempt))
+            continue
+''', '''
+def call(f):
+    while True:
+        try:
+            return f()
+        except OSError:
+            time.sleep(1)
+''', '''
+def call(f):
+    for attempt in range(3):
+        try:
+            result = f()
+            break
+        except TimeoutError:
+            continue
+    return result
+''', '''
+async def call(f):
+    for _ in range(5):
+        try:
+            await f()
+        except Exception as exc:
+            log(exc)
+        await asyncio.sleep(0.5)
+''']
+
+_LEGITIMATE_LOOPS = ['''
+def scan(text):
+    pos = 0
+    while True:
+        try:
+            value, end = decode(text, pos)
+        except ValueError:
+            pos += 1
+            continue
+        pos = end
+''', '''
+def wait(server):
+    while not server.started:
+        time.sleep(0.05)
+''', '''
+def first(paths):
+    for path in paths:
+        try:
+            return read(path)
+        except OSError:
+            continue
+    raise UserError(paths)
+''']
+
+
+def test_the_retry_loop_check_catches_planted_loops_and_spares_legitimate_ones() -> None:
+    assert [bool(_retry_loops(src)) for src in _PLANTED_RETRIES] == [True] * 4
+    assert [bool(_retry_loops(src)) for src in _LEGITIMATE_LOOPS] == [False, False, False]
+
+
+def test_no_hand_written_retry_loop() -> None:
+    """Retries go through tenacity (adat.llm.client, adat.targets.http), not a loop that catches and retries."""
+    offenders = {str(p.relative_to(SRC)): lines for p in SRC.rglob("*.py")
+                 if (lines := _retry_loops(p.read_text(encoding="utf-8")))}
+    assert offenders == {}
+
+
+def test_no_two_modules_share_a_basename() -> None:
+    """A name says what a module is without opening it: two ``run_figures.py`` make a reader open both."""
+    seen: dict[str, list[str]] = {}
+    for path in sorted(SRC.rglob("*.py")):
+        if path.name != "__init__.py":
+            seen.setdefault(path.name, []).append(str(path.relative_to(SRC)))
+    shared = {name: paths for name, paths in seen.items() if len(paths) > 1}
+    assert shared == {}

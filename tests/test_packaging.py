@@ -81,7 +81,7 @@ def test_wheel_installed_non_editably_works_from_any_directory(source: Path, tmp
              "print(adat_home()); print(flows.pipeline.__file__); "
              "print(len(preflight(load_run_config(demo_config_path())))); "
              # the stand-in ships as its own package and is found through the wheel's entry point
-             "import sys; from adat.llm.providers.registry import default_registry; "
+             "import sys; from adat.llm.providers.provider_registry import default_registry; "
              "p = default_registry().create('offline/heuristic', load_run_config(demo_config_path()))[2]; "
              "print(sys.modules[type(p).__module__].__file__)")
     home, flow_file, n_checked, stand_in = run(bin_dir / "python", "-c", probe, cwd=elsewhere, env=env).stdout.split()

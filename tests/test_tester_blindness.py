@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from adat.llm.providers.registry import plugins
+from adat.llm.providers.provider_registry import plugins
 
 ROOT = Path(__file__).resolve().parents[1]
 OFFLINE = ROOT / "src" / "adat_offline"

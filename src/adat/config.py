@@ -7,13 +7,15 @@ environment variables itself.
 
 from __future__ import annotations
 
+import importlib.resources
 import os
 import re
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from adat import redaction
 from adat.errors import UserError
@@ -33,6 +35,60 @@ ROLES = ("planner", "driver", "extractor", "grounder", "generator", "judge", "au
          "testsmith", "promptsmith", "mutationsmith", "spec_agent")
 
 
+class Environment(BaseSettings):
+    """Every environment variable adat reads by a fixed name (read afresh on each :func:`environment`).
+
+    A variable the run config names (``llm.api_key_env``, ``${VAR}`` in ``target.headers``) is read
+    by :func:`env_variable`, from the environment and then from ``.env`` in the working directory.
+    """
+
+    model_config = SettingsConfigDict(case_sensitive=True, extra="ignore")
+
+    ADAT_HOME: str | None = Field(None, description="the directory shipped files are read from (adat_home)")
+    ADAT_CACHE_DIR: str | None = Field(None, description="the LLM response and embedding caches (default <data_dir>/cache)")
+    XDG_CACHE_HOME: str | None = Field(None, description="parent of the stage code digest store (default ~/.cache)")
+    PREFECT_API_URL: str | None = Field(None, description="a Prefect API the user runs; adat then starts no server")
+    ADAT_FAULT_DIR: str | None = Field(None, description="a pack of fault files in place of catalogs/faults/retail")
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: Any, env_settings: Any,
+                                   dotenv_settings: Any, file_secret_settings: Any) -> tuple[Any, ...]:
+        return (init_settings, env_settings)  # these are never read from .env (as before pydantic-settings)
+
+
+def environment() -> Environment:
+    """The environment now (tests and the CLI change it between calls, so it is not cached)."""
+    return Environment()
+
+
+@lru_cache(maxsize=64)
+def _named_variable(name: str, ignore_empty: bool) -> type[BaseSettings]:
+    """Settings of one variable named at run time: the environment first, then the ``.env`` file given."""
+
+    class NamedVariable(BaseSettings):
+        model_config = SettingsConfigDict(case_sensitive=True, extra="ignore", env_ignore_empty=ignore_empty)
+
+        value: str | None = Field(None, validation_alias=name)
+
+    return NamedVariable
+
+
+def env_variable(name: str, *, ignore_empty: bool = False) -> str | None:
+    """The variable ``name`` from the environment, else from ``.env`` in the working directory.
+
+    ``ignore_empty``: an empty value in the environment counts as unset (the ``.env`` value wins).
+    A ``.env`` file that is not UTF-8 or over 512 KB is a one-line :class:`UserError`.
+    """
+    from adat.yaml_io import read_user_text
+
+    env_file = Path.cwd() / ".env"
+    if env_file.is_file():
+        read_user_text(env_file, what=".env file")  # a bad file is the user's one-line error, not a traceback
+    found = _named_variable(name, ignore_empty)(_env_file=env_file if env_file.is_file() else None)  # type: ignore[call-arg]
+    value = getattr(found, "value", None)
+    return value if isinstance(value, str) else None
+
+
 def adat_home() -> Path:
     """The one directory adat's shipped files are read from: ``catalogs/``, ``sql/``, ``data/reference/``.
 
@@ -41,11 +97,11 @@ def adat_home() -> Path:
     an editable install reads them from the repository root. Every path to a shipped file is
     ``adat_home() / ...``.
     """
-    env = os.environ.get("ADAT_HOME")
+    env = environment().ADAT_HOME
     if env:
         return Path(env).resolve()
-    packaged = Path(__file__).resolve().parent / "_home"
-    return packaged if packaged.is_dir() else Path(__file__).resolve().parents[2]
+    packaged = importlib.resources.files("adat") / "_home"  # the wheel's package data (unpacked on disk)
+    return Path(str(packaged)) if packaged.is_dir() else Path(__file__).resolve().parents[2]
 
 
 #: The old name of :func:`adat_home`, kept while branches written against it land.
@@ -497,11 +553,7 @@ def _one_validation_error(err: Any, file: str) -> UserError:
 def api_key(settings: LLMSettings) -> str | None:
     """The endpoint's API key from the environment or a ``.env`` file; never logged or stored
     (registered as a secret, :mod:`adat.redaction`)."""
-    key = os.environ.get(settings.api_key_env)
-    if not key:
-        env_file = Path.cwd() / ".env"
-        if env_file.is_file():
-            key = dotenv_file_values(env_file).get(settings.api_key_env)
+    key = env_variable(settings.api_key_env, ignore_empty=True)
     if key:
         redaction.register(key)
     return key or None
@@ -519,7 +571,7 @@ def expand_env_refs(text: str, *, field: str) -> str:
     """
 
     def value_of(match: re.Match[str]) -> str:
-        value = _env_value(match.group(1))
+        value = env_variable(match.group(1))
         if value is None:
             raise UserError(f"environment variable {match.group(1)} is not set", field=field,
                             fix=f"export {match.group(1)}=... or put it in .env")
@@ -537,7 +589,7 @@ def register_header_secrets(headers: dict[str, str]) -> None:
     (an unset one is left for :func:`expand_env_refs` to report when the target is built)."""
     for value in headers.values():
         redaction.register(value)
-        found = {name: _env_value(name) for name in _ENV_REF.findall(value)}
+        found = {name: env_variable(name) for name in _ENV_REF.findall(value)}
         known = {name: v for name, v in found.items() if v is not None}
         redaction.register(*known.values())
         if known and len(known) == len(found):
@@ -548,36 +600,15 @@ def _known_value(known: dict[str, str], match: re.Match[str]) -> str:
     return known[match.group(1)]
 
 
-def _env_value(name: str) -> str | None:
-    """The variable from the environment, else from ``.env`` in the working directory."""
-    value = os.environ.get(name)
-    if value is None:
-        env_file = Path.cwd() / ".env"
-        if env_file.is_file():
-            value = dotenv_file_values(env_file).get(name)
-    return value
-
-
-def dotenv_file_values(env_file: Path) -> dict[str, str | None]:
-    """The variables of a ``.env`` file; one not UTF-8 or over 512 KB is a one-line :class:`UserError`."""
-    import io
-
-    from dotenv import dotenv_values
-
-    from adat.yaml_io import read_user_text
-
-    return dotenv_values(stream=io.StringIO(read_user_text(env_file, what=".env file")))
-
-
 def cache_dir(cfg: RunConfig) -> Path:
     """Where the LLM response cache and the embedding cache live."""
-    env = os.environ.get("ADAT_CACHE_DIR")
+    env = environment().ADAT_CACHE_DIR
     return Path(env).resolve() if env else cfg.data_path() / "cache"
 
 
 def code_digest_store() -> Path:
     """Where stage code digests are kept between commands (``$XDG_CACHE_HOME/adat`` or ``~/.cache/adat``)."""
-    base = os.environ.get("XDG_CACHE_HOME")
+    base = environment().XDG_CACHE_HOME
     return (Path(base) if base else Path.home() / ".cache") / "adat" / "code_digests.json"
 
 
@@ -615,7 +646,7 @@ PREFECT_SERVER_STOP_TIMEOUT_S = 20.0
 
 def user_prefect_api_url() -> str | None:
     """The Prefect API the user exported (``PREFECT_API_URL``); adat then never starts a server."""
-    return os.environ.get("PREFECT_API_URL") or None
+    return environment().PREFECT_API_URL or None
 
 
 def prefect_server_env(home: Path) -> dict[str, str]:
@@ -662,7 +693,7 @@ def fault_dir() -> Path:
     (``demo --evaluate``, ``evaluate``, ``regress``, ``faults``, ``serve-agent``) and every fault
     worker must read the same pack, and a pack changes no run setting: the fault files' contents
     are in the cache keys (``pipeline.fingerprint``) wherever they come from."""
-    env = os.environ.get("ADAT_FAULT_DIR")
+    env = environment().ADAT_FAULT_DIR
     if not env:
         return adat_home() / "catalogs" / "faults" / "retail"
     folder = Path(env).resolve()

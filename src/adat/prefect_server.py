@@ -18,10 +18,11 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+
+import httpx
 
 from adat.config import (
     PREFECT_SERVER_DEFAULT_PORT,
@@ -68,9 +69,8 @@ def read_state(data_dir: Path) -> ServerState | None:
 def is_healthy(api_url: str, timeout: float = 2.0) -> bool:
     """True when ``GET <api_url>/health`` answers 200 (Prefect's health route)."""
     try:
-        with urllib.request.urlopen(f"{api_url.rstrip('/')}/health", timeout=timeout) as resp:  # noqa: S310
-            return bool(resp.status == 200)
-    except (OSError, ValueError):
+        return httpx.get(f"{api_url.rstrip('/')}/health", timeout=timeout).status_code == 200
+    except (httpx.HTTPError, OSError, ValueError):
         return False
 
 

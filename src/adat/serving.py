@@ -6,22 +6,32 @@
     POST /sessions                       -> {"session_id": ...}
     POST /sessions/{session_id}/messages    {"message": ...} -> {"reply": ...}
 
-Errors answer with a JSON body ``{"error": ...}``: 404 for an unknown path or session, 400 for a
-body that is not a JSON object with a string ``message``, 500 when the agent raises. Requests run
-on threads; a lock per session keeps one session's turns in order while sessions run in
-parallel. Evaluation-only data (side log, session database) is never served: it stays on the
-agent object, where an in-process auditor or test reads it.
+A Starlette app under uvicorn. Errors answer with a JSON body ``{"error": ...}``: 404 for an
+unknown path or session, 400 for a body that is not a JSON object with a string ``message``, 500
+when the agent raises. The agent runs on the server's thread pool; a lock per session keeps one
+session's turns in order while sessions run in parallel. Evaluation-only data (side log, session
+database) is never served: it stays on the agent object, where an in-process auditor or test reads it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
+import socket
 import threading
-import urllib.parse
+import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
 
 from adat import config
 from adat.errors import UserError
@@ -30,6 +40,7 @@ from adat.targets.base import Target
 logger = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 1_000_000  # a user message is text; anything larger is a client bug
+_START_TIMEOUT_S = 20.0
 
 
 class SessionGuard:
@@ -54,120 +65,143 @@ class SessionGuard:
             return self.agent.invoke(session_id, message)
 
 
-class AgentServer(ThreadingHTTPServer):
-    """A threading HTTP server bound to one agent; ``stop()`` shuts it down and frees the port."""
+def agent_app(agent: Target) -> Starlette:
+    """The ASGI app speaking the default contract for ``agent``."""
+    guard = SessionGuard(agent)
 
-    daemon_threads = True
+    async def health(_request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok", "agent_id": getattr(agent, "agent_id", "")})
 
-    def __init__(self, agent: Target, host: str, port: int) -> None:
-        self.guard = SessionGuard(agent)
+    async def new_session(request: Request) -> JSONResponse:
+        if await _body(request) is None:
+            return _error(400, "missing, invalid or too large Content-Length")
+        return await _run(request, guard.reset, "session_id")
+
+    async def message(request: Request) -> JSONResponse:
+        session_id = request.path_params["session_id"]
+        body = await _json_object(request)
+        if isinstance(body, JSONResponse):
+            return body
+        text = body.get("message")
+        if not isinstance(text, str):
+            return _error(400, 'body must be {"message": "<text>"}')
+        if not guard.knows(session_id):
+            return _error(404, f"unknown session {session_id!r}; POST /sessions first")
+        return await _run(request, lambda: guard.invoke(session_id, text), "reply")
+
+    async def not_found(request: Request, _exc: Exception) -> JSONResponse:
+        hint = "; try GET /health" if request.method == "GET" else ""
+        return _error(404, f"no route {request.method} {request.url.path}{hint}")
+
+    routes = [Route("/health", health, methods=["GET"]), Route("/sessions", new_session, methods=["POST"]),
+              Route("/sessions/{session_id}/messages", message, methods=["POST"])]
+    # An unknown path and a known path with the wrong method both answer 404 with a hint.
+    return Starlette(routes=routes, exception_handlers={HTTPException: not_found})
+
+
+async def _run(request: Request, action: Callable[[], str], key: str) -> JSONResponse:
+    try:
+        result = await run_in_threadpool(action)
+    except Exception as exc:  # the agent failed: the client sees a 500 and the run goes on
+        logger.warning("agent error on %s: %s", request.url.path, exc, exc_info=True)
+        return _error(500, f"{type(exc).__name__}: {' '.join(str(exc).split())}")
+    return JSONResponse({key: result})
+
+
+async def _body(request: Request) -> bytes | None:
+    """The request body, or None when its declared or actual length is invalid or too large."""
+    try:
+        declared = int(request.headers.get("content-length") or 0)
+    except ValueError:
+        return None
+    if not 0 <= declared <= MAX_BODY_BYTES:
+        return None
+    raw = await request.body()
+    return raw if len(raw) <= MAX_BODY_BYTES else None
+
+
+async def _json_object(request: Request) -> dict[str, Any] | JSONResponse:
+    raw = await _body(request)
+    if raw is None:
+        return _error(400, "missing, invalid or too large Content-Length")
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return _error(400, "body is not JSON")
+    if not isinstance(body, dict):
+        return _error(400, "body must be a JSON object")
+    return body
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+class BackgroundServer:
+    """An ASGI app under uvicorn on a bound socket; ``start_in_thread()`` or ``run()``, ``stop()``.
+
+    The socket is bound here (port 0: a free one), so a port in use is a :class:`UserError`
+    before any thread starts and the URL is known at once.
+    """
+
+    def __init__(self, app: Any, host: str = config.SERVE_HOST, port: int = 0, *, name: str = "adat-server") -> None:
+        try:
+            self.socket = socket.create_server((host, port), backlog=128)
+        except OSError as exc:
+            reason = os.strerror(exc.errno) if exc.errno else str(exc)
+            raise UserError(f"cannot listen on {host}:{port} ({reason})", field="--port",
+                            fix="choose a free port, or 0 for any") from None
+        self.name = name
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
+                                                    timeout_graceful_shutdown=5))
         self._thread: threading.Thread | None = None
-        super().__init__((host, port), _AgentHandler)
+
+    @property
+    def server_address(self) -> tuple[str, int]:
+        host, port = self.socket.getsockname()[:2]
+        return str(host), int(port)
 
     @property
     def url(self) -> str:
-        host, port = self.server_address[:2]
-        return f"http://{host!s}:{port}"
+        host, port = self.server_address
+        return f"http://{host}:{port}"
 
     def start_in_thread(self) -> None:
-        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.1},
-                                        name=f"adat-agent-server-{self.server_address[1]}", daemon=True)
+        """Serve from a daemon thread; returns once the server accepts requests."""
+        self._thread = threading.Thread(target=self.run, name=f"{self.name}-{self.server_address[1]}", daemon=True)
         self._thread.start()
+        deadline = time.monotonic() + _START_TIMEOUT_S
+        while not self.server.started:  # uvicorn sets it once the socket is being served
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                self.stop()
+                raise RuntimeError(f"{self.name} did not start within {_START_TIMEOUT_S:g} s")
+            time.sleep(0.01)
+
+    def run(self) -> None:
+        """Serve in this thread until ``stop()`` (or, in the main thread, Ctrl-C / SIGTERM)."""
+        try:
+            self.server.run(sockets=[self.socket])
+        finally:
+            self.socket.close()
 
     def stop(self) -> None:
+        self.server.should_exit = True
         if self._thread is not None:
-            self.shutdown()
             self._thread.join()
             self._thread = None
-        self.server_close()
+        self.socket.close()
 
 
-class _AgentHandler(BaseHTTPRequestHandler):
-    server: AgentServer
-    server_version = "adat-agent/1"
-
-    def do_GET(self) -> None:
-        if self.path.rstrip("/") == "/health":
-            self._send(200, {"status": "ok", "agent_id": getattr(self.server.guard.agent, "agent_id", "")})
-        else:
-            self._send(404, {"error": f"no route GET {self.path}; try GET /health"})
-
-    def do_POST(self) -> None:
-        parts = [urllib.parse.unquote(p) for p in self.path.split("?")[0].strip("/").split("/")]
-        guard = self.server.guard
-        if parts == ["sessions"]:
-            self._drain_body()
-            self._run(lambda: {"session_id": guard.reset()})
-        elif len(parts) == 3 and parts[0] == "sessions" and parts[2] == "messages":
-            session_id = parts[1]
-            body = self._json_body()
-            if body is None:
-                return
-            message = body.get("message")
-            if not isinstance(message, str):
-                self._send(400, {"error": 'body must be {"message": "<text>"}'})
-            elif not guard.knows(session_id):
-                self._send(404, {"error": f"unknown session {session_id!r}; POST /sessions first"})
-            else:
-                self._run(lambda: {"reply": guard.invoke(session_id, message)})
-        else:
-            self._drain_body()
-            self._send(404, {"error": f"no route POST {self.path}"})
-
-    def _run(self, action: Callable[[], dict[str, Any]]) -> None:
-        try:
-            result = action()
-        except Exception as exc:  # the agent failed: the client sees a 500 and the run goes on
-            logger.warning("agent error on %s: %s", self.path, exc, exc_info=True)
-            self._send(500, {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())}"})
-        else:
-            self._send(200, result)
-
-    def _read_body(self) -> bytes | None:
-        try:
-            length = int(self.headers.get("Content-Length") or 0)
-        except ValueError:
-            length = -1
-        if not 0 <= length <= MAX_BODY_BYTES:
-            self._send(400, {"error": "missing, invalid or too large Content-Length"})
-            return None
-        return self.rfile.read(length) if length else b""
-
-    def _drain_body(self) -> None:
-        self._read_body()
-
-    def _json_body(self) -> dict[str, Any] | None:
-        raw = self._read_body()
-        if raw is None:
-            return None
-        try:
-            body = json.loads(raw)
-        except ValueError:
-            self._send(400, {"error": "body is not JSON"})
-            return None
-        if not isinstance(body, dict):
-            self._send(400, {"error": "body must be a JSON object"})
-            return None
-        return body
-
-    def _send(self, status: int, body: dict[str, Any]) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
-        logger.debug("%s %s", self.address_string(), format % args)
+#: the server ``serve_agent`` returns (``stop()`` it; ``url``, ``server_address``)
+AgentServer = BackgroundServer
 
 
-def serve_agent(agent: Target, host: str = config.SERVE_HOST, port: int = 0) -> tuple[AgentServer, str]:
+def serve_agent(agent: Target, host: str = config.SERVE_HOST, port: int = 0) -> tuple[BackgroundServer, str]:
     """Serve ``agent`` on a background thread; returns the server (``stop()`` it) and its URL.
 
     ``port=0`` picks a free port.
     """
-    server = _bind(agent, host, port)
+    server = BackgroundServer(agent_app(agent), host, port, name="adat-agent-server")
     server.start_in_thread()
     return server, server.url
 
@@ -175,14 +209,10 @@ def serve_agent(agent: Target, host: str = config.SERVE_HOST, port: int = 0) -> 
 def run_server_forever(agent: Target, host: str = config.SERVE_HOST, port: int = 0, *,
                        announce: Callable[[str], None] = print) -> None:
     """Serve ``agent`` in this thread until interrupted (Ctrl-C); ``announce`` gets the URL line."""
-    server = _bind(agent, host, port)
+    server = BackgroundServer(agent_app(agent), host, port, name="adat-agent-server")
     announce(f"serving {getattr(agent, 'agent_id', 'agent')} at {server.url} (Ctrl-C stops)")
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn shuts down on Ctrl-C, then re-raises it
+        server.run()
 
 
 def serve_agent_command(kind: str, fault: str | None, port: int, cfg: config.RunConfig, *,
@@ -198,7 +228,7 @@ def serve_agent_command(kind: str, fault: str | None, port: int, cfg: config.Run
 
 def build_served_agent(kind: str, fault: str | None, cfg: config.RunConfig) -> Target:
     """The agent ``adat serve-agent KIND`` serves; ``fault`` overrides the config's fault."""
-    from adat.targets.factory import build_reference_agent, build_target
+    from adat.targets.target_factory import build_reference_agent, build_target
 
     target = cfg.target
     if kind == "reference":
@@ -211,11 +241,3 @@ def build_served_agent(kind: str, fault: str | None, cfg: config.RunConfig) -> T
                             fix="set target.type: llm-agent and target.model: provider/model in the run config")
         return build_target(target.model_copy(update={"fault": fault or target.fault}), cfg)
     raise UserError(f"unknown agent kind {kind!r}", field="KIND", fix="use reference or llm-agent")
-
-
-def _bind(agent: Target, host: str, port: int) -> AgentServer:
-    try:
-        return AgentServer(agent, host, port)
-    except OSError as exc:
-        raise UserError(f"cannot listen on {host}:{port} ({exc.strerror or exc})", field="--port",
-                        fix="choose a free port, or 0 for any") from None

@@ -16,6 +16,8 @@ empty the ``responder`` callable (if set) answers, otherwise the server returns 
 test that forgot to script a reply fails loudly instead of retrying. Preflight's output-mode probe
 (a ``json_schema`` request named ``adat_output_probe``) is answered ``{"ok": true}`` outside the
 queue and recorded in ``probes``, not ``requests`` (``answer_probes = False`` treats it as any request).
+A Starlette app under uvicorn (:class:`adat.serving.BackgroundServer`); answers are made on its
+thread pool, so a hanging reply holds one worker, not the server.
 """
 
 from __future__ import annotations
@@ -26,13 +28,15 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
 
-class _Server(ThreadingHTTPServer):
-    # socketserver's default backlog of 5 resets connections when 16 clients connect at once
-    request_queue_size = 128
+from adat.serving import BackgroundServer
 
 
 @dataclass
@@ -71,8 +75,7 @@ class ChatServer:
         self.probes: list[RecordedRequest] = []
         self._stop = threading.Event()
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._server: BackgroundServer | None = None
 
     # --- scripting -----------------------------------------------------------------------
     def push(self, reply: Reply) -> None:
@@ -106,24 +109,19 @@ class ChatServer:
     @property
     def base_url(self) -> str:
         assert self._server is not None, "start() the server first"
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"{self._server.url}/v1"
 
     def start(self) -> ChatServer:
-        server = _Server(("127.0.0.1", 0), _handler_for(self))
-        server.daemon_threads = True
-        self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="chat-server", daemon=True)
-        self._thread.start()
+        route = "/{path:path}"
+        app = Starlette(routes=[Route(route, self._get, methods=["GET"]), Route(route, self._post, methods=["POST"])])
+        self._server = BackgroundServer(app, "127.0.0.1", 0, name="chat-server")
+        self._server.start_in_thread()
         return self
 
     def stop(self) -> None:
-        self._stop.set()  # releases hanging handlers
+        self._stop.set()  # releases hanging answers
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+            self._server.stop()
 
     def __enter__(self) -> ChatServer:
         return self.start()
@@ -132,6 +130,19 @@ class ChatServer:
         self.stop()
 
     # --- answering -----------------------------------------------------------------------
+    async def _get(self, request: Request) -> JSONResponse:
+        # GET /v1/models is what adat's preflight asks first; it takes no scripted reply.
+        if request.url.path.rstrip("/") in ("/v1/models", "/models") and self.serve_models:
+            return JSONResponse({"object": "list", "data": [
+                {"id": "scripted-model", "object": "model", "created": 0, "owned_by": "test"}]})
+        return JSONResponse({"error": {"message": f"no route {request.url.path}"}}, status_code=404)
+
+    async def _post(self, request: Request) -> JSONResponse:
+        path = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        raw = await request.body()
+        status, payload, headers = await run_in_threadpool(self._answer, path, dict(request.headers), raw)
+        return JSONResponse(payload, status_code=status, headers=headers)
+
     def _next_reply(self, body: dict[str, Any]) -> Reply:
         with self._lock:
             if self.replies:
@@ -141,31 +152,26 @@ class ChatServer:
             return Reply(content=answer) if isinstance(answer, str) else answer
         return Reply(status=400, error_body={"error": {"message": "chat server: no scripted reply left"}})
 
-    def _answer(self, handler: BaseHTTPRequestHandler) -> None:
-        length = int(handler.headers.get("Content-Length") or 0)
-        raw = handler.rfile.read(length)
+    def _answer(self, path: str, headers: dict[str, str], raw: bytes) -> tuple[int, dict[str, Any], dict[str, str]]:
         try:
             body = json.loads(raw or b"{}")
         except json.JSONDecodeError:
             body = {"_raw": raw.decode("utf-8", "replace")}
-        recorded = RecordedRequest(handler.path, {k.lower(): v for k, v in handler.headers.items()}, body)
+        recorded = RecordedRequest(path, headers, body)
         if self.answer_probes and _is_probe(body):
             with self._lock:
                 self.probes.append(recorded)
-            _send(handler, 200, _completion(body, Reply(content='{"ok": true}')), {})
-            return
+            return 200, _completion(body, Reply(content='{"ok": true}')), {}
         with self._lock:
             self.requests.append(recorded)
-        if handler.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
-            _send(handler, 404, {"error": {"message": f"no route {handler.path}"}}, {})
-            return
+        if path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+            return 404, {"error": {"message": f"no route {path}"}}, {}
         reply = self._next_reply(body)
         if reply.hang_s and self._stop.wait(reply.hang_s):
-            return
+            return 503, {"error": {"message": "chat server stopped"}}, {}  # the client has given up
         if reply.status != 200:
-            _send(handler, reply.status, reply.error_body or {"error": {"message": "error"}}, reply.headers)
-            return
-        _send(handler, 200, _completion(body, reply), reply.headers)
+            return reply.status, reply.error_body or {"error": {"message": "error"}}, reply.headers
+        return 200, _completion(body, reply), reply.headers
 
 
 def _is_probe(body: dict[str, Any]) -> bool:
@@ -193,36 +199,3 @@ def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
         "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                   "total_tokens": prompt_tokens + completion_tokens},
     }
-
-
-def _send(handler: BaseHTTPRequestHandler, status: int, payload: dict[str, Any], headers: dict[str, str]) -> None:
-    data = json.dumps(payload).encode("utf-8")
-    try:
-        handler.send_response(status)
-        handler.send_header("Content-Type", "application/json")
-        handler.send_header("Content-Length", str(len(data)))
-        for name, value in headers.items():
-            handler.send_header(name, value)
-        handler.end_headers()
-        handler.wfile.write(data)
-    except (BrokenPipeError, ConnectionResetError):
-        pass  # the client gave up (timeout); nothing to tell it
-
-
-def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-            server._answer(self)
-
-        def do_GET(self) -> None:  # noqa: N802
-            # GET /v1/models is what adat's preflight asks first; it takes no scripted reply.
-            if self.path.rstrip("/") in ("/v1/models", "/models") and server.serve_models:
-                _send(self, 200, {"object": "list", "data": [
-                    {"id": "scripted-model", "object": "model", "created": 0, "owned_by": "test"}]}, {})
-            else:
-                _send(self, 404, {"error": {"message": f"no route {self.path}"}}, {})
-
-        def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
-            return
-
-    return Handler

@@ -14,7 +14,7 @@ import pytest
 from adat.config import ROLES, RunConfig
 from adat.engine.context import RunContext
 from adat.engine.stage_runner import run_stage
-from adat.llm.providers.registry import ProviderRegistry
+from adat.llm.providers.provider_registry import ProviderRegistry
 from adat.llm.types import LLMRequest
 from adat.records import TestCase
 from adat.warehouse import read_records

@@ -20,7 +20,7 @@ from adat.evaluation.groupings import llm_groupings
 from adat.evaluation.labels import Compliance
 from adat.evaluation.llm_auditor import LLMAuditor, load_artifacts, require_llm_auditor
 from adat.llm.client import LLMClient
-from adat.llm.providers.registry import ProviderRegistry
+from adat.llm.providers.provider_registry import ProviderRegistry
 from adat.llm.types import LLMRequest
 from adat.records import AuditLabel, BoundaryMapping, Execution, Turn
 from tests.test_evaluation.conftest import RUN, make_test

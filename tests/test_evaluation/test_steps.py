@@ -13,7 +13,7 @@ from adat.config import EvaluationConfig, RunConfig
 from adat.engine.context import RunContext
 from adat.engine.stage_runner import run_stage
 from adat.evaluation import evaluation_steps as steps
-from adat.evaluation.report import print_evaluation
+from adat.evaluation.evaluation_figures import print_evaluation
 from adat.warehouse import read_records
 from tests.test_evaluation.conftest import (
     ACTS,

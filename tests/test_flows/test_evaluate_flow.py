@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 
 from adat.cli.flow_loader import load_flow
-from adat.evaluation.report import print_evaluation
+from adat.evaluation.evaluation_figures import print_evaluation
 from adat.warehouse import read_records
 from tests.support.demo_config import small_demo_config
 from tests.support.pre_move import PRE_MOVE_SQL, move_mismatch

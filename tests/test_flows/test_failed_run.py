@@ -15,7 +15,7 @@ from rich.console import Console
 
 from adat.adat2 import adat2_steps as steps
 from adat.cli.flow_loader import load_flow
-from adat.report import print_run_summary
+from adat.run_figures import print_run_summary
 from adat.warehouse import read_records
 from adat.warehouse.catalog import catalog_path
 from tests.support.demo_config import small_demo_config

@@ -28,7 +28,7 @@ import yaml
 from adat.cli.flow_loader import load_flow
 from adat.config import RunConfig
 from adat.records import Execution
-from adat.targets.factory import build_target
+from adat.targets.target_factory import build_target
 from adat.warehouse import read_records
 from tests.support.demo_config import small_demo_config
 from tests.support.fault_agent import cycle_plan, fault_agent

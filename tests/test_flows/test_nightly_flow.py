@@ -268,7 +268,7 @@ def red_night(client: Any, first_night: Any, twin_nights: Any, workdir: Path) ->
     """The first night's suite blessed; a night of it against a seeded fault."""
     import yaml
 
-    from adat.suites.registry import bless
+    from adat.suites.suite_blessings import bless
 
     bless(workdir / "data", first_night.name, "nightly")
     data = yaml.safe_load((workdir / "nightly.yaml").read_text())

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from adat.cli.flow_loader import load_flow
-from adat.report import run_summary, summary_markdown
+from adat.run_figures import run_summary, summary_markdown
 from adat.warehouse import read_records
 from tests.support.demo_config import small_demo_config
 

@@ -20,7 +20,7 @@ from rich.console import Console
 
 from adat.cli.flow_loader import load_flow
 from adat.config import RunConfig
-from adat.report import print_run_summary
+from adat.run_figures import print_run_summary
 from adat.warehouse import read_records
 from tests.support.demo_config import small_demo_config
 

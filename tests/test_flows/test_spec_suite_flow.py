@@ -13,7 +13,7 @@ import yaml
 
 from adat.cli.flow_loader import load_flow
 from adat.config import RunConfig, SpecSuiteConfig
-from adat.tdad.report import spec_metrics
+from adat.tdad.spec_suite_figures import spec_metrics
 from adat.warehouse import read_records
 from tests.test_tdad.loop_fakes import LIBRARY_SPEC, SEED
 

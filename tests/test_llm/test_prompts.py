@@ -49,6 +49,12 @@ def test_missing_or_unexpected_variable_names_file_and_variable(
         load_prompt("answer", prompts_dir).render(variables)
     text = str(err.value)
     assert message in text and f"variables.{name}" in text and "answer.yaml" in text
+    assert "'answer'" in text or message == "unexpected variable"  # the prompt id
+
+
+def test_a_value_holding_template_syntax_is_never_expanded(prompts_dir: Path) -> None:
+    user = load_prompt("answer", prompts_dir).render({"question": "{{ reply }} {% if x %}", "reply": "r"})[1]
+    assert "Question: {{ reply }} {% if x %}" in user["content"]
 
 
 def test_prompt_without_untrusted_variables_has_no_reminder(tmp_path: Path) -> None:
@@ -67,6 +73,7 @@ def test_prompt_without_untrusted_variables_has_no_reminder(tmp_path: Path) -> N
     ("id: bad\nversion: 1\nrole: judge\nvariables: [{name: a, trusted: no}]\nuser: '{{a}}'\n",
      "variables.0.trusted", "unknown field"),
     ("id: bad\nversion: [1\n", "line", "not valid YAML"),
+    ("id: bad\nversion: 1\nrole: judge\nvariables: [a]\nuser: '{{ a }'\n", "user", "template line 1"),
 ])
 def test_bad_prompt_file_is_one_line_user_error(tmp_path: Path, body: str, field: str, snippet: str) -> None:
     (tmp_path / "bad.yaml").write_text(body)

@@ -12,7 +12,7 @@ import pytest
 from adat.config import RoleModels, RunConfig
 from adat.errors import UserError
 from adat.llm import LLMClient, ProviderRegistry
-from adat.llm.providers import registry as registry_module
+from adat.llm.providers import provider_registry as registry_module
 from tests.test_llm.conftest import Answer
 from tests.test_llm.stub_offline import StubOffline
 

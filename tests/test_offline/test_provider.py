@@ -28,7 +28,7 @@ from adat.contracts.adat2_roles import (
     TurnView,
 )
 from adat.llm.client import LLMClient
-from adat.llm.providers.registry import ProviderRegistry, default_registry
+from adat.llm.providers.provider_registry import ProviderRegistry, default_registry
 from adat.llm.types import LLMError, LLMRequest, LLMResponse
 from adat_offline import planning
 from adat_offline.provider import HANDLERS, OfflineHeuristicProvider

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from adat.config import RunConfig
 from adat.records import Execution, Verdict
-from adat.report import print_run_summary, run_summary
+from adat.run_figures import print_run_summary, run_summary
 from adat.warehouse import write_records
 from tests.test_sql import warehouse_fixture as fx
 from tests.test_sql.conftest import SQL_DIR

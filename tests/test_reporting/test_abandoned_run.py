@@ -9,9 +9,9 @@ from rich.console import Console
 
 from adat.engine.context import end_run_row
 from adat.records import Run
-from adat.report import status_notes
 from adat.reporting.html_report import render_report, report_context
 from adat.reporting.show import show_item
+from adat.run_figures import status_notes
 from adat.warehouse import build_catalog, read_records, write_records
 from adat.warehouse.queries import ReportQueries
 from tests.test_sql import warehouse_fixture as fx

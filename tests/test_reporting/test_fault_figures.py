@@ -12,7 +12,7 @@ import pytest
 from rich.console import Console
 
 from adat.config import RunConfig
-from adat.evaluation.report import evaluation_metrics, print_evaluation
+from adat.evaluation.evaluation_figures import evaluation_metrics, print_evaluation
 from adat.reporting import artifacts
 from adat.reporting.html_report import render_report, report_context
 from adat.warehouse.queries import ReportQueries
@@ -66,7 +66,7 @@ def test_html_report_shows_detected_over_seeded_and_tdad_activated_over_intents(
 
 
 def test_spec_suite_summary_keeps_ms_next_to_activated_over_intents(root: Path) -> None:
-    from adat.tdad.report import spec_metrics, summary_lines
+    from adat.tdad.spec_suite_figures import spec_metrics, summary_lines
 
     lines = summary_lines("r2", spec_metrics(RunConfig(data_dir=str(root)), "r2"), offline=False)
     ms = next(line for line in lines if line.startswith("- MS:"))

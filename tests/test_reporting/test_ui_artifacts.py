@@ -125,7 +125,7 @@ def test_previous_same_config_skips_runs_with_another_config(tmp_path: Path) -> 
 
 
 def test_an_offline_suites_evaluation_says_so(tmp_path: Path) -> None:
-    from adat.report import is_offline
+    from adat.run_figures import is_offline
     from tests.test_sql import warehouse_fixture as fx
 
     assert "offline/heuristic" in a.evaluation_markdown(METRICS, "n2", offline=True)

@@ -10,7 +10,7 @@ from adat.config import ROLES, RoleModels, RunConfig
 from adat.errors import TargetError
 from adat.llm.client import LLMClient
 from adat.llm.providers.fake import FakeOutputs, FakeProvider
-from adat.llm.providers.registry import ProviderRegistry
+from adat.llm.providers.provider_registry import ProviderRegistry
 from adat.records import Statement, TestCase, Trace, Turn
 
 REPO = Path(__file__).resolve().parents[2]

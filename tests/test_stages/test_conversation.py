@@ -17,14 +17,14 @@ from adat.conversation import ScriptedUser, Stop, converse
 from adat.errors import TargetError
 from adat.evaluation.replay import Replayer
 from adat.llm.client import LLMClient
-from adat.llm.providers.registry import default_registry
+from adat.llm.providers.provider_registry import default_registry
 from adat.llm.types import LLMResponse, ToolCall
 from adat.spec_records import SpecAssertion, SpecTest, ToolFixture
 from adat.stages.discovery import discover
 from adat.stages.execution import execute_test
 from adat.tdad.artifact import PromptArtifact
 from adat.tdad.runner import run_spec_test
-from adat.tdad.spec import parse_spec
+from adat.tdad.spec_loader import parse_spec
 from tests.support.tdad_spec import LIBRARY_SEED_PROMPT, library_spec
 from tests.test_stages.conftest import RUN, Roles, ScriptedTarget, make_test
 

@@ -23,7 +23,7 @@ def test_the_report_opens_over_http_at_the_url_the_night_links(tmp_path: Path) -
         assert "nightly-20261203-0200/report.html" in httpx.get(f"{base}/", timeout=10).text
         assert httpx.get(f"{base}/nope/report.html", timeout=10).status_code == 404
     finally:
-        server.should_exit = True
+        server.stop()
 
 
 def test_a_report_outside_the_reports_directory_has_no_url(tmp_path: Path) -> None:

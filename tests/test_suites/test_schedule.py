@@ -7,8 +7,8 @@ from pathlib import Path
 
 from adat.config import NightlyConfig, RunConfig
 from adat.records import Run, SuiteBlessing, TestCase
-from adat.suites.registry import bless, blessed_run, resolve_suite
 from adat.suites.schedule import plan_night
+from adat.suites.suite_blessings import bless, blessed_run, resolve_suite
 from adat.warehouse import write_records
 
 NOW = datetime(2026, 12, 3, 2, 0, tzinfo=UTC)

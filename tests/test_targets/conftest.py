@@ -1,4 +1,4 @@
-"""A tiny scripted agent server on 127.0.0.1 for the http-target tests."""
+"""A tiny scripted agent server on 127.0.0.1 for the http-target tests (Starlette under uvicorn)."""
 
 from __future__ import annotations
 
@@ -6,90 +6,70 @@ import itertools
 import json
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from adat.serving import BackgroundServer
 
 HANG_LIMIT_S = 10.0  # a "hung" request is released at teardown, or after this long
 
 
-class ScriptedServer(ThreadingHTTPServer):
+class ScriptedServer:
     """Default contract plus scripted failures chosen by the user message:
 
     ``boom`` -> 500, ``hang`` -> no answer until released, ``notjson`` -> text body,
     ``noreply`` -> JSON without the reply field. A custom contract lives under /api/v1.
+    ``requests`` holds ``(method, path, headers, body)``; the headers are case-insensitive.
     """
 
-    daemon_threads = True
-
     def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
         self.release = threading.Event()
-        self.requests: list[tuple[str, str, dict[str, str], Any]] = []
+        self.requests: list[tuple[str, str, Any, Any]] = []
         self._ids = itertools.count(1)
+        app = Starlette(routes=[Route("/{path:path}", self._post, methods=["POST"])])
+        self.server = BackgroundServer(app, "127.0.0.1", 0, name="scripted-agent")
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}"
+        return self.server.url
 
-    def next_id(self) -> int:
-        return next(self._ids)
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: ScriptedServer
-
-    def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        body = json.loads(self.rfile.read(length) or b"null")
-        self.server.requests.append(("POST", self.path, dict(self.headers), body))
-        path = self.path
+    async def _post(self, request: Request) -> Response:
+        body = json.loads(await request.body() or b"null")
+        path = request.url.path
+        self.requests.append(("POST", path, request.headers, body))
         if path == "/sessions":
-            return self._json(200, {"session_id": f"s{self.server.next_id()}"})
+            return JSONResponse({"session_id": f"s{next(self._ids)}"})
         if path == "/api/v1/conversations":
-            return self._json(201, {"data": {"conversation": {"id": self.server.next_id()}}})
+            return JSONResponse({"data": {"conversation": {"id": next(self._ids)}}}, status_code=201)
         if path.startswith("/api/v1/conversations/") and path.endswith("/turns"):
-            return self._json(200, {"output": {"choices": [{"text": f"custom: {body['input']}"}]}})
+            return JSONResponse({"output": {"choices": [{"text": f"custom: {body['input']}"}]}})
         if path.startswith("/sessions/") and path.endswith("/messages"):
             message = body["message"]
             if message == "boom":
-                return self._json(500, {"error": "agent crashed"})
+                return JSONResponse({"error": "agent crashed"}, status_code=500)
             if message == "hang":
-                self.server.release.wait(HANG_LIMIT_S)
-                return self._json(200, {"reply": "too late"})
+                await run_in_threadpool(self.release.wait, HANG_LIMIT_S)
+                return JSONResponse({"reply": "too late"})
             if message == "notjson":
-                return self._raw(200, b"<html>oops</html>")
+                return Response(b"<html>oops</html>")
             if message == "noreply":
-                return self._json(200, {"answer": "x"})
-            return self._json(200, {"reply": f"echo: {message}"})
-        return self._json(404, {"error": "no route"})
-
-    def _json(self, status: int, doc: Any) -> None:
-        self._raw(status, json.dumps(doc).encode())
-
-    def _raw(self, status: int, data: bytes) -> None:
-        try:
-            self.send_response(status)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-        except OSError:  # the client gave up (timeout test)
-            pass
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        pass
+                return JSONResponse({"answer": "x"})
+            return JSONResponse({"reply": f"echo: {message}"})
+        return JSONResponse({"error": "no route"}, status_code=404)
 
 
 @pytest.fixture
 def scripted_server() -> Iterator[ScriptedServer]:
     server = ScriptedServer()
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
+    server.server.start_in_thread()
     try:
         yield server
     finally:
         server.release.set()
-        server.shutdown()
-        server.server_close()
-        thread.join()
+        server.server.stop()

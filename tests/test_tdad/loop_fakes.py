@@ -15,7 +15,7 @@ from adat.spec_records import (
     SpecTurn,
 )
 from adat.tdad.artifact import PromptArtifact
-from adat.tdad.spec import parse_spec
+from adat.tdad.spec_loader import parse_spec
 
 LIBRARY_SPEC: dict[str, Any] = {
     "spec_id": "library_v1", "version": "1.0", "title": "Library Desk",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from adat.contracts.tdad_clauses import clause_texts, retry_clause
 from adat.spec_records import AssertionResult, SpecAssertion, SpecTest, SpecTestResult
 from adat.tdad.compiler import group_failures
-from adat.tdad.spec import parse_spec
+from adat.tdad.spec_loader import parse_spec
 from tests.support.tdad_spec import library_spec
 
 

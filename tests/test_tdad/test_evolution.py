@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 from adat.tdad.evolution import invariant_tests, kept_clauses
-from adat.tdad.spec import parse_spec
+from adat.tdad.spec_loader import parse_spec
 from tests.test_tdad.loop_fakes import LIBRARY_SPEC, library_spec, spec_test
 
 

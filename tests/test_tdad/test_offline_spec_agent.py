@@ -13,7 +13,7 @@ from adat.llm.client import LLMClient
 from adat.tdad.artifact import PromptArtifact
 from adat.tdad.pack_model import MutationPack
 from adat.tdad.runner import run_spec_test
-from adat.tdad.spec import lint_spec, load_spec
+from adat.tdad.spec_loader import lint_spec, load_spec
 from adat.tdad.testsmith import generate_tests
 from tests.support.tdad_spec import LIBRARY_SEED_PROMPT, clause_prompt, library_pack, library_spec
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 from adat.config import RoleModels, RunConfig
 from adat.llm.client import LLMClient
-from adat.llm.providers.registry import default_registry
+from adat.llm.providers.provider_registry import default_registry
 from adat.llm.types import LLMRequest, LLMResponse, ToolCall
 from adat.spec_records import SpecAssertion, SpecTest, ToolFixture
 from adat.tdad.artifact import PromptArtifact
 from adat.tdad.runner import run_spec_test
-from adat.tdad.spec import parse_spec
+from adat.tdad.spec_loader import parse_spec
 from tests.support.tdad_spec import LIBRARY_SEED_PROMPT, library_spec
 
 ARTIFACT = PromptArtifact(system_prompt=LIBRARY_SEED_PROMPT, tool_descriptions={"renew_loan": "Renew one loan."})

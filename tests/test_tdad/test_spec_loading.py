@@ -9,7 +9,7 @@ import yaml
 
 from adat.errors import UserError
 from adat.tdad.artifact import seed_artifact
-from adat.tdad.spec import key_path, lint_spec, load_mutation_pack, load_spec
+from adat.tdad.spec_loader import key_path, lint_spec, load_mutation_pack, load_spec
 
 AGENTS = ("supportops", "expenseguard")
 

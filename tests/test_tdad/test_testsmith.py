@@ -6,7 +6,7 @@ from pathlib import Path
 
 from adat.config import RunConfig
 from adat.llm.client import LLMClient
-from adat.tdad.spec import load_spec, parse_spec
+from adat.tdad.spec_loader import load_spec, parse_spec
 from adat.tdad.testsmith import families_of, generate_tests, leaf_paths
 from tests.support.tdad_spec import library_spec
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from adat.baselines.workflow_graph import (
     START,
@@ -25,7 +24,7 @@ from adat.baselines.workflow_graph import (
 )
 from adat.config import RunConfig
 from adat.contracts.adat2_roles import PROMPT_AGENTEVAL, AgentEvalInput, AgentEvalOutput, WorkflowTargetView
-from adat.llm.types import LLMError
+from adat.llm.types import LLMError, TesterLLM
 from adat.records import TestCase, Trace, Turn
 from adat.stages.ids import stable_id
 from adat.stages.provenance import call_role
@@ -67,7 +66,7 @@ def graph_targets(graph: WorkflowGraph, samples: int) -> list[GraphTarget]:
     return targets
 
 
-def generate_agenteval_tests(cfg: RunConfig, client: Any, traces: Sequence[Trace], run_id: str,
+def generate_agenteval_tests(cfg: RunConfig, client: TesterLLM, traces: Sequence[Trace], run_id: str,
                              embed: Embed) -> AgentEvalResult:
     """Mine the graph of ``traces`` and ask the generator for one test per node and edge."""
     graph = mine_workflow_graph(traces, embed, cfg.baselines.agenteval_similarity)

@@ -16,11 +16,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from adat.config import RunConfig
 from adat.contracts.adat2_roles import PROMPT_DIRECT, DirectInput, DirectOutput, GeneratedTest
-from adat.llm.types import LLMError
+from adat.llm.types import LLMError, TesterLLM
 from adat.records import TestCase, Trace
 from adat.stages.ids import stable_id
 from adat.stages.provenance import call_role
@@ -45,7 +45,7 @@ def direct_test_id(run_id: str, number: int) -> str:
     return stable_id("te", run_id, "direct", number)
 
 
-def generate_direct_tests(cfg: RunConfig, client: Any, traces: Sequence[Trace], run_id: str) -> DirectResult:
+def generate_direct_tests(cfg: RunConfig, client: TesterLLM, traces: Sequence[Trace], run_id: str) -> DirectResult:
     """Ask the generator for batches of direct tests until one of the stop conditions holds."""
     limit = cfg.baselines.direct_max_tests or cfg.generation.n
     views = [trace_view(t) for t in traces]

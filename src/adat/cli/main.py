@@ -24,7 +24,7 @@ from adat.cli.app import (
 from adat.cli.compare_cmd import ablation, baselines, compare
 from adat.cli.report_cmd import diff, export_app, report, serve_reports, show
 from adat.cli.server_cmd import server_app
-from adat.cli.spec import spec_app
+from adat.cli.spec_cmd import spec_app
 from adat.cli.suite_cmd import suite_app
 from adat.config import (
     MAX_REPEAT,
@@ -103,7 +103,7 @@ def config_check(
 def _probe_modes(cfg: RunConfig) -> dict[str, str]:
     """Model spec -> the structured-output mode its endpoint takes, probed now (``config check --probe``)."""
     from adat.llm.providers.openai_chat import OpenAIProvider
-    from adat.llm.providers.registry import default_registry
+    from adat.llm.providers.provider_registry import default_registry
 
     registry, modes = default_registry(), {}
     for spec in dict.fromkeys(cfg.models.model_dump().values()):
@@ -215,7 +215,9 @@ def run(
         from adat.engine.run_claims import check_run_free
 
         check_run_free(cfg.data_path(), cfg.run_id, "pipeline")
-    from adat.report import print_run_summary  # after preflight: a bad input fails without loading pandas
+    from adat.run_figures import (
+        print_run_summary,  # after preflight: a bad input fails without loading pandas
+    )
 
     result = _run_flow("pipeline", config=cfg, refresh=forced)
     print_run_summary(console, cfg, str(result))
@@ -252,7 +254,7 @@ def run_suite(
 ) -> None:
     """Execute and judge an existing suite against the config's target (e.g. a new agent version)."""
     from adat.engine.unchanged import is_unchanged, remember, run_suite_key, stored_summary
-    from adat.report import print_run_summary
+    from adat.run_figures import print_run_summary
 
     if fail_on is not None:
         from adat.reporting.gate import FAIL_ON_MODES  # loads DuckDB: only when asked
@@ -329,7 +331,7 @@ def demo(
     Results come from the rule-based offline/heuristic stand-in, not from a language model.
     """
     from adat.engine.preflight import preflight
-    from adat.report import print_run_summary
+    from adat.run_figures import print_run_summary
 
     cfg = _with_data_dir(load_run_config(demo_config_path()), data_dir)
     preflight(cfg)
@@ -342,7 +344,7 @@ def demo(
     result = _run_flow("pipeline", config=cfg)
     print_run_summary(console, cfg, str(result))
     if evaluate:
-        from adat.evaluation.report import print_evaluation
+        from adat.evaluation.evaluation_figures import print_evaluation
 
         evaluation = _run_flow("evaluate", config=cfg, suite_run_id=str(result))
         print_evaluation(console, cfg, evaluation)
@@ -359,7 +361,7 @@ def evaluate(
     The reference agent is audited from its side log (no LLM); any other target needs an LLM in the
     auditor role and the artifacts listed in evaluation.artifacts.
     """
-    from adat.evaluation.report import print_evaluation
+    from adat.evaluation.evaluation_figures import print_evaluation
 
     cfg = _with_data_dir(load_run_config(config), data_dir)
     check_config_references(cfg, file=str(config))
@@ -376,7 +378,7 @@ def regress(
     data_dir: DataDir = None,
 ) -> None:
     """Run a suite on seeded faulty variants of the agent and print the per-fault detection table."""
-    from adat.evaluation.report import print_evaluation
+    from adat.evaluation.evaluation_figures import print_evaluation
 
     cfg = _with_data_dir(load_run_config(config), data_dir)
     check_config_references(cfg, file=str(config))

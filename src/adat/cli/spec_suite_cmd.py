@@ -75,7 +75,7 @@ def _suite(cfg: RunConfig, spec: Path, start: str, *, pack: Path | None = None, 
     _check_file(spec, "spec file", "SPEC")
     _check_file(pack, "mutation pack", "--pack")
     from adat.cli.flow_loader import call_flow, load_flow, prepare_flow_environment
-    from adat.tdad.spec import load_spec
+    from adat.tdad.spec_loader import load_spec
 
     load_spec(spec)  # a bad spec is one line before any flow starts
     if run_id:
@@ -94,7 +94,7 @@ def _seed_start(spec: Path, seed: Path | None) -> str:
 
 
 def _print(cfg: RunConfig, run_id: str) -> None:
-    from adat.tdad.report import print_spec_summary
+    from adat.tdad.spec_suite_figures import print_spec_summary
 
     print_spec_summary(console, cfg, run_id)
 

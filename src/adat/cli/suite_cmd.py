@@ -21,7 +21,7 @@ DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Warehouse root
 
 def _name(name: str | None, config: Path | None) -> str:
     """``--name``, else the config file's name without its suffix (the nightly's default suite name)."""
-    from adat.suites.registry import check_name
+    from adat.suites.suite_blessings import check_name
 
     if name:
         return check_name(name)
@@ -44,7 +44,7 @@ def bless(
     The nightly of a config runs the suite named after it instead of regenerating one every night,
     and `adat suite export NAME` writes it for CI. Blessing a name again moves it to RUN."""
     from adat.config import check_run_id
-    from adat.suites.registry import bless as record
+    from adat.suites.suite_blessings import bless as record
 
     check_run_id(run, field="RUN")
     row = record(warehouse_root(data_dir), run, _name(name, config))
@@ -54,7 +54,7 @@ def bless(
 @suite_app.command("list")
 def list_suites(data_dir: DataDir = None) -> None:
     """Every blessing, newest last: name, run, tests, when, from where."""
-    from adat.suites.registry import blessings
+    from adat.suites.suite_blessings import blessings
 
     for r in blessings(warehouse_root(data_dir)):
         console.print(f"{r.name:<24} {r.run_id:<32} {r.tests:>5} tests  {r.blessed_at:%Y-%m-%d %H:%M}  {r.source}",
@@ -73,7 +73,7 @@ def export(
     The bundle holds the suite run's Parquet parts (tests, statements, its executions and
     verdicts, audit) and a manifest with their digests; FILE ending in .zip is one file."""
     from adat.suites.bundle import export_suite
-    from adat.suites.registry import check_name, resolve_suite
+    from adat.suites.suite_blessings import check_name, resolve_suite
 
     root = warehouse_root(data_dir)
     run = resolve_suite(root, suite, field="RUN|NAME")

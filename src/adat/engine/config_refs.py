@@ -20,7 +20,7 @@ POLICY_MAX_BYTES = 1024 * 1024
 
 def check_config_references(cfg: RunConfig, *, file: str | None = None) -> None:
     """Raise a one-line :class:`UserError` naming ``file`` and the field of the first bad reference."""
-    from adat.llm.providers.registry import default_registry
+    from adat.llm.providers.provider_registry import default_registry
 
     known = [p for p in default_registry().known() if p != "fake"]
     specs = [(f"models.{role}", spec) for role, spec in cfg.models.model_dump().items()]

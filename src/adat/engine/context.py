@@ -10,7 +10,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -20,6 +20,9 @@ from adat.errors import StageFailed
 from adat.records import Execution, Record, RuleEvent, Run, StageRun, Trace
 from adat.targets.base import SideLogged, Target
 from adat.warehouse.parquet import partition_dir, read_records, write_records
+
+if TYPE_CHECKING:
+    from adat.llm.client import LLMClient
 
 
 class StepResult(BaseModel):
@@ -92,7 +95,7 @@ class RunContext:
     writes: Collection[str] | None = None
     key: str | None = None
     progress_bar: Callable[[str], Progress] | None = field(default=None, repr=False)
-    _client: Any = field(default=None, repr=False)
+    _client: LLMClient | None = field(default=None, repr=False)
     _digest: Any = field(default_factory=hashlib.sha256, repr=False)
     _paths: dict[str, str] = field(default_factory=dict, repr=False)
     _rows: Counter[str] = field(default_factory=Counter, repr=False)
@@ -174,7 +177,7 @@ class RunContext:
 
     # --- LLM -----------------------------------------------------------------------------
     @property
-    def client(self) -> Any:
+    def client(self) -> LLMClient:
         if self._client is None:
             from adat.llm.call_journal import CallJournal
             from adat.llm.client import LLMClient
@@ -230,8 +233,8 @@ class RunContext:
     # --- target --------------------------------------------------------------------------
     def target(self, *, fault: str | None = None, scope: str = "t") -> Target:
         """The run's target (or its faulty variant), with session ids unique within the run."""
-        from adat.targets.factory import build_target
         from adat.targets.session_scope import ScopedSessions
+        from adat.targets.target_factory import build_target
 
         target_cfg = self.cfg.target
         if fault is not None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from adat import config
 from adat.config import PREFLIGHT_TIMEOUT_S, LLMAgentTarget, RunConfig, check_run_id
 from adat.errors import UserError
-from adat.llm.providers.registry import default_registry
+from adat.llm.providers.provider_registry import default_registry
 
 
 def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list[str]:
@@ -28,8 +28,8 @@ def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list
     from adat.engine.config_refs import check_config_references
     from adat.instruction_catalog import load_instructions
     from adat.llm.providers.openai_chat import OpenAIProvider
-    from adat.targets.factory import build_target
     from adat.targets.http import HttpTarget
+    from adat.targets.target_factory import build_target
     from adat.warehouse.catalog_holder import check_catalog_free
     from adat.warehouse.layout import catalog_path
 

@@ -32,7 +32,7 @@ from adat.warehouse.layout import run_parts
 #: modules whose source is part of the key: the flow and its task wrappers (``TASK_SOURCE``)
 FLOW_MODULES = {"run_suite": ("flows.run_suite", "flows._run_status", "tasks.stage_tasks", "tasks.stage_factory")}
 #: the function whose code (and the adat modules it imports) computes the stored summary
-SUMMARY_ENTRY = "adat.report:run_summary"
+SUMMARY_ENTRY = "adat.run_figures:run_summary"
 
 
 def _store(cfg: RunConfig, flow: str, run_id: str) -> Path:

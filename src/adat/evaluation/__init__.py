@@ -6,13 +6,13 @@ reference agent, its side log and initial database). The decision procedures are
 in docs/auditing.md; the figures are SQL in sql/metrics, printed by :func:`print_evaluation`.
 """
 
+from adat.evaluation.evaluation_figures import evaluation_metrics, print_evaluation
 from adat.evaluation.groupings import llm_groupings, reference_groupings
 from adat.evaluation.labels import Compliance, paper_label, reference_compliance
 from adat.evaluation.llm_auditor import LLMAuditor, load_artifacts, require_llm_auditor
 from adat.evaluation.reference_auditor import ReferenceAuditor, checked_situation, criteria_side
 from adat.evaluation.regression import fault_ids, on_fault, regression_test_ids
 from adat.evaluation.replay import Replay, Replayer
-from adat.evaluation.report import evaluation_metrics, print_evaluation
 
 __all__ = [
     "Compliance",

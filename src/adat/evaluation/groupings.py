@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
 
 from adat.contracts.auditor_roles import (
     PROMPT_AUDITOR_GROUPING,
@@ -19,7 +18,7 @@ from adat.contracts.auditor_roles import (
     GroupingMappingView,
     GroupingOutput,
 )
-from adat.llm.types import LLMError
+from adat.llm.types import LLMError, TesterLLM
 from adat.records import AuditLabel, Grouping
 
 log = logging.getLogger(__name__)
@@ -45,7 +44,7 @@ def reference_groupings(labels: Sequence[AuditLabel], run_id: str, count: int) -
     return rows
 
 
-def llm_groupings(client: Any, labels: Sequence[AuditLabel], run_id: str, count: int) -> list[Grouping]:
+def llm_groupings(client: TesterLLM, labels: Sequence[AuditLabel], run_id: str, count: int) -> list[Grouping]:
     """``count`` independent groupings by the auditor role (each a separately cached call).
 
     A mapping the answer leaves out, or a failed call, keeps the mapping as its own group, so

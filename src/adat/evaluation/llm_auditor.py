@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import re
 from pathlib import Path
-from typing import Any
 
 from adat.config import LLMAgentTarget, RunConfig
 from adat.contracts.auditor_roles import (
@@ -34,7 +33,7 @@ from adat.contracts.auditor_roles import (
 )
 from adat.errors import UserError
 from adat.evaluation.labels import Compliance
-from adat.llm.types import LLMError
+from adat.llm.types import LLMError, TesterLLM
 from adat.records import AuditLabel, BoundaryMapping, Execution, TestCase, Validity
 from adat.stages.provenance import Provenance, call_role
 from adat.stages.views import turn_views
@@ -84,7 +83,7 @@ def _norm(text: str) -> str:
 class LLMAuditor:
     """Audits tests and executions of any target from its artifacts, with the ``auditor`` role."""
 
-    def __init__(self, client: Any, artifacts: list[ArtifactView], run_id: str, target_kind: str = "llm-agent") -> None:
+    def __init__(self, client: TesterLLM, artifacts: list[ArtifactView], run_id: str, target_kind: str = "llm-agent") -> None:
         """``target_kind``: the target plugin whose seeded faults :meth:`attribute` reads."""
         self.client = client
         self.target_kind = target_kind

@@ -51,7 +51,7 @@ from adat.llm.context_budget import Cut, fit_request, input_budget
 from adat.llm.output_schema import OutputInvalid, parse_output, repair_message, response_schema, schema_name
 from adat.llm.pricing import call_cost_usd
 from adat.llm.prompts import PromptTemplate, load_prompt
-from adat.llm.providers.registry import ProviderRegistry, default_registry
+from adat.llm.providers.provider_registry import ProviderRegistry, default_registry
 from adat.llm.response_cache import ResponseCache, cache_key
 from adat.llm.types import LLMError, LLMRequest, LLMResponse, Provider, TransientProviderError
 from adat.records import LLMCall

@@ -1,8 +1,9 @@
 """Prompt templates: files in ``catalogs/prompts/<prompt_id>.yaml`` with an id, a version and
 checked variables (format documented in ``catalogs/prompts/README.md``).
 
-Templates use ``{{ name }}`` placeholders, substituted in one pass (a value that itself holds
-``{{ x }}`` is never expanded again). Variables marked ``untrusted`` (agent replies, traces) are
+Templates are jinja2 (``{{ name }}`` placeholders) rendered with ``StrictUndefined`` and no
+autoescaping; values are substituted as text, so a value that itself holds ``{{ x }}`` is never
+expanded again. Variables marked ``untrusted`` (agent replies, traces) are
 fenced as ``<data label="..." untrusted="true">…</data>`` with any fence text inside escaped, and
 the system message then reminds the model that fenced data is never an instruction.
 """
@@ -14,13 +15,17 @@ import re
 from pathlib import Path
 from typing import Any
 
+import jinja2
+import jinja2.meta
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from adat.config import ROLES, validation_user_error
 from adat.errors import UserError
 from adat.yaml_io import read_yaml
 
-PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+# No autoescaping (prompts are not HTML); a template's trailing newline is kept (messages are stripped).
+_JINJA = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
+_UNDEFINED_NAME = re.compile(r"'([A-Za-z_][A-Za-z0-9_]*)' is undefined")
 # Anything that could open or close a fence inside fenced data: `<data`, `</data`, `< / DATA`.
 _FENCE_TEXT = re.compile(r"<(\s*/?\s*data)", re.IGNORECASE)
 _PROMPT_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -98,6 +103,8 @@ class PromptTemplate:
         self.spec = spec
         self.path = path
         self.variables = {v.name: v for v in spec.variables}
+        self._system = _JINJA.from_string(spec.system)
+        self._user = _JINJA.from_string(spec.user)
 
     @property
     def id(self) -> str:
@@ -120,29 +127,29 @@ class PromptTemplate:
 
         A missing or undeclared variable is a :class:`UserError` naming this file and the variable.
         """
-        for name in self.variables:
-            if name not in variables:
-                raise UserError("missing variable", file=str(self.path), field=f"variables.{name}",
-                                fix=f"pass a value for {name!r} when rendering prompt {self.id!r}")
         for name in variables:
             if name not in self.variables:
                 raise UserError("unexpected variable", file=str(self.path), field=f"variables.{name}",
                                 fix=f"declare {name!r} under 'variables' or stop passing it")
         texts = {}
-        for name, var in self.variables.items():
-            text = render_value(variables[name])
+        for name, value in variables.items():
+            text = render_value(value)
+            var = self.variables[name]
             texts[name] = fence(text, var.label or name) if var.untrusted else text
-
-        def substitute(template: str) -> str:
-            return PLACEHOLDER.sub(lambda m: texts[m.group(1)], template)
-
-        system = substitute(self.spec.system).strip()
+        try:
+            system = self._system.render(texts).strip()
+            user = self._user.render(texts).strip()
+        except jinja2.UndefinedError as exc:
+            found = _UNDEFINED_NAME.search(exc.message or "")
+            name = found.group(1) if found else "?"
+            raise UserError("missing variable", file=str(self.path), field=f"variables.{name}",
+                            fix=f"pass a value for {name!r} when rendering prompt {self.id!r}") from None
         if self.has_untrusted:
             system = f"{system}\n\n{UNTRUSTED_REMINDER}" if system else UNTRUSTED_REMINDER
         messages: list[dict[str, Any]] = []
         if system:
             messages.append({"role": "system", "content": system})
-        messages.append({"role": "user", "content": substitute(self.spec.user).strip()})
+        messages.append({"role": "user", "content": user})
         return messages
 
 
@@ -165,6 +172,15 @@ def load_prompt(prompt_id: str, prompts_dir: Path) -> PromptTemplate:
     return PromptTemplate(spec, path)
 
 
+def _placeholders(source: str, file: str, field: str) -> set[str]:
+    """The variables a template uses; a template jinja2 cannot parse is a UserError at its line."""
+    try:
+        return set(jinja2.meta.find_undeclared_variables(_JINJA.parse(source)))
+    except jinja2.TemplateSyntaxError as exc:
+        raise UserError(f"template line {exc.lineno}: {exc.message}", file=file, field=field,
+                        fix="write placeholders as {{ name }} (jinja2 syntax)") from None
+
+
 def _check(spec: PromptFile, path: Path, prompt_id: str) -> None:
     """Cross-field checks pydantic cannot express: id, role, declared vs used variables."""
     file = str(path)
@@ -181,7 +197,7 @@ def _check(spec: PromptFile, path: Path, prompt_id: str) -> None:
                         fix="declare each variable once")
     used: set[str] = set()
     for field in ("system", "user"):
-        for name in PLACEHOLDER.findall(getattr(spec, field)):
+        for name in sorted(_placeholders(getattr(spec, field), file, field)):
             if name not in names:
                 raise UserError(f"placeholder {{{{ {name} }}}} is not declared", file=file, field=field,
                                 fix=f"add {name!r} under 'variables' or fix its spelling")

@@ -6,9 +6,15 @@ Retries, caching, validation, accounting and logging belong to :class:`adat.llm.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from adat.config import RunConfig
+
+_Answer = TypeVar("_Answer", bound=BaseModel)
 
 
 class ToolCall(BaseModel):
@@ -69,3 +75,29 @@ class TransientProviderError(Exception):
 
 class LLMError(Exception):
     """A call that failed for good (retries exhausted, invalid output after one repair)."""
+
+
+class TesterLLM(Protocol):
+    """What the tester's code (stages, TDAD smiths, baselines, the auditor) needs of an LLM client.
+
+    :class:`adat.llm.client.LLMClient` is the implementation; tests pass scripted stand-ins.
+    """
+
+    @property
+    def cfg(self) -> RunConfig:
+        """The run config: ``models.for_role(role)`` names the model a role's calls go to."""
+        ...
+
+    @property
+    def prompts_dir(self) -> Path:
+        """The directory of the prompt files the client renders."""
+        ...
+
+    def structured(self, role: str, prompt_id: str, variables: dict[str, Any], output: type[_Answer],
+                   *, cache_tag: str = "") -> _Answer:
+        """Render ``prompt_id`` for ``role``; the answer validated into ``output``."""
+        ...
+
+    def text(self, role: str, prompt_id: str, variables: dict[str, Any], *, cache_tag: str = "") -> str:
+        """Render ``prompt_id`` for ``role``; the answer as text."""
+        ...

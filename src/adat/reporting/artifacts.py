@@ -1,7 +1,7 @@
 """What the Prefect UI shows of a run: markdown and tables whose rows all have the same columns.
 
-The content is built here, from :func:`adat.report.run_summary` and ``sql/metrics`` (through
-:func:`adat.evaluation.report.evaluation_metrics`); ``flows/_artifacts.py`` publishes it. The UI
+The content is built here, from :func:`adat.run_figures.run_summary` and ``sql/metrics`` (through
+:func:`adat.evaluation.evaluation_figures.evaluation_metrics`); ``flows/_artifacts.py`` publishes it. The UI
 draws a table artifact's columns from its first row, so every table here goes through
 :func:`uniform_rows`. adat itself never imports Prefect.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from adat.report import OFFLINE_NOTE, summary_markdown
+from adat.run_figures import OFFLINE_NOTE, summary_markdown
 
 VERDICTS = ("pass", "fail", "inconclusive", "unjudged")
 #: (measure, metric file, column, filter column, filter value) of the evaluation's headline figures

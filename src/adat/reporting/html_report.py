@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
 from adat import redaction
@@ -29,7 +29,6 @@ from adat.reporting.figures import agent_name
 from adat.reporting.run_diff import StatementDiff, statement_diff
 from adat.warehouse.queries import ReportQueries
 
-TEMPLATES = Path(__file__).parent / "templates"
 REPORT_FILE = "report.html"
 
 #: plot id -> title, in page order; every id is one <figure class="plot" id="plot-…"> in the page
@@ -132,8 +131,9 @@ def report_context(queries: ReportQueries, run_id: str, against: str | None = No
 
 def render_report(context: dict[str, Any]) -> str:
     """The HTML page for a :func:`report_context`."""
-    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]),
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env = Environment(loader=PackageLoader("adat.reporting", "templates"),  # package data, found by importlib
+                      autoescape=select_autoescape(["html", "j2"]), undefined=StrictUndefined, trim_blocks=True,
+                      lstrip_blocks=True)
     env.filters["num"] = _num
     return env.get_template("run_report.html.j2").render(**context)
 

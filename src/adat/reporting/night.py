@@ -35,7 +35,7 @@ class UIArtifacts:
 
 def run_artifacts(root: Path, run_id: str) -> UIArtifacts:
     """A run's summary markdown (``adat-run-summary``) and its verdicts per kind (``adat-verdicts``)."""
-    from adat.report import run_summary, summary_markdown
+    from adat.run_figures import run_summary, summary_markdown
 
     summary = run_summary(root, run_id)
     out = UIArtifacts(markdown={"adat-run-summary": (summary_markdown(summary), f"adat run {run_id}")})
@@ -44,7 +44,7 @@ def run_artifacts(root: Path, run_id: str) -> UIArtifacts:
 
 
 def _metrics(cfg: RunConfig, run_id: str, faults: list[str] | None) -> dict[str, list[dict[str, Any]] | None]:
-    from adat.evaluation.report import evaluation_metrics
+    from adat.evaluation.evaluation_figures import evaluation_metrics
 
     return evaluation_metrics(cfg, run_id, faults=faults)
 
@@ -52,7 +52,7 @@ def _metrics(cfg: RunConfig, run_id: str, faults: list[str] | None) -> dict[str,
 def evaluation_artifacts(cfg: RunConfig, run_id: str, faults: list[str] | None) -> UIArtifacts:
     """V/C, V_E/C, FAR, accuracy and the mutation score (``adat-evaluation``), detection per fault
     (``adat-fault-detection``) and both as markdown (``adat-evaluation-summary``)."""
-    from adat.report import is_offline
+    from adat.run_figures import is_offline
 
     metrics = _metrics(cfg, run_id, faults)
     offline = is_offline(cfg.data_path(), run_id)
@@ -94,9 +94,9 @@ def night_artifacts(cfg: RunConfig, run_id: str, report: str | None = None, faul
     ``suite_run``: the blessed suite the night ran (pass -> fail is measured against it);
     ``fresh``: a suite generated next to it tonight (its new tests are candidate additions);
     ``evaluated``: the run evaluated tonight (``fresh`` when there is one, else ``run_id``)."""
-    from adat.report import run_summary
     from adat.reporting.night_state import newly_failing, night_state
     from adat.reporting.run_diff import diff_markdown, gate_failures, previous_run_diff
+    from adat.run_figures import run_summary
 
     root = cfg.data_path()
     summary = run_summary(root, run_id)

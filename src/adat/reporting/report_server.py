@@ -9,10 +9,8 @@ next to the deployment it serves and links each night's report through it.
 
 from __future__ import annotations
 
+import contextlib
 import html
-import socket
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -44,28 +42,19 @@ def reports_app(data_root: Path) -> Any:
     return Starlette(routes=[Route("/", index), Mount("/", StaticFiles(directory=reports, html=True))])
 
 
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
-
-
 def serve_reports(data_root: Path, host: str = "127.0.0.1", port: int = 8790) -> None:
-    """Serve the reports until interrupted (``adat serve-reports``)."""
-    import uvicorn
+    """Serve the reports until interrupted (``adat serve-reports``); a port in use is a UserError."""
+    from adat.serving import BackgroundServer
 
-    uvicorn.run(reports_app(data_root), host=host, port=port, log_level="warning")
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn shuts down on Ctrl-C, then re-raises it
+        BackgroundServer(reports_app(data_root), host, port, name="adat-reports").run()
 
 
 def start_report_server(data_root: Path, host: str = "127.0.0.1", port: int = 0) -> tuple[str, Any]:
-    """Serve the reports from a daemon thread (port 0: a free one); the base URL and the server
-    (``server.should_exit = True`` stops it)."""
-    import uvicorn
+    """Serve the reports from a daemon thread (port 0: a free one); the base URL and the
+    :class:`adat.serving.BackgroundServer` (``stop()`` stops it)."""
+    from adat.serving import BackgroundServer
 
-    port = port or free_port(host)
-    server = uvicorn.Server(uvicorn.Config(reports_app(data_root), host=host, port=port, log_level="warning"))
-    threading.Thread(target=server.run, name="adat-reports", daemon=True).start()
-    deadline = time.monotonic() + 15
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return f"http://{host}:{port}", server
+    server = BackgroundServer(reports_app(data_root), host, port, name="adat-reports")
+    server.start_in_thread()
+    return server.url, server

@@ -7,7 +7,6 @@ Build a selector with :func:`make_selector` and drive it with ``next_pair`` / ``
 from adat.selection.adat2 import AdaT2Selector
 from adat.selection.bandits import EpsilonGreedySelector, Exp3Selector, UCB1Selector
 from adat.selection.block_walk import BlockWalkSelector
-from adat.selection.factory import make_selector
 from adat.selection.gp_bo import GPBOSelector
 from adat.selection.joint import LLMChoose, LLMSelector, UniformSelector
 from adat.selection.novelty import NoveltyTracker
@@ -27,6 +26,7 @@ from adat.selection.posteriors import (
     quantile_level,
     reward_of,
 )
+from adat.selection.selector_factory import make_selector
 
 __all__ = [
     "STOP_BUDGET", "STOP_EMPTY", "STOP_PASSES", "STOP_TARGET",

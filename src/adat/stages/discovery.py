@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from adat import conversation
 from adat.config import RunConfig
@@ -23,7 +22,7 @@ from adat.contracts.adat2_roles import (
     TurnView,
 )
 from adat.conversation import EndedBy, Stop
-from adat.llm.types import LLMError
+from adat.llm.types import LLMError, TesterLLM
 from adat.records import Trace, Turn
 from adat.stages.ids import discovery_trace_id
 from adat.stages.provenance import Provenance, call_role
@@ -35,7 +34,7 @@ log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
 
 
-def discover(cfg: RunConfig, client: Any, target: Target, run_id: str, *,
+def discover(cfg: RunConfig, client: TesterLLM, target: Target, run_id: str, *,
              progress: Progress | None = None) -> list[Trace]:
     """Run ``cfg.discovery.sessions`` discovery sessions against ``target``; one Trace per session.
 
@@ -52,7 +51,7 @@ def discover(cfg: RunConfig, client: Any, target: Target, run_id: str, *,
     return traces
 
 
-def _one_session(cfg: RunConfig, client: Any, target: Target, run_id: str, session_no: int,
+def _one_session(cfg: RunConfig, client: TesterLLM, target: Target, run_id: str, session_no: int,
                  earlier: list[Trace]) -> Trace:
     trace = Trace(trace_id=discovery_trace_id(run_id, session_no), run_id=run_id, kind="discovery")
     recent = earlier[-cfg.discovery.planner_recent_traces:] if cfg.discovery.planner_recent_traces else []
@@ -82,7 +81,7 @@ class LLMDriver:
     and says when it is met or cannot be met. A driver that fails, or says 'continue' with no
     message (sending "" would test nothing), ends the session with ``error``."""
 
-    def __init__(self, cfg: RunConfig, client: Any, trace: Trace) -> None:
+    def __init__(self, cfg: RunConfig, client: TesterLLM, trace: Trace) -> None:
         self.cfg, self.client, self.trace = cfg, client, trace
         self.produced: Provenance | None = None  # of the last driver answer: the trace's provenance
 

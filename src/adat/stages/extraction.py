@@ -11,11 +11,10 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 from adat.config import RunConfig
 from adat.contracts.adat2_roles import PROMPT_EXTRACTOR, ExtractedStatement, ExtractorInput, ExtractorOutput
-from adat.llm.types import LLMError
+from adat.llm.types import LLMError, TesterLLM
 from adat.records import Statement, Trace
 from adat.stages.concurrency import call_or_error, map_in_order
 from adat.stages.ids import statement_id
@@ -25,7 +24,7 @@ from adat.stages.views import trace_view
 log = logging.getLogger(__name__)
 
 
-def extract_statements(cfg: RunConfig, client: Any, traces: Sequence[Trace], run_id: str, *,
+def extract_statements(cfg: RunConfig, client: TesterLLM, traces: Sequence[Trace], run_id: str, *,
                        counts: Counter[str] | None = None) -> list[Statement]:
     """Statements from the discovery traces, in extraction order (ungrounded, unranked).
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 from adat.config import RunConfig
 from adat.contracts.adat2_roles import (
@@ -27,7 +26,7 @@ from adat.contracts.adat2_roles import (
     GroundingCandidate,
     GroundingItem,
 )
-from adat.llm.types import LLMError
+from adat.llm.types import LLMError, TesterLLM
 from adat.records import Statement
 from adat.stages.concurrency import call_or_error, map_in_order
 from adat.stages.provenance import call_role
@@ -35,7 +34,7 @@ from adat.stages.provenance import call_role
 log = logging.getLogger(__name__)
 
 
-def ground_statements(cfg: RunConfig, client: Any, statements: Sequence[Statement], *,
+def ground_statements(cfg: RunConfig, client: TesterLLM, statements: Sequence[Statement], *,
                       counts: Counter[str] | None = None) -> list[Statement]:
     """Copies of ``statements`` with ``grounded``, ``confidence`` and ``rank`` set.
 
@@ -73,7 +72,7 @@ def distinct_first(ranked: Sequence[Statement]) -> list[Statement]:
     return first + repeats
 
 
-def _ask_grounder(client: Any, batch: Sequence[Statement]) -> list[GroundingItem]:
+def _ask_grounder(client: TesterLLM, batch: Sequence[Statement]) -> list[GroundingItem]:
     """The grounder's answers for one batch (runs in a pool thread: no shared state touched)."""
     candidates = [GroundingCandidate(index=i, text=s.text, condition=s.condition, behavior=s.behavior,
                                      supporting_reply=s.supporting_reply) for i, s in enumerate(batch)]

@@ -21,11 +21,11 @@ both carry ``judged=False`` so the summary counts them as *unjudged*.
 from __future__ import annotations
 
 import logging
-from typing import Any, Literal
+from typing import Literal
 
 from adat.config import RunConfig
 from adat.contracts.adat2_roles import PROMPT_JUDGE, JudgedCriterion, JudgeInput, JudgeOutput
-from adat.llm.types import LLMError
+from adat.llm.types import LLMError, TesterLLM
 from adat.records import CriterionResult, Execution, TestCase, Verdict, VerdictValue
 from adat.stages.provenance import call_role
 from adat.stages.views import turn_views
@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 CriterionKind = Literal["success", "failure"]
 
 
-def judge_execution(cfg: RunConfig, client: Any, test: TestCase, execution: Execution, run_id: str,
+def judge_execution(cfg: RunConfig, client: TesterLLM, test: TestCase, execution: Execution, run_id: str,
                     *, rejudge: bool = False) -> Verdict:
     """The verdict on ``execution`` of ``test``; never raises for a model or target failure.
 

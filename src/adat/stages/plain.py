@@ -10,11 +10,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from adat.config import RunConfig
 from adat.contracts.adat2_roles import PROMPT_PLAIN, GeneratedTest, PlainInput
-from adat.llm.types import LLMError
+from adat.llm.types import LLMError, TesterLLM
 from adat.records import Statement, TestCase, Trace
 from adat.stages.concurrency import call_or_error, map_in_order
 from adat.stages.ids import plain_test_id
@@ -38,7 +37,7 @@ def top_statements(statements: Sequence[Statement], n: int) -> list[Statement]:
     return ranked[:n]
 
 
-def generate_plain_tests(cfg: RunConfig, client: Any, statements: Sequence[Statement],
+def generate_plain_tests(cfg: RunConfig, client: TesterLLM, statements: Sequence[Statement],
                          traces: Sequence[Trace], run_id: str) -> tuple[list[TestCase], list[GenerationFailure]]:
     """At most one plain test for each of the top ``cfg.generation.n`` statements, in rank order.
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel
 
 from adat.llm.prompts import load_prompt
+from adat.llm.types import TesterLLM
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -27,7 +28,7 @@ class Provenance:
                 "prompt_version": self.prompt_version}
 
 
-def call_role(client: Any, role: str, prompt_id: str, variables: BaseModel,
+def call_role(client: TesterLLM, role: str, prompt_id: str, variables: BaseModel,
               output: type[T], *, cache_tag: str = "") -> tuple[T, Provenance]:
     """Ask ``role`` with the prompt ``prompt_id`` rendered from ``variables``; validated answer + provenance.
 
@@ -39,7 +40,7 @@ def call_role(client: Any, role: str, prompt_id: str, variables: BaseModel,
     return answer, provenance_of(client, role, prompt_id)
 
 
-def provenance_of(client: Any, role: str, prompt_id: str) -> Provenance:
+def provenance_of(client: TesterLLM, role: str, prompt_id: str) -> Provenance:
     """Provenance of the answers ``client`` gives ``role`` with ``prompt_id``.
 
     The model is the one the run config names for the role (what the client called); the version

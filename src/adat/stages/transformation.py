@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from adat.config import RunConfig
 from adat.contracts.adat2_roles import PROMPT_TRANSFORM, TransformInput, TransformOutput
 from adat.errors import UserError
-from adat.llm.types import LLMError
+from adat.llm.types import LLMError, TesterLLM
 from adat.records import Attempt, Execution, Instruction, Statement, TestCase, Trace, Verdict
 from adat.stages.execution import execute_test
 from adat.stages.ids import transformed_test_id
@@ -67,7 +67,7 @@ class AttemptOutcome:
     verdict: Verdict | None = None
 
 
-def transform(cfg: RunConfig, client: Any, selector: PairSelector, target: Target,
+def transform(cfg: RunConfig, client: TesterLLM, selector: PairSelector, target: Target,
               statements: Sequence[Statement], plain_tests: Sequence[TestCase], traces: Sequence[Trace],
               instructions: Sequence[Instruction], run_id: str, *,
               judge_fn: JudgeFn | None = None, execute_fn: ExecuteFn | None = None,
@@ -204,7 +204,7 @@ class _Context:
         return [test_view(t) for t in self.recent[-self.keep:]] if self.keep else []
 
 
-def _attempt(cfg: RunConfig, client: Any, selector_name: str, pair: Pair, ctx: _Context, run_id: str,
+def _attempt(cfg: RunConfig, client: TesterLLM, selector_name: str, pair: Pair, ctx: _Context, run_id: str,
              run_execute: ExecuteFn, run_judge: JudgeFn, counts: Counter[str], *, target_id: str) -> AttemptOutcome:
     from adat.selection.posteriors import reward_of  # the selector's reward scale (1 / 0.5 / 0)
 

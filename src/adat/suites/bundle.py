@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict
 import adat
 from adat.errors import UserError
 from adat.records import TABLES
-from adat.suites.registry import bless, suite_tests
+from adat.suites.suite_blessings import bless, suite_tests
 from adat.warehouse.layout import RUNS_DIR, live_parts, partition_path
 
 FORMAT = "adat-suite/1"

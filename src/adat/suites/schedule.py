@@ -20,7 +20,7 @@ from typing import cast
 
 from adat.config import RunConfig
 from adat.records import Run, SuiteBlessing
-from adat.suites.registry import blessings
+from adat.suites.suite_blessings import blessings
 from adat.warehouse.parquet import read_records
 
 WEEK = timedelta(days=7)

@@ -9,8 +9,8 @@
 from __future__ import annotations
 
 from adat.targets.base import SideLogged, Target
-from adat.targets.factory import build_target
 from adat.targets.http import HttpTarget
 from adat.targets.python_target import PythonTarget
+from adat.targets.target_factory import build_target
 
 __all__ = ["HttpTarget", "PythonTarget", "SideLogged", "Target", "build_target"]

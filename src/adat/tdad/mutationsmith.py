@@ -15,11 +15,12 @@ from adat.contracts.tdad_roles import (
     apply_edit,
     tool_views,
 )
+from adat.llm.types import TesterLLM
 
 ROLE = "mutationsmith"
 
 
-def mutant_maker(client: Any, pack: Any) -> Any:
+def mutant_maker(client: TesterLLM, pack: Any) -> Any:
     """``make(compiled artifact, mutation, attempt) -> mutant artifact`` through the role."""
 
     def make(artifact: Any, mutation: Any, attempt: int) -> Any:

@@ -18,6 +18,7 @@ from adat.contracts.tdad_roles import (
     apply_edit,
     tool_views,
 )
+from adat.llm.types import TesterLLM
 
 ROLE = "promptsmith"
 
@@ -30,7 +31,7 @@ def promptsmith_input(spec: Any, artifact: Any, failures: list[ClauseFailures], 
                             visible_tests=visible_tests, visible_passed=visible_passed, attempt=attempt)
 
 
-def promptsmith_proposer(client: Any, spec: Any) -> Any:
+def promptsmith_proposer(client: TesterLLM, spec: Any) -> Any:
     """A ``Propose`` callable asking the ``promptsmith`` role for each candidate."""
 
     def propose(artifact: Any, failures: list[ClauseFailures], visible_tests: int, visible_passed: int,

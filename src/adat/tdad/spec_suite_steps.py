@@ -71,7 +71,7 @@ def compiled_artifact(cfg: RunConfig, run_id: str) -> Any:
 
 def tests_step(ctx: RunContext, spec_path: str) -> Outcome:
     """TestSmith: visible and hidden tests of the spec → ``spec_tests``."""
-    from adat.tdad.spec import load_spec
+    from adat.tdad.spec_loader import load_spec
     from adat.tdad.testsmith import generate_tests
 
     spec = load_spec(spec_path)
@@ -90,7 +90,7 @@ def compile_step(ctx: RunContext, spec_path: str, start: str) -> Outcome:
     from adat.tdad.artifact import seed_artifact
     from adat.tdad.compiler import compile_artifact
     from adat.tdad.promptsmith import ROLE, promptsmith_proposer
-    from adat.tdad.spec import load_spec
+    from adat.tdad.spec_loader import load_spec
 
     cfg, run_id = ctx.cfg, ctx.run_id
     spec = load_spec(spec_path)
@@ -117,7 +117,7 @@ def reliability_step(ctx: RunContext, spec_path: str, base_run: str | None = Non
     tests) → ``spec_reruns``."""
     from adat.tdad.evolution import invariant_tests
     from adat.tdad.reliability import rerun_suite
-    from adat.tdad.spec import load_spec
+    from adat.tdad.spec_loader import load_spec
 
     cfg, run_id = ctx.cfg, ctx.run_id
     spec = load_spec(spec_path)
@@ -140,7 +140,7 @@ def mutate_step(ctx: RunContext, spec_path: str, pack_path: str) -> Outcome:
     from adat.contracts.tdad_roles import PROMPT_MUTATIONSMITH
     from adat.tdad.mutate import mutate_compiled
     from adat.tdad.mutationsmith import ROLE, mutant_maker
-    from adat.tdad.spec import load_mutation_pack, load_spec
+    from adat.tdad.spec_loader import load_mutation_pack, load_spec
 
     cfg, run_id = ctx.cfg, ctx.run_id
     spec, pack = load_spec(spec_path), load_mutation_pack(pack_path)

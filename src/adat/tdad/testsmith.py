@@ -19,7 +19,6 @@ import hashlib
 import logging
 import random
 import re
-from typing import Any
 
 from adat.config import RunConfig
 from adat.contracts.tdad_spec import HIDDEN_FAMILIES, Spec
@@ -30,7 +29,7 @@ from adat.contracts.testsmith_roles import (
     TestSmithInput,
     TestSmithOutput,
 )
-from adat.llm.types import LLMError
+from adat.llm.types import LLMError, TesterLLM
 from adat.spec_records import Family, SpecTest
 from adat.stages.provenance import call_role
 
@@ -102,7 +101,7 @@ def _test_id(spec: Spec, leaf: str, path_no: int, family: str, n: int, seed: int
     return f"{spec.spec_id}.{leaf}.p{path_no}.{family}.{n}-{digest}"
 
 
-def generate_tests(cfg: RunConfig, client: Any, spec: Spec, *, seed: int, run_id: str = "",
+def generate_tests(cfg: RunConfig, client: TesterLLM, spec: Spec, *, seed: int, run_id: str = "",
                    max_paths_per_leaf: int = MAX_PATHS_PER_LEAF) -> list[SpecTest]:
     """Every test TestSmith writes for ``spec``; a path whose call fails is logged and skipped."""
     families = families_of(spec)

@@ -26,7 +26,7 @@ def lint(spec: SpecPath,
          ) -> None:
     """Report dangling branch targets, unreachable nodes, decisions missing from the respond enum,
     response fields missing from the contract and probes naming unknown tools. Exit 1 on errors."""
-    from adat.tdad.spec import lint_spec, load_mutation_pack, load_spec
+    from adat.tdad.spec_loader import lint_spec, load_mutation_pack, load_spec
 
     loaded = load_spec(spec)
     findings = lint_spec(loaded, load_mutation_pack(pack) if pack else None)
@@ -50,7 +50,7 @@ def tests(spec: SpecPath,
     from adat.config import RunConfig, load_run_config
     from adat.engine.context import new_run_id
     from adat.llm.client import LLMClient
-    from adat.tdad.spec import load_spec
+    from adat.tdad.spec_loader import load_spec
     from adat.tdad.testsmith import generate_tests
 
     check_out_file(out, make_parents=True)

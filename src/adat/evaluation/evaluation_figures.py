@@ -111,7 +111,7 @@ def print_evaluation(console: Console, cfg: RunConfig, result: Any) -> dict[str,
     metrics = evaluation_metrics(cfg, run_id, faults=evaluation_faults_of(result))
     auditor = "reference auditor (side log, no LLM)" if cfg.target.type == "reference" else cfg.models.auditor
     console.print(f"[bold]adat evaluation of run {run_id}[/bold] — auditor: {auditor}")
-    from adat.report import is_offline, print_offline_note
+    from adat.run_figures import is_offline, print_offline_note
 
     if is_offline(cfg.data_path(), run_id):
         print_offline_note(console)
