@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,22 @@ def prefect_harness():
 
     with prefect_test_harness(server_startup_timeout=90):
         yield
+
+
+@pytest.fixture(scope="session")
+def prefect_api_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The API URL of one real Prefect server (``prefect server start``, as ``adat server start`` runs
+    it) shared by the whole test session. A command a test starts with ``PREFECT_API_URL`` set to it
+    uses it instead of starting Prefect's temporary server of its own (≈ 8 s a command here, more
+    under load). Only for tests whose subject is not the temporary server itself. A server the
+    developer exported (``PREFECT_API_URL``) is used as is, as those commands did before."""
+    from tests.support.prefect_server import running_prefect_server
+
+    if os.environ.get("PREFECT_API_URL"):
+        yield os.environ["PREFECT_API_URL"]
+        return
+    with running_prefect_server(tmp_path_factory.mktemp("session-prefect") / "data") as server:
+        yield server.api_url
 
 
 @pytest.fixture()

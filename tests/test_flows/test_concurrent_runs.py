@@ -7,7 +7,8 @@ the catalog). Meanwhile a reader thread holds a read-only DuckDB connection to `
 counts every base view and a few staging views in a loop, reconnecting every few seconds (an
 analyst coming back) so that it also reads the catalogs the runs rebuild. Every command must exit
 0, the reader must never see an error, and afterwards every `sql/checks` query is empty for
-every run.
+every run. The first pair runs as a user without a server does (each command starts Prefect's
+temporary server); the other four share the test session's Prefect server, as with `adat server`.
 
 Before superseded parts were kept (adat.warehouse.parquet, "Retention"), 1 pair in 5 failed
 (the catalog build at the end of one run read a part the other run's compaction deleted) and the
@@ -72,22 +73,27 @@ class Reader(threading.Thread):
                 con.close()
 
 
-def test_two_runs_at_once_five_times_with_a_reader_exit_0_and_leave_every_check_empty(tmp_path: Path) -> None:
+def test_two_runs_at_once_five_times_with_a_reader_exit_0_and_leave_every_check_empty(
+        tmp_path: Path, prefect_api_url: str) -> None:
     from adat.warehouse import build_catalog, catalog_path, declared_params, read_records, run_query
 
     root = tmp_path / "data"
     cfg = small_demo_config(root, sessions=2, n=2, run_id=None)
     config = write_config(cfg, tmp_path / "run.yaml")
-    # One PREFECT_HOME for both, as for two commands of one user; each starts its temporary Prefect
-    # server on it, which takes over the default 30 s on a loaded 2-core machine.
-    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect"), "ADAT_CACHE_DIR": str(tmp_path / "cache"),
+    # The first pair as two commands of one user without a server: one PREFECT_HOME, each command
+    # starting its temporary Prefect server on it (over the default 30 s on a loaded 2-core machine).
+    # The other pairs use the test session's Prefect server, as with `adat server`: the race under
+    # test is on the data dir, and two temporary servers per pair cost ≈ 8 s of each run's wall time.
+    own = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")}
+    env = {**own, "PREFECT_HOME": str(tmp_path / "prefect"), "ADAT_CACHE_DIR": str(tmp_path / "cache"),
            "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "180"}
+    shared = {**env, "PREFECT_API_URL": prefect_api_url}
     reader = Reader(catalog_path(root))
     reader.start()
     started = time.monotonic()
     try:
         for pair in range(PAIRS):
-            procs = [_run(config, env) for _ in range(2)]
+            procs = [_run(config, env if pair == 0 else shared) for _ in range(2)]
             for proc in procs:
                 out, err = proc.communicate(timeout=900)
                 assert proc.returncode == 0, f"pair {pair + 1}: exit {proc.returncode}\n{out[-1500:]}\n{err[-3000:]}"

@@ -43,14 +43,18 @@ def _count(path: Path, pattern: str = "*") -> int:
 
 
 class Setup:
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, prefect_api_url: str) -> None:
         cfg = yaml.safe_load(demo_config_path().read_text())
         cfg.update(run_id=RUN, data_dir=str(tmp_path / "data"))
         cfg["discovery"]["sessions"] = 10
         cfg["generation"]["n"] = 30
         self.config = tmp_path / "run.yaml"
         self.config.write_text(yaml.safe_dump(cfg))
-        self.env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect"), "ADAT_CACHE_DIR": str(tmp_path / "cache")}
+        # the test session's Prefect server, as with `adat server`: what is killed and resumed here is
+        # the run's data dir, and a temporary server per command costs ≈ 8 s of each of the six
+        # (tests/test_flows/test_interrupts.py kills commands that run their own temporary server)
+        self.env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect"), "ADAT_CACHE_DIR": str(tmp_path / "cache"),
+                    "PREFECT_API_URL": prefect_api_url}
         self.root = tmp_path / "data"
         self.results = self.root / "prefect" / "results"
 
@@ -96,8 +100,8 @@ class Setup:
             assert rows == [], f"sql/checks/{check.name}: {rows[:3]}"
 
 
-def test_killed_during_discovery(tmp_path: Path) -> None:
-    s = Setup(tmp_path)
+def test_killed_during_discovery(tmp_path: Path, prefect_api_url: str) -> None:
+    s = Setup(tmp_path, prefect_api_url)
     # the terminal progress on stderr: a few sessions done, not all
     s.kill_when(lambda lines: any("discovery sessions: 3/" in line for line in lines), "discovery")
     assert not s.partition("traces").exists()
@@ -105,8 +109,8 @@ def test_killed_during_discovery(tmp_path: Path) -> None:
     s.check_consistent()
 
 
-def test_killed_during_plain_executions(tmp_path: Path) -> None:
-    s = Setup(tmp_path)
+def test_killed_during_plain_executions(tmp_path: Path, prefect_api_url: str) -> None:
+    s = Setup(tmp_path, prefect_api_url)
 
     def executing(lines: list[str]) -> bool:
         # some plain tests executed; plain generation's result is persisted (4 cached stages done)
@@ -123,8 +127,8 @@ def test_killed_during_plain_executions(tmp_path: Path) -> None:
     s.check_consistent()
 
 
-def test_killed_during_transformation_resumes_without_losing_attempts(tmp_path: Path) -> None:
-    s = Setup(tmp_path)
+def test_killed_during_transformation_resumes_without_losing_attempts(tmp_path: Path, prefect_api_url: str) -> None:
+    s = Setup(tmp_path, prefect_api_url)
     parts = s.partition("attempts")
     s.kill_when(lambda _lines: parts.is_dir() and len(list(parts.glob("*.parquet"))) >= 8, "the transformation")
     before = {(a.attempt_no, a.statement_id, a.instruction_id, a.applicable)

@@ -43,15 +43,18 @@ def _config(tmp_path: Path, llm_url: str, agent_url: str) -> Path:
     return path
 
 
-def _start(config: Path, tmp_path: Path) -> subprocess.Popen[str]:
+def _start(config: Path, tmp_path: Path, prefect_api_url: str) -> subprocess.Popen[str]:
+    # the test session's Prefect server (as with `adat server`): the subject is the spend journal,
+    # not Prefect's temporary server, which would add ≈ 8 s to each of the two commands
     env = {**os.environ, "ADAT_TEST_KEY": "sk-local-test", "ADAT_CACHE_DIR": str(tmp_path / "cache"),
-           "PREFECT_HOME": str(tmp_path / "prefect-home")}
+           "PREFECT_HOME": str(tmp_path / "prefect-home"), "PREFECT_API_URL": prefect_api_url}
     return subprocess.Popen([sys.executable, "-c", "from adat.cli.main import app; app()", "run", "--config",
                              str(config)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
 
 
-def test_requests_in_flight_at_a_kill_are_in_llm_calls_after_the_rerun(tmp_path: Path) -> None:
+def test_requests_in_flight_at_a_kill_are_in_llm_calls_after_the_rerun(tmp_path: Path,
+                                                                       prefect_api_url: str) -> None:
     arrived = threading.Event()
     seen = {"n": 0}
     lock = threading.Lock()
@@ -72,7 +75,7 @@ def test_requests_in_flight_at_a_kill_are_in_llm_calls_after_the_rerun(tmp_path:
         with ChatServer() as chat:
             chat.responder = slow_model
             config = _config(tmp_path, chat.base_url, agent_url)
-            proc = _start(config, tmp_path)
+            proc = _start(config, tmp_path, prefect_api_url)
             assert arrived.wait(300), "the run never reached the kill point: " + (proc.stderr.read() if
                                                                                   proc.poll() is not None else "")
             time.sleep(0.3)
@@ -86,7 +89,7 @@ def test_requests_in_flight_at_a_kill_are_in_llm_calls_after_the_rerun(tmp_path:
             assert sum(1 + c.retries + c.repaired for c in rows_at_kill if not c.cache_hit) < received_at_kill, \
                 "the kill lost no row: nothing was in flight"
 
-            again = _start(config, tmp_path)
+            again = _start(config, tmp_path, prefect_api_url)
             out, err = again.communicate(timeout=600)
             assert again.returncode == 0, out[-2000:] + err[-4000:]
             received = len(chat.requests)

@@ -80,7 +80,7 @@ def _write(tmp_path: Path) -> tuple[Path, Path, Path]:
     return spec, pack, seed
 
 
-def test_spec_run_with_every_role_on_the_openai_provider(tmp_path: Path) -> None:
+def test_spec_run_with_every_role_on_the_openai_provider(tmp_path: Path, prefect_api_url: str) -> None:
     spec, pack, seed = _write(tmp_path)
     config = {"run_id": "spec-openai", "data_dir": str(tmp_path / "data"),
               "models": {"testsmith": "openai/scripted-model", "promptsmith": "openai/scripted-model",
@@ -91,8 +91,9 @@ def test_spec_run_with_every_role_on_the_openai_provider(tmp_path: Path) -> None
         config["llm"]["base_url"] = chat.base_url  # type: ignore[index]
         cfg_path = tmp_path / "run.yaml"
         cfg_path.write_text(yaml.safe_dump(config))
+        # the test session's Prefect server (as with `adat server`), not a temporary one of its own
         env = {**os.environ, "ADAT_TEST_KEY": "sk-local-test", "ADAT_CACHE_DIR": str(tmp_path / "cache"),
-               "PREFECT_HOME": str(tmp_path / "prefect-home")}
+               "PREFECT_HOME": str(tmp_path / "prefect-home"), "PREFECT_API_URL": prefect_api_url}
         proc = subprocess.run([sys.executable, "-c", "from adat.cli.main import app; app()", "spec", "run", str(spec),
                                "--config", str(cfg_path), "--pack", str(pack), "--seed", str(seed), "--reruns", "2"],
                               env=env, capture_output=True, text=True, timeout=600)
