@@ -44,3 +44,21 @@ def test_mutating_a_run_without_a_compiled_prompt(tmp_path: Path) -> None:
 def test_demo_needs_the_benchmark_folder(tmp_path: Path) -> None:
     code, out = _run("spec", "demo", "--tdad", str(tmp_path / "missing"), "--data-dir", str(tmp_path))
     assert code == 2 and "TDAD benchmark folder not found" in out and "--tdad" in out
+
+
+def test_a_bad_pack_is_one_line_before_any_flow_and_writes_nothing(tmp_path: Path) -> None:
+    spec, pack, seed, data = tmp_path / "spec.yaml", tmp_path / "pack.yaml", tmp_path / "seed", tmp_path / "data"
+    spec.write_text(yaml.safe_dump(LIBRARY_SPEC))
+    seed.mkdir()
+    (seed / "seed_prompt.txt").write_text("You are a library desk agent.")
+    pack.write_text(yaml.safe_dump({"mutation_pack_id": "p", "mutations": [{
+        "id": "M", "intent": "x", "activation_probe": {"user_turns": ["hi"], "expect_violation": {
+            "json": {"field_inn": {"decision": ["RENEWED"]}}}}}]}))
+    code, out = _run("spec", "run", str(spec), "--seed", str(seed), "--pack", str(pack), "--data-dir", str(data))
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert code == 2 and len(lines) == 1, out
+    assert str(pack) in lines[0] and "expect_violation.json.field_inn" in lines[0]
+    assert "field_in" in lines[0].split("fix")[1] and "spec shape" not in lines[0]
+    assert not data.exists() or not any(data.rglob("*"))
+    code, out = _run("spec", "mutate", str(spec), "--run", "r1", "--pack", str(pack), "--data-dir", str(data))
+    assert code == 2 and "field_inn" in out and "has no compiled prompt" not in out
