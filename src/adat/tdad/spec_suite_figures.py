@@ -59,8 +59,10 @@ def summary_lines(run_id: str, m: dict[str, list[dict[str, Any]]], *, offline: b
         # the paper's MS (killed / activated) next to how many intents the probes activated, so a
         # high MS over few activated intents is not read as a strong suite
         lines.append(f"- MS: {_pct(ms['mutation_score'])} ({ms['killed']} killed / {ms['activated']} activated); "
-                     f"activated / intents: {ms['activated']} / {ms['variants']} ({_pct(ms['activation_rate'])}); "
-                     f"survivors: {', '.join(ms['survivors']) or 'none'}; "
+                     f"activated / intents: {ms['activated_intents'] or 0} / {ms['variants']} "
+                     f"({_pct(ms['activation_rate'])}); "
+                     + (f"identical mutants counted once: {', '.join(ms['duplicates'])}; " if ms["duplicates"] else "")
+                     + f"survivors: {', '.join(ms['survivors']) or 'none'}; "
                      f"not activated (not scored): {', '.join(ms['not_activated']) or 'none'}")
     surs = m["tdad_surs"][0] if m["tdad_surs"] else None
     if surs:
