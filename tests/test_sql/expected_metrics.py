@@ -262,13 +262,14 @@ EXPECTED: dict[str, list[Case]] = {
         ("run_id", "spec_id", "spec_version", "visible_tests", "hidden_tests", "invariant_tests"),
         [("r2", "sx", "1", 3, 2, 2)])],
     "tdad_vpr_by_iteration": [Case(
-        ("run_id", "iteration", "promoted", "in_effect_digest", "visible_tests", "visible_passed", "vpr", "failing"),
-        [("r2", 0, True, "D0", 3, 1, 1 / 3, ["a2", "a3"]),   # the start prompt: a1 only
-         ("r2", 1, True, "D1", 3, 2, 2 / 3, ["a3"]),         # D1 promoted: a1 a2
-         ("r2", 2, False, "D1", 3, 2, 2 / 3, ["a3"])])],     # D2's 1 pass < 2: D1 stays, its it1 run
+        ("run_id", "iteration", "promoted", "in_effect_digest", "visible_tests", "visible_passed", "vpr",
+         "visible_not_observable", "failing"),
+        [("r2", 0, True, "D0", 3, 1, 1 / 3, 1, ["a2", "a3"]),   # the start prompt: a1 only; a3 not observable
+         ("r2", 1, True, "D1", 3, 2, 2 / 3, 0, ["a3"]),         # D1 promoted: a1 a2
+         ("r2", 2, False, "D1", 3, 2, 2 / 3, 0, ["a3"])])],     # D2's 1 pass < 2: D1 stays, its it1 run
     "tdad_hidden_pass_rate": [Case(
-        ("run_id", "hidden_tests", "hidden_passed", "hpr"),
-        [("r2", 2, 1, 1 / 2)])],                              # h1 first run T, h2 first run F
+        ("run_id", "hidden_tests", "hidden_passed", "hidden_not_observable", "hpr"),
+        [("r2", 2, 1, 1, 1 / 2)])],                  # h1 first run T, h2 first run not observable
     "tdad_surs": [Case(
         ("run_id", "invariant_tests", "invariant_passed", "surs", "broken"),
         [("r2", 2, 1, 1 / 2, ["i2"])])],

@@ -51,9 +51,13 @@ def summary_lines(run_id: str, m: dict[str, list[dict[str, Any]]], *, offline: b
     if last and last["failing"]:
         shown = last["failing"][:5]
         lines.append(f"  still failing visible ({len(last['failing'])}): {', '.join(shown)}"
-                     + (" …" if len(last["failing"]) > len(shown) else ""))
+                     + (" …" if len(last["failing"]) > len(shown) else "")
+                     + (f"; of them not observable (never a pass): {last['visible_not_observable']}"
+                        if last.get("visible_not_observable") else ""))
     hpr = (m["tdad_hidden_pass_rate"] or [{}])[0]
-    lines.append(f"- HPR: {_pct(hpr.get('hpr'))} ({hpr.get('hidden_passed', 0)}/{hpr.get('hidden_tests', 0)})")
+    lines.append(f"- HPR: {_pct(hpr.get('hpr'))} ({hpr.get('hidden_passed', 0)}/{hpr.get('hidden_tests', 0)})"
+                 + (f"; {hpr['hidden_not_observable']} not observable (counted as not passed)"
+                    if hpr.get("hidden_not_observable") else ""))
     ms = m["mutation_score"][0] if m["mutation_score"] else None
     if ms:
         # the paper's MS (killed / activated) next to how many intents the probes activated, so a
