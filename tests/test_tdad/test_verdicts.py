@@ -82,3 +82,24 @@ def test_an_unrelated_agent_does_not_pass_on_no_pii_alone(tmp_path: Path) -> Non
     assert [r.outcome for r in result.assertion_results] == ["not_observable", "not_observable", "pass"]
     assert not result.passed and result.not_observable
     assert json.loads(result.model_dump_json())["not_observable"] is True
+
+
+def test_spec_suite_runner_uses_the_configured_target_only_when_asked(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from adat.config import PythonTarget, SpecSuiteConfig
+    from adat.tdad.spec_suite_steps import _runner
+
+    cfg = RunConfig(data_dir=str(tmp_path / "data"), models=RoleModels(spec_agent="offline/heuristic"),
+                    target=PythonTarget(factory="tests.test_targets.sample_agents:make_echo"),
+                    spec_suite=SpecSuiteConfig(use_target=True))
+    ctx = SimpleNamespace(client=LLMClient(cfg, "r1"), run_id="r1")
+    test = SpecTest(test_id="t", run_id="r1", spec_id="library_v1", spec_version="1.0", family="MFT",
+                    split="visible", leaf_id="END_LOAN_RENEWED", clauses=["R5_RENEW"], user_turns=["renew my loan"],
+                    assertions=[SpecAssertion(kind="tool_called", clause="R5_RENEW", tools=["renew_loan"])])
+    artifact = PromptArtifact(system_prompt=LIBRARY_SEED_PROMPT, tool_descriptions={})
+    got = _runner(cfg, ctx, parse_spec(library_spec()))(artifact, test, 0)  # type: ignore[arg-type]
+    assert got.target == "echo" and got.turns[0].reply == "renew my loan" and got.not_observable
+    built = cfg.model_copy(update={"spec_suite": SpecSuiteConfig()})
+    got = _runner(built, ctx, parse_spec(library_spec()))(artifact, test, 0)  # type: ignore[arg-type]
+    assert got.target != "echo"
