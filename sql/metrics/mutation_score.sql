@@ -13,8 +13,15 @@
 -- mutation_score is NULL when nothing was activated. activation_rate = activated / variants: for
 -- prompt mutants (one per intent of the pack) TDAD's activated / intents, printed next to MS; for
 -- seeded faults activated / seeded -- their headline is detected / seeded, seeded_fault_detection.sql.
+-- Identical mutants count once: activated prompt mutants with the same mutant prompt
+-- (prompt_digest) from different intents are one mutant in activated / killed / MS, named by
+-- their intents joined with '+' (e.g. 'A+B') in the lists and in `duplicates`; activated_intents
+-- counts intents, so activation_rate stays TDAD's activated / intents. Seeded faults never merge.
 with variants as (
-    select run_id, mutant_id as variant, kind, activated
+    select run_id, mutant_id as variant, kind, activated,
+           -- one mutant per mutated artifact: activated prompt mutants merge on their prompt
+           case when kind = 'prompt' and activated and prompt_digest <> '' then 'prompt:' || prompt_digest
+                else 'variant:' || mutant_id end as mutant_key
     from stg_mutants
     where ($run_id is null or run_id = $run_id)
       and ($faults is null or list_contains(string_split($faults, ','), mutant_id))
@@ -24,23 +31,34 @@ killed as (
     from int_variant_kills
     group by run_id, variant
 ),
-per_variant as (
-    select v.run_id, v.variant, v.kind, v.activated, coalesce(k.killed, false) as killed
+per_intent as (
+    select v.run_id, v.variant, v.kind, v.activated, v.mutant_key, coalesce(k.killed, false) as killed
     from variants as v
     left join killed as k on k.run_id = v.run_id and k.variant = v.variant
+),
+per_mutant as (
+    select run_id, kind, mutant_key,
+           string_agg(variant, '+' order by variant) as variant,
+           count(*) as intents,
+           bool_or(activated) as activated,
+           bool_or(killed) as killed
+    from per_intent
+    group by run_id, kind, mutant_key
 )
 select
     run_id,
     kind,
-    count(*) as variants,
+    sum(intents)::bigint as variants,
     count(*) filter (where activated) as activated,
+    coalesce(sum(intents) filter (where activated), 0)::bigint as activated_intents,
     count(*) filter (where activated and killed) as killed,
     cast(count(*) filter (where activated and killed) as double)
         / nullif(count(*) filter (where activated), 0) as mutation_score,
-    cast(count(*) filter (where activated) as double) / count(*) as activation_rate,
+    cast(coalesce(sum(intents) filter (where activated), 0) as double) / sum(intents) as activation_rate,
     coalesce(list(variant order by variant) filter (where activated and killed), []) as killed_variants,
     coalesce(list(variant order by variant) filter (where activated and not killed), []) as survivors,
-    coalesce(list(variant order by variant) filter (where not activated), []) as not_activated
-from per_variant
+    coalesce(list(variant order by variant) filter (where not activated), []) as not_activated,
+    coalesce(list(variant order by variant) filter (where intents > 1), []) as duplicates
+from per_mutant
 group by run_id, kind
 order by run_id, kind

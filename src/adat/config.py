@@ -425,6 +425,8 @@ class SpecSuiteConfig(_Section):
     max_iterations: int | None = Field(None, ge=1, le=1000,
                                        description="PromptSmith budget (≤ 1000); None = the spec's compile_budget.max_iterations")
     inner_attempts: int = Field(2, ge=1, le=100, description="candidates tried on the failing tests per compile iteration (≤ 100)")
+    use_target: bool = Field(False, description="run the spec tests against `target:` instead of the built spec agent; "
+                                                "`adat spec` sets it when the config names a target")
 
 
 class NightlyConfig(_Section):

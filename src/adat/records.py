@@ -313,6 +313,7 @@ class SpecResult(Record):
     scope: str = Field("", description="compile: full | failing; reruns: suite | invariant; mutants: suite | probe")
     rerun: int = Field(0, description="0-based repeat number (pass^k)")
     passed: bool
+    not_observable: bool = Field(False, description="nothing the test needs was observed (passed is then False)")
     error: str | None = None
     assertion_results: list[AssertionOutcome] = Field(default_factory=list)
     turns: list[SpecTurn] = Field(default_factory=list, description="what the runner saw, turn by turn")

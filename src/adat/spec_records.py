@@ -175,6 +175,7 @@ class SpecTestResult(Record):
     target: str = Field("", description="spec-agent:<model> or the other target's id")
     rerun: int = 0
     passed: bool
+    not_observable: bool = Field(False, description="nothing the test needs was observed (passed is then False)")
     error: str | None = None
     assertion_results: list[AssertionResult] = Field(default_factory=list)
     turns: list[SpecTurn] = Field(default_factory=list)

@@ -107,9 +107,10 @@ def test_print_evaluation_reports_the_sql_metrics(evaluated):
     for heading in ("V/C", "V_E/C", "U —", "P —", "Execution labels", "FAR", "Accuracy", "detection per fault",
                     "Mutation score"):
         assert heading in text
-    assert metrics["mutation_score"] == [{"run_id": RUN, "kind": "fault", "variants": 2, "activated": 2, "killed": 2,
+    assert metrics["mutation_score"] == [{"run_id": RUN, "kind": "fault", "variants": 2, "activated": 2,
+                                          "activated_intents": 2, "killed": 2,
                                           "mutation_score": 1.0, "activation_rate": 1.0, "killed_variants": FAULTS,
-                                          "survivors": [], "not_activated": []}]
+                                          "survivors": [], "not_activated": [], "duplicates": []}]
     # the seeded-fault headline: detected / seeded, activated / seeded, the unreached faults named
     assert metrics["seeded_fault_detection"] == [{
         "run_id": RUN, "seeded": 2, "detected": 2, "detection_rate": 1.0, "activated": 2, "activation_rate": 1.0,

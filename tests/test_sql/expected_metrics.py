@@ -26,8 +26,8 @@ from tests.test_sql.rows import Case
 FD_COLUMNS = ("run_id", "fault", "base_run", "activated", "tests_run", "pass_to_fail", "audited_tests",
               "detecting_tests", "detected", "evidence")
 AUDITED = "audited: TP attributed to the fault"
-MS_COLUMNS = ("run_id", "kind", "variants", "activated", "killed", "mutation_score", "activation_rate",
-              "killed_variants", "survivors", "not_activated")
+MS_COLUMNS = ("run_id", "kind", "variants", "activated", "activated_intents", "killed", "mutation_score",
+              "activation_rate", "killed_variants", "survivors", "not_activated", "duplicates")
 SFD_COLUMNS = ("run_id", "seeded", "detected", "detection_rate", "activated", "activation_rate", "detected_faults",
                "unreached", "reached_undetected")
 
@@ -190,9 +190,9 @@ EXPECTED: dict[str, list[Case]] = {
     # no kill; M3 fails nothing; M4 not activated: not scored -> 1 / 3. r1 has no variant: no row.
     "mutation_score": [Case(
         MS_COLUMNS,
-        [("r2", "fault", 4, 3, 2, 2 / 3, 3 / 4, ["F1", "F4"], ["F2"], ["F3"]),
-         ("r2", "prompt", 4, 3, 1, 1 / 3, 3 / 4, ["M1"], ["M2", "M3"], ["M4"])], {"faults": None}),
-        Case(MS_COLUMNS, [("r2", "fault", 2, 1, 1, 1.0, 1 / 2, ["F1"], [], ["F3"])],
+        [("r2", "fault", 4, 3, 3, 2, 2 / 3, 3 / 4, ["F1", "F4"], ["F2"], ["F3"], []),
+         ("r2", "prompt", 4, 3, 3, 1, 1 / 3, 3 / 4, ["M1"], ["M2", "M3"], ["M4"], [])], {"faults": None}),
+        Case(MS_COLUMNS, [("r2", "fault", 2, 1, 1, 1, 1.0, 1 / 2, ["F1"], [], ["F3"], [])],
              {"faults": "F1,F3"})],   # only the variants asked for
     # The seeded-fault headline counts detected faults out of all seeded ones (the paper's RQ4):
     # F1, F4 detected of F1..F4 -> 2 / 4, where MS above gives 2 / 3 by leaving F3 (unreached) out.
@@ -262,13 +262,14 @@ EXPECTED: dict[str, list[Case]] = {
         ("run_id", "spec_id", "spec_version", "visible_tests", "hidden_tests", "invariant_tests"),
         [("r2", "sx", "1", 3, 2, 2)])],
     "tdad_vpr_by_iteration": [Case(
-        ("run_id", "iteration", "promoted", "in_effect_digest", "visible_tests", "visible_passed", "vpr", "failing"),
-        [("r2", 0, True, "D0", 3, 1, 1 / 3, ["a2", "a3"]),   # the start prompt: a1 only
-         ("r2", 1, True, "D1", 3, 2, 2 / 3, ["a3"]),         # D1 promoted: a1 a2
-         ("r2", 2, False, "D1", 3, 2, 2 / 3, ["a3"])])],     # D2's 1 pass < 2: D1 stays, its it1 run
+        ("run_id", "iteration", "promoted", "in_effect_digest", "visible_tests", "visible_passed", "vpr",
+         "visible_not_observable", "failing"),
+        [("r2", 0, True, "D0", 3, 1, 1 / 3, 1, ["a2", "a3"]),   # the start prompt: a1 only; a3 not observable
+         ("r2", 1, True, "D1", 3, 2, 2 / 3, 0, ["a3"]),         # D1 promoted: a1 a2
+         ("r2", 2, False, "D1", 3, 2, 2 / 3, 0, ["a3"])])],     # D2's 1 pass < 2: D1 stays, its it1 run
     "tdad_hidden_pass_rate": [Case(
-        ("run_id", "hidden_tests", "hidden_passed", "hpr"),
-        [("r2", 2, 1, 1 / 2)])],                              # h1 first run T, h2 first run F
+        ("run_id", "hidden_tests", "hidden_passed", "hidden_not_observable", "hpr"),
+        [("r2", 2, 1, 1, 1 / 2)])],                  # h1 first run T, h2 first run not observable
     "tdad_surs": [Case(
         ("run_id", "invariant_tests", "invariant_passed", "surs", "broken"),
         [("r2", 2, 1, 1 / 2, ["i2"])])],

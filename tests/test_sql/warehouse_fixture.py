@@ -232,11 +232,12 @@ def r2_tables() -> dict[str, list]:
 
 
 def spec_result(run_id: str, rid: str, tid: str, passed: bool, *, split: str = "visible", variant: str = "compiled",
-                digest: str = "D1", iteration: int = 0, scope: str = "suite", rerun: int = 0) -> SpecResult:
-    outcome = "pass" if passed else "fail"
+                digest: str = "D1", iteration: int = 0, scope: str = "suite", rerun: int = 0,
+                not_observable: bool = False) -> SpecResult:
+    outcome = "not_observable" if not_observable else "pass" if passed else "fail"
     return SpecResult(run_id=run_id, result_id=rid, spec_id="sx", spec_version="1", test_id=tid,
                       split=split, agent_variant=variant, artifact_digest=digest, iteration=iteration,  # type: ignore[arg-type]
-                      scope=scope, rerun=rerun, passed=passed,
+                      scope=scope, rerun=rerun, passed=passed and not not_observable, not_observable=not_observable,
                       assertion_results=[AssertionOutcome(index=0, kind="tool_called", clause="P1", outcome=outcome),
                                          AssertionOutcome(index=1, kind="decision_in", clause="N1",
                                                           outcome="not_observable")])
@@ -269,10 +270,12 @@ def tdad_tables(r: str) -> dict[str, list]:
         "compile_iterations": [iteration(r, 0, "", "D0", True, []),
                                iteration(r, 1, "D0", "D1", True, ["a2", "a3"]),
                                iteration(r, 2, "D1", "D2", False, ["a3"])],
+        # a3's first full run (D0) and h2's first rerun showed nothing the test needs: not observable
         "compile_results": [spec_result(r, f"c{no}-{scope}-{t}", t, ok, variant="candidate", digest=d,
-                                        iteration=no, scope=scope)
+                                        iteration=no, scope=scope, not_observable=(no, t) == (0, "a3"))
                             for no, d, scope, outcomes in compile_runs for t, ok in outcomes.items()],
-        "spec_reruns": [spec_result(r, f"k-{t}-{i}", t, flag == "T", split=split, rerun=i)
+        "spec_reruns": [spec_result(r, f"k-{t}-{i}", t, flag == "T", split=split, rerun=i,
+                                    not_observable=(t, i) == ("h2", 0))
                         for t, (split, flags) in reruns.items() for i, flag in enumerate(flags)]
         + [spec_result(r, "k-i1", "i1", True, scope="invariant"), spec_result(r, "k-i2", "i2", False, scope="invariant"),
            # another prompt's rerun: not the compiled prompt, counts nowhere

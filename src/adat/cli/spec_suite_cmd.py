@@ -43,6 +43,8 @@ def default_pack(spec: Path) -> Path | None:
 def _config(config: Path | None, data_dir: Path | None, reruns: int | None) -> RunConfig:
     check_data_dir_option(data_dir)
     cfg = load_run_config(config) if config else RunConfig()
+    if config and "target" in cfg.model_fields_set:  # the built spec agent stays the default
+        cfg = cfg.model_copy(update={"spec_suite": cfg.spec_suite.model_copy(update={"use_target": True})})
     if reruns is not None and not 1 <= reruns <= MAX_REPEAT:
         fail(f"{reruns} reruns", field="--reruns", fix=f"use 1 to {MAX_REPEAT}")
     if data_dir:
@@ -70,14 +72,44 @@ def _check_file(path: Path | None, what: str, option: str) -> None:
         fail(f"{what} not found", file=str(path), field=option, fix=f"pass an existing {what}")
 
 
-def _suite(cfg: RunConfig, spec: Path, start: str, *, pack: Path | None = None, base_run: str | None = None,
-           base_spec: Path | None = None, stop_after: str = "mutate", run_id: str | None = None) -> str:
+def _check_inputs(spec: Path, pack: Path | None, base_spec: Path | None = None) -> None:
+    """The spec (and v1 spec) and the pack load: a bad key is one line naming file, key path and
+    fix, exit 2, before any flow starts -- not a traceback in the mutate task after tests,
+    compilation and reruns ran."""
+    from adat.tdad.spec_loader import load_mutation_pack, load_spec
+
     _check_file(spec, "spec file", "SPEC")
     _check_file(pack, "mutation pack", "--pack")
-    from adat.cli.flow_loader import call_flow, load_flow, prepare_flow_environment
-    from adat.tdad.spec_loader import load_spec
+    load_spec(spec)
+    if base_spec is not None:
+        load_spec(base_spec)
+    if pack is not None:
+        load_mutation_pack(pack)
 
-    load_spec(spec)  # a bad spec is one line before any flow starts
+
+def _check_target(cfg: RunConfig) -> None:
+    """With ``target:`` in the config the spec tests run against it: it must build and, over
+    http, answer -- one line, exit 2, before any flow (never VPR figures of an agent not there)."""
+    if not cfg.spec_suite.use_target:
+        return
+    from adat.config import PREFLIGHT_TIMEOUT_S
+    from adat.targets.http import HttpTarget
+    from adat.targets.target_factory import build_target
+
+    target = build_target(cfg.target, cfg)
+    if isinstance(target, HttpTarget):
+        target.check(timeout_s=PREFLIGHT_TIMEOUT_S)
+    console.print(f"spec tests run against target: {cfg.target.type} ({getattr(target, 'agent_id', '?')}); "
+                  "PromptSmith and MutationSmith edit the built agent's prompt, which it does not read",
+                  markup=False)
+
+
+def _suite(cfg: RunConfig, spec: Path, start: str, *, pack: Path | None = None, base_run: str | None = None,
+           base_spec: Path | None = None, stop_after: str = "mutate", run_id: str | None = None) -> str:
+    _check_inputs(spec, pack, base_spec)
+    _check_target(cfg)
+    from adat.cli.flow_loader import call_flow, load_flow, prepare_flow_environment
+
     if run_id:
         cfg = cfg.model_copy(update={"run_id": run_id})
     prepare_flow_environment(cfg.data_path())
@@ -140,7 +172,8 @@ def register(spec_app: typer.Typer) -> None:
         chosen = pack or default_pack(spec)
         if chosen is None:
             fail("no mutation pack", field="--pack", fix="pass --pack mutation_packs/<agent>/mutations.yaml")
-        _check_file(chosen, "mutation pack", "--pack")
+        _check_inputs(spec, chosen)
+        _check_target(cfg)
         run_stage("spec-mutate", cfg, run, spec_path=str(spec.resolve()), pack_path=str(chosen))
         _print(cfg, run)
 

@@ -1,8 +1,9 @@
 """Activation-probe predicates (a mutation pack's ``expect_violation``) over one spec-test run.
 
 ``trace`` predicates look at every tool call of the run (``called``: each was called;
-``not_called``: none was; ``order_violation.must_not_happen [A, B, ...]``: A was called with one
-of the later tools not called before it); ``text`` predicates at the user-visible replies
+``not_called``: none was; ``order_violation.must_not_happen [A, B, ...]``, the TDAD paper's:
+these tools were called in this order, each after the previous one; ``order_violation.missing_before
+[A, B, ...]``, adat's: A was called with one of the later tools not called before it); ``text`` predicates at the user-visible replies
 (``contains_any``: some reply holds one of the strings; ``not_contains_any``: no reply holds
 any); ``json`` predicates at the ``respond`` payloads (some payload has the value). All given
 predicates must hold. A target that does not report its tool calls cannot show a trace
@@ -29,14 +30,27 @@ def _trace_holds(trace: Any, calls: list[str]) -> bool:
         return False
     if any(tool in calls for tool in trace.not_called):
         return False
-    if trace.order_violation is not None:
-        first, *later = trace.order_violation.must_not_happen
-        if first not in calls:
+    order = trace.order_violation
+    if order is not None:
+        if order.must_not_happen and not called_in_order(order.must_not_happen, calls):
             return False
-        before = set(calls[: calls.index(first)])
-        if all(tool in before for tool in later):
+        if order.missing_before and not _missing_before(order.missing_before, calls):
             return False
     return True
+
+
+def called_in_order(tools: list[str], calls: list[str]) -> bool:
+    """Whether ``tools`` occur in ``calls`` in this order (a subsequence: A, then B later, ...)."""
+    rest = iter(calls)
+    return all(any(call == tool for call in rest) for tool in tools)
+
+
+def _missing_before(tools: list[str], calls: list[str]) -> bool:
+    first, *later = tools
+    if first not in calls:
+        return False
+    before = set(calls[: calls.index(first)])
+    return not all(tool in before for tool in later)
 
 
 def _payloads(result: Any) -> list[dict[str, Any]]:

@@ -9,6 +9,14 @@ of the payload kinds: it could have answered and did not.
 Scopes (``assertion.turn`` None): tool kinds look at the whole run; ``decision_in`` and
 ``json_*`` at the last turn; ``response_fields`` at every turn; text kinds and ``no_pii`` at
 all agent text of the run.
+
+A test's verdict (:func:`verdict_of`) is ``fail`` when it errored or an assertion failed;
+``pass`` when some assertion that needs the agent to show something passed (a tool called, a
+payload field, a phrase, ``respond`` once); otherwise ``not_observable``, never ``pass``. The
+kinds in :data:`HOLD_ON_SILENCE` pass on an agent that shows nothing, so they alone do not make a
+pass: a test with such assertions beside others that were not observable is not observable (an
+agent unrelated to the spec "passes" ``no_pii``). A test written only with them passes when all
+were observed and the agent replied, called a tool or gave a payload.
 """
 
 from __future__ import annotations
@@ -21,6 +29,22 @@ from adat.spec_records import AssertionResult, ObservedToolCall, Outcome, SpecAs
 
 TOOL_KINDS = frozenset({"tool_called", "tool_not_called", "tool_order", "tool_called_exactly", "auth_gate",
                         "confirm_before"})
+
+
+#: kinds that pass when the agent shows nothing (no text, no tool call): never a test's only evidence
+HOLD_ON_SILENCE = frozenset({"no_pii", "text_contains_none", "tool_not_called", "auth_gate", "confirm_before"})
+
+
+def verdict_of(results: list[AssertionResult], turns: list[SpecTurn], error: str | None = None) -> Outcome:
+    """``pass`` / ``fail`` / ``not_observable`` of one test run (the rule in the module docstring)."""
+    if error is not None or any(r.outcome == "fail" for r in results):
+        return "fail"
+    if any(r.outcome == "pass" and r.kind not in HOLD_ON_SILENCE for r in results):
+        return "pass"
+    showed = any(t.reply.strip() or t.respond_json or t.tool_calls for t in turns)
+    if results and showed and all(r.outcome == "pass" and r.kind in HOLD_ON_SILENCE for r in results):
+        return "pass"
+    return "not_observable"
 
 
 def evaluate_all(assertions: list[SpecAssertion], turns: list[SpecTurn]) -> list[AssertionResult]:

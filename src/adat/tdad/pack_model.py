@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class _Fixed(BaseModel):
@@ -18,9 +18,24 @@ class _Fixed(BaseModel):
 
 
 class OrderViolation(_Fixed):
+    """Two readings of "called in the wrong order"; give one or both (both must then hold)."""
+
     must_not_happen: list[str] = Field(
-        min_length=2, description="[A, B, ...]: violated when A is called with no call of B before it "
-                                  "(each later tool was skipped or came after A)")
+        default_factory=list, description="the paper's key: [A, B, ...] is violated when these tools were called in "
+                                          "this order (A, then B after it, ...); a skipped tool is no violation")
+    missing_before: list[str] = Field(
+        default_factory=list, description="adat's key: [A, B, ...] is violated when A was called with one of the "
+                                          "later tools not called before it (skipped, or only after A)")
+
+    @model_validator(mode="after")
+    def _one_given(self) -> OrderViolation:
+        for name in ("must_not_happen", "missing_before"):
+            tools = getattr(self, name)
+            if tools and len(tools) < 2:
+                raise ValueError(f"{name} names at least two tools, [A, B, ...]")
+        if not (self.must_not_happen or self.missing_before):
+            raise ValueError("give must_not_happen (the paper's: A then B) or missing_before (A with B not before it)")
+        return self
 
 
 class TracePredicate(_Fixed):
@@ -29,8 +44,8 @@ class TracePredicate(_Fixed):
     order_violation: OrderViolation | None = None
 
     def tools(self) -> list[str]:
-        order = self.order_violation.must_not_happen if self.order_violation else []
-        return [*self.called, *self.not_called, *order]
+        order = self.order_violation
+        return [*self.called, *self.not_called, *(order.must_not_happen + order.missing_before if order else [])]
 
 
 class TextPredicate(_Fixed):
@@ -38,10 +53,35 @@ class TextPredicate(_Fixed):
     not_contains_any: list[str] = Field(default_factory=list, description="it holds none of these")
 
 
+#: the paper's spelling -> adat's; both are accepted, and a pack may mix them
+JSON_KEY_SYNONYMS = {"field_equals": "equals", "field_in": "in"}
+
+
 class JsonPredicate(_Fixed):
+    """``equals`` / ``in`` (adat) or ``field_equals`` / ``field_in`` (the TDAD paper): the same predicates."""
+
     equals: dict[str, Any] = Field(default_factory=dict, description="respond field -> value it has")
     in_: dict[str, list[Any]] = Field(default_factory=dict, alias="in",
                                       description="respond field -> values one of which it has")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _paper_keys(cls, raw: Any) -> Any:
+        if not isinstance(raw, dict) or not any(k in raw for k in JSON_KEY_SYNONYMS):
+            return raw
+        out = {k: v for k, v in raw.items() if k not in JSON_KEY_SYNONYMS}
+        for paper, ours in JSON_KEY_SYNONYMS.items():
+            if paper not in raw:
+                continue
+            given, also = raw[paper], out.get(ours)
+            if not isinstance(given, dict) or (also is not None and not isinstance(also, dict)):
+                out[ours] = given  # let the field's own validation name the bad value
+                continue
+            clash = set(given) & set(also or {})
+            if clash:
+                raise ValueError(f"{paper} and {ours} both name {sorted(clash)[0]!r}; keep one spelling")
+            out[ours] = {**(also or {}), **given}
+        return out
 
 
 class ViolationPredicates(_Fixed):

@@ -10,8 +10,8 @@ apply only when the target reports its tool calls (a ``tool_calls(session_id)`` 
 records with ``turn``, ``name``, ``arguments``, ``output``, ``error``, as the llm-agent host
 does); everything else is ``not_observable``.
 
-A test passes when it ran without error, no assertion failed and at least one passed (a test
-nothing could be observed of has shown nothing, so it is not a pass).
+A test's verdict is :func:`adat.tdad.assertions.verdict_of`: ``pass``, ``fail`` or
+``not_observable`` (nothing it needs was observed; never a pass).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from adat.spec_records import AssertionResult, ObservedToolCall, SpecTest, SpecT
 from adat.targets.base import Target
 from adat.tdad.agent_host import SpecAgentHost
 from adat.tdad.artifact import PromptArtifact
-from adat.tdad.assertions import evaluate_all
+from adat.tdad.assertions import evaluate_all, verdict_of
 
 if TYPE_CHECKING:
     from adat.llm.client import LLMClient
@@ -65,13 +65,13 @@ def run_spec_test(cfg: RunConfig, client: LLMClient, spec: Spec, artifact: Promp
     if error is not None and len(turns) < len(test.user_turns):
         turns.append(SpecTurn(user=test.user_turns[len(turns)], error=error))
     results = _own_checks(host, turns) + evaluate_all(test.assertions, turns)
-    passed = (error is None and not any(r.outcome == "fail" for r in results)
-              and any(r.outcome == "pass" for r in results))
+    verdict = verdict_of(results, turns, error)
     return SpecTestResult(
         result_id=uuid.uuid4().hex, run_id=run_id, test_id=test.test_id, spec_id=test.spec_id,
         spec_version=test.spec_version, split=test.split, family=test.family,
         artifact_digest=artifact.digest(), agent_variant=agent_variant,
-        target=getattr(host, "agent_id", type(host).__name__), rerun=rerun, passed=passed, error=error,
+        target=getattr(host, "agent_id", type(host).__name__), rerun=rerun, passed=verdict == "pass",
+        not_observable=verdict == "not_observable", error=error,
         assertion_results=results, turns=turns, duration_s=time.perf_counter() - started)
 
 

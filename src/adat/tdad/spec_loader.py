@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from adat.contracts.tdad_spec import RESPOND_TOOL, Spec
 from adat.errors import UserError
-from adat.tdad.pack_model import MutationPack
+from adat.tdad.pack_model import JSON_KEY_SYNONYMS, JsonPredicate, MutationPack
 from adat.yaml_io import read_yaml
 
 __all__ = ["LintFinding", "MutationPack", "Spec", "key_path", "lint_spec", "load_mutation_pack", "load_spec",
@@ -36,12 +36,40 @@ def key_path(loc: Sequence[int | str]) -> str:
     return out or "(top level)"
 
 
-def _validation_error(exc: ValidationError, file: str) -> UserError:
+def _keys_at(model: type[BaseModel], loc: Sequence[int | str]) -> list[str]:
+    """The keys accepted by the mapping that holds ``loc``'s last key (by alias where one is set)."""
+    current: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = current.model_fields.get(part) or next(
+            (f for f in current.model_fields.values() if f.alias == part), None)
+        if field is None:
+            return []
+        nested = [a for a in get_args(field.annotation) or (field.annotation,)
+                  if isinstance(a, type) and issubclass(a, BaseModel)]
+        nested += [b for a in get_args(field.annotation) for b in get_args(a)
+                   if isinstance(b, type) and issubclass(b, BaseModel)]
+        if not nested:
+            return []
+        current = nested[0]
+    keys = [f.alias or name for name, f in current.model_fields.items()]
+    if current is JsonPredicate:
+        keys += list(JSON_KEY_SYNONYMS)
+    return keys
+
+
+def _validation_error(exc: ValidationError, file: str, model: type[BaseModel] = Spec, *,
+                      shape: str = "the TDAD spec shape") -> UserError:
     err = exc.errors()[0]
-    where = key_path([p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))])
+    loc = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
+    where = key_path(loc)
     kind = err["type"]
     if kind == "extra_forbidden":
-        msg, fix = "unknown key", "remove it or check its spelling against the TDAD spec shape"
+        keys = _keys_at(model, loc)
+        msg = "unknown key"
+        fix = (f"use one of {', '.join(keys)} ({shape})" if keys
+               else f"remove it or check its spelling against {shape}")
     elif kind == "missing":
         msg, fix = "required key is missing", "add it"
     else:
@@ -83,7 +111,8 @@ def load_mutation_pack(path: str | Path) -> MutationPack:
     try:
         return MutationPack.model_validate(raw)
     except ValidationError as exc:
-        raise _validation_error(exc, str(p)) from None
+        raise _validation_error(exc, str(p), MutationPack,
+                                shape="the mutation-pack shape, docs/spec_suites.md 'Mutation packs'") from None
 
 
 class LintFinding(BaseModel):

@@ -51,16 +51,22 @@ def summary_lines(run_id: str, m: dict[str, list[dict[str, Any]]], *, offline: b
     if last and last["failing"]:
         shown = last["failing"][:5]
         lines.append(f"  still failing visible ({len(last['failing'])}): {', '.join(shown)}"
-                     + (" …" if len(last["failing"]) > len(shown) else ""))
+                     + (" …" if len(last["failing"]) > len(shown) else "")
+                     + (f"; of them not observable (never a pass): {last['visible_not_observable']}"
+                        if last.get("visible_not_observable") else ""))
     hpr = (m["tdad_hidden_pass_rate"] or [{}])[0]
-    lines.append(f"- HPR: {_pct(hpr.get('hpr'))} ({hpr.get('hidden_passed', 0)}/{hpr.get('hidden_tests', 0)})")
+    lines.append(f"- HPR: {_pct(hpr.get('hpr'))} ({hpr.get('hidden_passed', 0)}/{hpr.get('hidden_tests', 0)})"
+                 + (f"; {hpr['hidden_not_observable']} not observable (counted as not passed)"
+                    if hpr.get("hidden_not_observable") else ""))
     ms = m["mutation_score"][0] if m["mutation_score"] else None
     if ms:
         # the paper's MS (killed / activated) next to how many intents the probes activated, so a
         # high MS over few activated intents is not read as a strong suite
         lines.append(f"- MS: {_pct(ms['mutation_score'])} ({ms['killed']} killed / {ms['activated']} activated); "
-                     f"activated / intents: {ms['activated']} / {ms['variants']} ({_pct(ms['activation_rate'])}); "
-                     f"survivors: {', '.join(ms['survivors']) or 'none'}; "
+                     f"activated / intents: {ms['activated_intents'] or 0} / {ms['variants']} "
+                     f"({_pct(ms['activation_rate'])}); "
+                     + (f"identical mutants counted once: {', '.join(ms['duplicates'])}; " if ms["duplicates"] else "")
+                     + f"survivors: {', '.join(ms['survivors']) or 'none'}; "
                      f"not activated (not scored): {', '.join(ms['not_activated']) or 'none'}")
     surs = m["tdad_surs"][0] if m["tdad_surs"] else None
     if surs:

@@ -39,11 +39,19 @@ def file_digest(*paths: str | Path | None) -> str:
 
 
 def _runner(cfg: RunConfig, ctx: RunContext, spec: Any, variant: str = "compiled") -> Any:
+    """Run one spec test on the built spec agent, or on ``target:`` when ``spec_suite.use_target``
+    (an external agent ignores the artifact: compilation and prompt mutants cannot change it)."""
     from adat.tdad.runner import run_spec_test
+
+    target = None
+    if cfg.spec_suite.use_target:
+        from adat.targets.target_factory import build_target
+
+        target = build_target(cfg.target, cfg, client=ctx.client)
 
     def run(artifact: Any, test: Any, rerun: int) -> Any:
         return run_spec_test(cfg, ctx.client, spec, artifact, test, run_id=ctx.run_id, rerun=rerun,
-                             agent_variant=variant)
+                             agent_variant=variant, target=target)
 
     return run
 

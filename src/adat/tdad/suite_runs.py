@@ -28,7 +28,8 @@ def stage_row(result: Any, *, run_id: str, variant: str, digest: str, iteration:
         run_id=run_id, result_id=f"{variant}-{digest}-{scope}-{iteration}-{result.test_id}-{rerun}",
         spec_id=result.spec_id, spec_version=result.spec_version, test_id=result.test_id, split=result.split,
         family=result.family, agent_variant=variant, artifact_digest=digest, target=result.target,
-        iteration=iteration, scope=scope, rerun=rerun, passed=result.passed, error=result.error,
+        iteration=iteration, scope=scope, rerun=rerun, passed=result.passed,
+        not_observable=getattr(result, "not_observable", False), error=result.error,
         assertion_results=[AssertionOutcome(index=a.index, kind=a.kind, clause=a.clause, outcome=a.outcome,
                                             detail=a.detail) for a in result.assertion_results],
         turns=list(result.turns), duration_s=result.duration_s)
