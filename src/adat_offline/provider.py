@@ -76,6 +76,10 @@ class OfflineHeuristicProvider:
     models = (MODEL,)
     #: deterministic and local: the response cache would only serve stale answers after code changes
     cacheable = False
+    #: no token window: it reads the rendered inputs whole, so the client's context budget
+    #: (``llm.context_tokens``, a real model's window) must not cut them (a cut spec made
+    #: ``adat spec demo`` stop in ContextOverflow)
+    context_limited = False
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         """Answer one request; an unknown prompt id or malformed variables is an :class:`LLMError`."""

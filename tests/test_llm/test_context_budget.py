@@ -219,3 +219,29 @@ def test_a_window_without_room_for_the_answer_is_a_one_line_config_error(tmp_pat
         config.load_run_config(path)
     text = str(info.value)
     assert "llm.context_tokens" in text and "max_output_tokens (4096)" in text and "\n" not in text
+
+
+def test_a_provider_without_a_window_gets_the_whole_request(tmp_path: Path) -> None:
+    """A provider class declaring ``context_limited = False`` (the offline stand-in: rules over the
+    rendered inputs, no token window) is never cut: the budget is a real model's window. Before,
+    ``adat spec demo`` stopped in ContextOverflow on the stand-in's PromptSmith request."""
+    registry = ProviderRegistry()
+    fake = registry.register_fake("planner", [PLAN, PLAN])
+    client = client_for(tmp_path, registry, context_tokens=3000, max_output_tokens=500)
+    inp = planner_input(sessions=2, recent=2, reply_chars=100)
+    inp.tester_facts = [f"fact {i}: the test account number {i} holds order #{i}" for i in range(400)]
+    fake.context_limited = False  # type: ignore[attr-defined]
+    client.structured("planner", PROMPT_PLANNER, inp.model_dump(), PlannerOutput)
+    sent = fake.requests[0]
+    assert all(f"fact {i}:" in sent.messages[-1]["content"] for i in (0, 399))
+    row = one_row(client)
+    assert row.error is None and not row.cut_rule
+    fake.context_limited = True  # type: ignore[attr-defined]
+    with pytest.raises(LLMError, match="llm.context_tokens"):  # the same request, a provider with a window
+        client.structured("planner", PROMPT_PLANNER, inp.model_dump(), PlannerOutput)
+
+
+def test_the_offline_stand_in_declares_no_window() -> None:
+    from adat.llm.providers.provider_registry import plugins
+
+    assert plugins()["offline"].load().context_limited is False

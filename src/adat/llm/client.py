@@ -227,8 +227,9 @@ class LLMClient:
             # Cut before keying: the key then names the request actually sent, and a context
             # budget changes the key exactly when it changes the request.
             template = self._prompt(request.prompt_id) if request.prompt_id else None
-            request, meter.cut = fit_request(request, input_budget(self.cfg.llm, bound.provider_name, bound.model),
-                                             template)
+            if getattr(bound.provider, "context_limited", True):  # a stand-in without a window is not cut
+                request, meter.cut = fit_request(request, input_budget(self.cfg.llm, bound.provider_name,
+                                                                       bound.model), template)
             if meter.cut.rule:
                 log.info("%s/%s: %s input cut to fit its context: %s", bound.provider_name, bound.model,
                          request.prompt_id or request.role, meter.cut.rule)

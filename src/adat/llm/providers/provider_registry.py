@@ -4,9 +4,10 @@ Built-ins: ``openai`` (any OpenAI-compatible endpoint) and ``fake`` (scripted, f
 scripts with :meth:`ProviderRegistry.register_fake`). Every other provider is a **plugin**: an
 entry point of the group ``adat.providers`` (``[project.entry-points."adat.providers"]`` in a
 distribution's ``pyproject.toml``) whose name is the provider prefix and whose object is a
-provider class constructible with no arguments, with two optional class attributes: ``models``
-(the model names it serves; any when absent) and ``cacheable`` (False bypasses the response
-cache; default True). A plugin is imported only when a role uses its prefix. The adat
+provider class constructible with no arguments, with three optional class attributes: ``models``
+(the model names it serves; any when absent), ``cacheable`` (False bypasses the response
+cache; default True) and ``context_limited`` (False: the provider has no token window, so
+``llm.context_tokens`` never cuts its requests; default True). A plugin is imported only when a role uses its prefix. The adat
 distribution ships one, ``offline`` (the deterministic heuristic stand-in, a package of its own
 that nothing here imports by name).
 """
