@@ -15,7 +15,7 @@ def test_loads_calls_and_forwards_evaluation_accessors() -> None:
     target = PythonTarget(f"{MODULE}:make_echo", {"prefix": "> "})
     assert target.agent_id == "echo"
     session = target.reset()
-    assert target.invoke(session, "hi") == "> hi"
+    assert target.invoke(session, "hi").text == "> hi"
     assert isinstance(target, SideLogged)
     assert target.side_log(session) == [("echo", "allowed", 0)]
 
@@ -27,7 +27,7 @@ def test_agent_exception_becomes_one_line_target_error() -> None:
         target.invoke(session, "crash")
     with pytest.raises(TargetError, match="returned int, not str"):
         target.invoke(session, "number")
-    assert target.invoke(session, "ok") == "ok"  # the session survives
+    assert target.invoke(session, "ok").text == "ok"  # the session survives
 
 
 @pytest.mark.parametrize(("factory", "expected"), [
