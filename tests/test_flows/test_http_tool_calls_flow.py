@@ -108,7 +108,7 @@ def test_tool_calls_under_a_json_path_reach_parquet_and_adat_show(suite: RunConf
     assert stored > 0
 
     query = tmp_path / "calls.sql"  # the staging view, read through the CLI as a user would
-    query.write_text("select * from stg_execution_tool_calls where run_id = $run_id")
+    query.write_text("-- params: run_id\nselect * from stg_execution_tool_calls where run_id = $run_id")
     view = _cli("sql", str(query), "--run", RUN, "--format", "csv", "--data-dir", str(suite.data_path()))
     assert view.returncode == 0, view.stderr[-2000:]
     rows = list(csv.DictReader(io.StringIO(view.stdout)))
