@@ -114,3 +114,26 @@ def test_lookup_json_path() -> None:
     assert lookup_json_path(doc, "") is doc
     with pytest.raises(KeyError):
         lookup_json_path(doc, "a.b.5.c")
+
+
+def test_tool_calls_are_read_at_the_configured_path_in_both_shapes() -> None:
+    target = _target("http://127.0.0.1:9", tool_calls_path="out.calls")
+    doc = {"out": {"calls": [
+        {"name": "find_user", "arguments": {"email": "a@b.c"}, "result": "u1"},
+        {"function": {"name": "cancel", "arguments": '{"order_id": "#1"}'}, "output": None, "error": "not pending"},
+        {"name": "raw", "arguments": "not json", "order": 7}]}}
+    calls = target._tool_calls(doc, "u")
+    assert [(c.name, c.arguments, c.result, c.error, c.order) for c in calls] == [
+        ("find_user", {"email": "a@b.c"}, "u1", None, 0), ("cancel", {"order_id": "#1"}, None, "not pending", 1),
+        ("raw", {"_raw": "not json"}, None, None, 7)]
+    assert target._tool_calls({"reply": "text only"}, "u") == []  # no path: a text-only agent
+    assert _target("http://127.0.0.1:9", tool_calls_path=None)._tool_calls(doc, "u") == []
+
+
+@pytest.mark.parametrize(("value", "says"), [("x", "str, not a list"), ([{"arguments": {}}], "no string 'name'"),
+                                             ([{"name": "f", "arguments": [1]}], "arguments are list")])
+def test_malformed_tool_calls_are_one_line_target_errors(value: object, says: str) -> None:
+    target = _target("http://127.0.0.1:9")
+    with pytest.raises(TargetError, match="target.tool_calls_path") as info:
+        target._tool_calls({"reply": "r", "tool_calls": value}, "http://x/m")
+    assert says in str(info.value) and "\n" not in str(info.value)

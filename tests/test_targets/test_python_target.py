@@ -18,6 +18,10 @@ def test_loads_calls_and_forwards_evaluation_accessors() -> None:
     assert target.invoke(session, "hi").text == "> hi"
     assert isinstance(target, SideLogged)
     assert target.side_log(session) == [("echo", "allowed", 0)]
+    assert target.invoke(session, "hi").tool_calls == []  # a str reply reports no tool calls
+    reply = target.invoke(session, "tools")
+    assert reply.text == "looked" and [(c.name, c.arguments, c.result) for c in reply.tool_calls] == [
+        ("lookup", {"q": 1}, [2])]
 
 
 def test_agent_exception_becomes_one_line_target_error() -> None:
