@@ -28,6 +28,7 @@ from starlette.routing import Route
 from adat.cli.flow_loader import load_flow
 from adat.config import RunConfig
 from adat.records import Execution
+from adat.reporting import ReportQueries, html_report
 from adat.serving import BackgroundServer
 from adat.targets.base import AgentReply, Target
 from adat.targets.target_factory import build_target
@@ -120,3 +121,15 @@ def test_tool_calls_under_a_json_path_reach_parquet_and_adat_show(suite: RunConf
     assert shown.returncode == 0, shown.stderr[-2000:]
     first = next(c for t in with_calls.turns for c in t.tool_calls)
     assert f"tool {first.name}(" in " ".join(shown.stdout.split()), shown.stdout[-3000:]
+
+    # the HTML report's transcript: the same rows, rendered under the reply
+    queries = ReportQueries(suite.data_path())
+    turns = html_report._transcripts(queries, RUN, [with_calls.execution_id])[with_calls.execution_id]
+    context = html_report.report_context(queries, RUN)
+    context["failing"] = [{"verdict": "fail", "test_id": with_calls.test_id, "kind": "plain", "goal": "g",
+                           "rationale": "r", "audit_validity": None, "error": None,
+                           "execution_id": with_calls.execution_id, "turns": turns}]
+    page = html_report.render_report(context)
+    rendered = [c for t in with_calls.turns for c in t.tool_calls]
+    assert page.count('<div class="call">tool <code>') == len(rendered)
+    assert f"<code>{first.name}(" in page

@@ -6,9 +6,11 @@ showed (:class:`SpecTurn`) and judges the test's assertions. For the spec agent 
 check per turn -- ``respond`` called exactly once (clause ``response_contract``) -- so a turn
 without ``respond`` fails the test. Any other target (``reset`` / ``invoke``) runs the same
 tests: a reply that is a JSON object counts as its respond payload, and tool-trace assertions
-apply only when the target reports its tool calls (a ``tool_calls(session_id)`` method returning
-records with ``turn``, ``name``, ``arguments``, ``output``, ``error``, as the llm-agent host
-does); everything else is ``not_observable``.
+apply only when the target reports its tool calls -- with its reply (an
+:class:`~adat.targets.base.AgentReply`'s ``tool_calls``: the reference agent, the llm-agent, an
+``http`` target reading ``target.tool_calls_path``) or, failing that, by a ``tool_calls(session_id)``
+method returning records with ``turn``, ``name``, ``arguments``, ``output``, ``error``;
+everything else is ``not_observable``.
 
 A test passes when it ran without error, no assertion failed and at least one passed (a test
 nothing could be observed of has shown nothing, so it is not a pass).
