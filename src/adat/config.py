@@ -216,6 +216,9 @@ class HttpTarget(_Section):
     session_id_path: str = Field("session_id", description="dotted JSON path of the session id in reset's reply")
     message_field: str = Field("message", description="JSON field the user message is sent in")
     reply_path: str = Field("reply", description="dotted JSON path of the agent's reply text")
+    tool_calls_path: str | None = Field("tool_calls", description="dotted JSON path of the reply's tool calls: a list "
+                                        "of {name, arguments, result, error, order}; a reply without it reports "
+                                        "none; null = never read them")
     headers: dict[str, str] = Field(default_factory=dict, description="request headers; values may hold ${VAR} "
                                     "references to the environment or .env; every value is a secret, never stored")
     timeout_s: float = Field(60.0, gt=0, description="deadline in seconds for one message's whole exchange "

@@ -4,7 +4,8 @@ Discovery (an LLM driver writes each message), execution (a test's step hints), 
 (a spec test's user turns) and the auditor's replays (an execution's messages again) differ only
 in who plays the user, so they share this loop — as τ²-bench's orchestrator has user and agent
 share one interface. A :class:`UserSimulator` proposes the next message or stops; the target
-answers; an optional ``observe`` hook sees each exchange as it happens (a spec test reads what
+answers (an :class:`~adat.targets.base.AgentReply`: its text and the tool calls it reported, kept
+on the agent's :class:`~adat.records.Turn`); an optional ``observe`` hook sees each exchange as it happens (a spec test reads what
 the spec agent did in that turn). A target failure ends the conversation with ``ended_by
 'error'`` and the error's text, never an exception: one bad session never stops a suite.
 """
@@ -18,10 +19,10 @@ from typing import Literal, Protocol
 
 from adat.errors import TargetError
 from adat.records import Turn
-from adat.targets.base import Target
+from adat.targets.base import AgentReply, Target, as_reply
 
 #: ``observe(session_id, turn_index, user_message, reply)``, called after each reply
-Observe = Callable[[str, int, str, str], None]
+Observe = Callable[[str, int, str, AgentReply], None]
 #: how a conversation ended (``Trace.ended_by``, ``Execution.ended_by``)
 EndedBy = Literal["met", "cannot", "turn_limit", "hints_done", "error"]
 
@@ -91,8 +92,10 @@ def converse(target: Target, user: UserSimulator, *, turn_limit: int, observe: O
                 conv.ended_by = move.reason
                 break
             conv.turns.append(Turn(role="user", text=move, ts=time.monotonic() - started))
-            reply = target.invoke(conv.session_id, move)
-            conv.turns.append(Turn(role="agent", text=reply, ts=time.monotonic() - started))
+            # a plain string (a text-only target written against the old contract) is a reply without tool calls
+            reply = as_reply(target.invoke(conv.session_id, move))
+            conv.turns.append(Turn(role="agent", text=reply.text, ts=time.monotonic() - started,
+                                   tool_calls=list(reply.tool_calls)))
             if observe is not None:
                 observe(conv.session_id, turn_no - 1, move, reply)
         else:

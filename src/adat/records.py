@@ -9,6 +9,7 @@ Free-form mappings are stored as JSON text (fields ending in ``_json``).
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any, Literal
 
@@ -26,12 +27,45 @@ Side = Literal["allowed", "denied"]
 AttemptOutcomeName = Literal["applicable", "not_applicable", "error"]
 
 
+class AgentToolCall(Record):
+    """One tool call an agent reported for a turn (empty for a text-only target).
+
+    Arguments and result are free-form JSON, stored as text; :meth:`make` takes them as values.
+    """
+
+    name: str = Field(description="the tool's name")
+    arguments_json: str = Field("{}", description="the call's arguments, as a JSON object")
+    result_json: str | None = Field(None, description="what the tool returned, as JSON; None when it failed "
+                                    "or the target did not report it")
+    error: str | None = Field(None, description="the tool's error text, when the call failed")
+    order: int = Field(0, description="position of the call within its turn, from 0")
+
+    @classmethod
+    def make(cls, name: str, arguments: dict[str, Any] | None = None, result: Any = None, *,
+             error: str | None = None, order: int = 0) -> AgentToolCall:
+        """A call from values: ``arguments`` a dict, ``result`` anything JSON-able (None: unknown)."""
+        return cls(name=name, arguments_json=json.dumps(arguments or {}, sort_keys=True, default=str),
+                   result_json=None if result is None else json.dumps(result, sort_keys=True, default=str),
+                   error=error, order=order)
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        value = json.loads(self.arguments_json)
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def result(self) -> Any:
+        return None if self.result_json is None else json.loads(self.result_json)
+
+
 class Turn(Record):
     """One message of a conversation, as the tester sees it."""
 
     role: Literal["user", "agent"] = Field(description="who spoke: the tester (user) or the agent")
     text: str = Field(description="the message text")
     ts: float = Field(0.0, description="seconds since the session started")
+    tool_calls: list[AgentToolCall] = Field(default_factory=list, description="the tool calls the agent reported "
+                                       "for this reply, in order (empty: none reported)")
 
 
 class Trace(Produced):

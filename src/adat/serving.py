@@ -4,7 +4,10 @@
 
     GET  /health                         -> {"status": "ok", "agent_id": ...}
     POST /sessions                       -> {"session_id": ...}
-    POST /sessions/{session_id}/messages    {"message": ...} -> {"reply": ...}
+    POST /sessions/{session_id}/messages    {"message": ...} -> {"reply": ..., "tool_calls": [...]}
+
+``tool_calls`` lists the tool calls the agent reported for that reply (``name``, ``arguments``,
+``result``, ``error``, ``order``), where the ``http`` target's default ``tool_calls_path`` reads them.
 
 A Starlette app under uvicorn. Errors answer with a JSON body ``{"error": ...}``: 404 for an
 unknown path or session, 400 for a body that is not a JSON object with a string ``message``, 500
@@ -35,12 +38,14 @@ from starlette.routing import Route
 
 from adat import config
 from adat.errors import UserError
-from adat.targets.base import Target
+from adat.targets.base import AgentReply, AgentToolCall, Target, as_reply
 
 logger = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 1_000_000  # a user message is text; anything larger is a client bug
 _START_TIMEOUT_S = 20.0
+#: where a reply's tool calls go in the JSON answer (the http target's default ``tool_calls_path``)
+TOOL_CALLS_KEY = "tool_calls"
 
 
 class SessionGuard:
@@ -60,9 +65,9 @@ class SessionGuard:
     def knows(self, session_id: str) -> bool:
         return session_id in self._session_locks
 
-    def invoke(self, session_id: str, message: str) -> str:
+    def invoke(self, session_id: str, message: str) -> AgentReply:
         with self._session_locks[session_id]:
-            return self.agent.invoke(session_id, message)
+            return as_reply(self.agent.invoke(session_id, message))
 
 
 def agent_app(agent: Target) -> Starlette:
@@ -99,13 +104,20 @@ def agent_app(agent: Target) -> Starlette:
     return Starlette(routes=routes, exception_handlers={HTTPException: not_found})
 
 
-async def _run(request: Request, action: Callable[[], str], key: str) -> JSONResponse:
+async def _run(request: Request, action: Callable[[], str | AgentReply], key: str) -> JSONResponse:
     try:
         result = await run_in_threadpool(action)
     except Exception as exc:  # the agent failed: the client sees a 500 and the run goes on
         logger.warning("agent error on %s: %s", request.url.path, exc, exc_info=True)
         return _error(500, f"{type(exc).__name__}: {' '.join(str(exc).split())}")
+    if isinstance(result, AgentReply):  # the reply's text, and its tool calls at the default path
+        return JSONResponse({key: result.text, TOOL_CALLS_KEY: [_tool_call_json(c) for c in result.tool_calls]})
     return JSONResponse({key: result})
+
+
+def _tool_call_json(call: AgentToolCall) -> dict[str, Any]:
+    return {"name": call.name, "arguments": call.arguments, "result": call.result, "error": call.error,
+            "order": call.order}
 
 
 async def _body(request: Request) -> bytes | None:

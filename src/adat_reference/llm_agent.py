@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from adat.errors import ToolError, UserError
 from adat.llm.types import ToolCall
-from adat.targets.hosting import HostedSessions, HostedToolCall, assistant_tool_message
+from adat.targets.base import AgentReply
+from adat.targets.hosting import HostedSessions, HostedToolCall, assistant_tool_message, reported_calls
 from adat_reference.policy_faults import apply_fault
 from adat_reference.retail import RetailDB, RetailTools, default_db_path, default_policy_path
 
@@ -94,7 +95,7 @@ class LLMAgent(HostedSessions[_Session]):
         """A new session: a fresh copy of the database (made when first needed) and an empty conversation."""
         return self._add_session(_Session(pristine=self._db, messages=[{"role": "system", "content": self._system}]))
 
-    def invoke(self, session_id: str, user_message: str) -> str:
+    def invoke(self, session_id: str, user_message: str) -> AgentReply:
         """Answer one user message, running the model's tool calls until it writes a reply."""
         session = self._session(session_id)
         turn = session.turn
@@ -105,7 +106,7 @@ class LLMAgent(HostedSessions[_Session]):
             if not response.tool_calls:
                 reply = response.content or ""
                 session.messages.append({"role": "assistant", "content": reply})
-                return reply
+                return AgentReply(text=reply, tool_calls=reported_calls([c for c in session.calls if c.turn == turn]))
             session.messages.append(assistant_tool_message(response))
             for call in response.tool_calls:
                 output, error = self._execute(session, call)
@@ -116,7 +117,7 @@ class LLMAgent(HostedSessions[_Session]):
         logger.warning("llm-agent session %s turn %d hit the step cap (%d)", session_id, turn, self.max_steps)
         session.capped_turns.append(turn)
         session.messages.append({"role": "assistant", "content": STEP_CAP_REPLY})
-        return STEP_CAP_REPLY
+        return AgentReply(text=STEP_CAP_REPLY, tool_calls=reported_calls([c for c in session.calls if c.turn == turn]))
 
     # -- evaluation-only accessors (never shown to a tester) ---------------------------------
 

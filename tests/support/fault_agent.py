@@ -135,7 +135,7 @@ class _Handler(socketserver.StreamRequestHandler):
             return 200, {"session_id": guard.reset()}
         parts = path.strip("/").split("/")
         if len(parts) == 3 and parts[0] == "sessions" and parts[2] == "messages" and guard.knows(parts[1]):
-            return 200, {"reply": guard.invoke(parts[1], json.loads(body)["message"])}
+            return 200, {"reply": guard.invoke(parts[1], json.loads(body)["message"]).text}
         return 404, {"error": "no such session or path"}
 
     def _send(self, status: int, data: bytes, *, cut: int | None = None, drip: bool = False) -> None:

@@ -32,6 +32,6 @@ def converse(retail_db: RetailDB) -> Callable[..., tuple[ReferenceAgent, str, li
             db: RetailDB | None = None) -> tuple[ReferenceAgent, str, list[str]]:
         agent = ReferenceAgent(db or retail_db, fault=fault)
         session = agent.reset()
-        return agent, session, [agent.invoke(session, m) for m in messages]
+        return agent, session, [agent.invoke(session, m).text for m in messages]
 
     return run

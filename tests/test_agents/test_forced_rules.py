@@ -26,7 +26,7 @@ def test_forced_rule_is_reached_and_followed(rule_id: str, forced: Outcome, case
     messages = CASES[rule_id][case](finder)
     agent = ReferenceAgent(retail_db, force=(rule_id, forced))
     session = agent.reset()
-    replies = [agent.invoke(session, m) for m in messages]  # a crash raises TargetError
+    replies = [agent.invoke(session, m).text for m in messages]  # a crash raises TargetError
     transcript = "\n".join(f"U: {m}\nA: {r}" for m, r in zip(messages, replies, strict=True))
     taken = [side for rule, side, _ in agent.decisions(session) if rule == rule_id]
     assert taken, f"{rule_id} never reached\n{transcript}"
@@ -37,7 +37,7 @@ def test_forced_rule_is_reached_and_followed(rule_id: str, forced: Outcome, case
     if flipped:  # the decision drives what the agent does: the flip shows in a reply or in the database
         original = ReferenceAgent(retail_db)
         s0 = original.reset()
-        replies0 = [original.invoke(s0, m) for m in messages]
+        replies0 = [original.invoke(s0, m).text for m in messages]
         assert replies0 != replies or (original.session_db(s0).canonical_hash()
                                        != agent.session_db(session).canonical_hash()), (
             f"forcing {rule_id} to {forced} changed nothing\n{transcript}")

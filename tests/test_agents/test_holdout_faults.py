@@ -36,7 +36,7 @@ CASES: dict[str, tuple[str, str]] = {
 def _run(db: RetailDB, messages: list[str], fault: str | None) -> tuple[ReferenceAgent, str, list[str]]:
     agent = ReferenceAgent(db, fault=fault, fault_dir=HOLDOUT)
     session = agent.reset()
-    return agent, session, [agent.invoke(session, m) for m in messages]
+    return agent, session, [agent.invoke(session, m).text for m in messages]
 
 
 def test_every_fault_of_the_pack_has_a_row() -> None:

@@ -108,5 +108,5 @@ def test_rule_table_parameters_change_behaviour(tmp_path: Path, finder, retail_d
     agent = ReferenceAgent(retail_db, rules_path=path)
     session = agent.reset()
     agent.invoke(session, login(user))
-    reply = agent.invoke(session, f"Cancel {order.order_id}.")
+    reply = agent.invoke(session, f"Cancel {order.order_id}.").text
     assert "'found a better price'" in reply

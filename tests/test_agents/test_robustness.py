@@ -39,7 +39,7 @@ def test_random_conversations(retail_db) -> None:  # type: ignore[no-untyped-def
                 n=f"{user.name.first_name} {user.name.last_name}", z=user.address.zip, u=user.user_id)
             if turn == 0 and trial % 4:
                 text = f"my email is {user.email}. {text}"
-            assert agent.invoke(session, text).strip()
+            assert agent.invoke(session, text).text.strip()
     for session in checked:
         log = original.side_log(session)
         for call in original.tool_calls(session):

@@ -40,7 +40,7 @@ def test_agent_reaches_the_gold_end_state(task_id: str, tau2_db: RetailDB, tau2_
         tools.call(action["name"], action["arguments"])
     agent = ReferenceAgent(tau2_db)
     session = agent.reset()
-    replies = [agent.invoke(session, message) for message in TAU2_SCRIPTS[task_id]]
+    replies = [agent.invoke(session, message).text for message in TAU2_SCRIPTS[task_id]]
     assert agent.session_db(session).canonical_hash() == gold.canonical_hash(), "\n".join(replies)
     assert tau2_db.canonical_hash() != gold.canonical_hash()  # the task did change something
     made = [c.name for c in agent.tool_calls(session) if c.name in WRITE_TOOLS and c.error is None]

@@ -22,6 +22,7 @@ from adat.llm.types import LLMResponse, ToolCall
 from adat.spec_records import SpecAssertion, SpecTest, ToolFixture
 from adat.stages.discovery import discover
 from adat.stages.execution import execute_test
+from adat.targets.base import AgentReply, AgentToolCall
 from adat.tdad.artifact import PromptArtifact
 from adat.tdad.runner import run_spec_test
 from adat.tdad.spec_loader import parse_spec
@@ -99,8 +100,33 @@ def test_scripted_user_turn_limit_and_target_failure() -> None:
     assert failed.ended_by == "error" and failed.error == "connection reset"
     assert [t.role for t in failed.turns] == ["user", "agent", "user"]  # the message the target failed on stays
     seen: list[tuple[int, str, str]] = []
-    converse(_Flaky(0), ScriptedUser(["x", "y"]), turn_limit=5, observe=lambda s, i, u, r: seen.append((i, u, r)))
+    converse(_Flaky(0), ScriptedUser(["x", "y"]), turn_limit=5, observe=lambda s, i, u, r: seen.append((i, u, r.text)))
     assert seen == [(0, "x", "reply 1"), (1, "y", "reply 2")]
+    assert all(t.tool_calls == [] for t in done.turns)  # a text-only target reports no tool calls
+
+
+class _Tooled:
+    agent_id = "tooled"
+
+    def reset(self) -> str:
+        return "s1"
+
+    def invoke(self, session_id: str, user_message: str) -> AgentReply:
+        calls = [AgentToolCall.make("find_user", {"email": "a@b.c"}, {"user_id": "u1"}),
+                 AgentToolCall.make("cancel_order", {"order_id": "#1"}, error="not pending", order=1)]
+        return AgentReply(text=f"done: {user_message}", tool_calls=calls if user_message == "cancel" else [])
+
+
+def test_each_agent_turn_keeps_the_tool_calls_its_reply_reported() -> None:
+    conv = converse(_Tooled(), ScriptedUser(["hi", "cancel"]), turn_limit=2)
+    agent_turns = [t for t in conv.turns if t.role == "agent"]
+    assert [t.text for t in agent_turns] == ["done: hi", "done: cancel"]
+    assert agent_turns[0].tool_calls == []
+    first, second = agent_turns[1].tool_calls
+    assert (first.name, first.arguments, first.result, first.error) == ("find_user", {"email": "a@b.c"},
+                                                                        {"user_id": "u1"}, None)
+    assert (second.name, second.result, second.error, second.order) == ("cancel_order", None, "not pending", 1)
+    assert all(t.tool_calls == [] for t in conv.turns if t.role == "user")
 
 
 def test_a_user_that_stops_ends_the_conversation_with_its_reason() -> None:

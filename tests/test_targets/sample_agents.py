@@ -23,6 +23,10 @@ class EchoAgent:
             raise ZeroDivisionError("agent divided by zero\nsecond line")
         if user_message == "number":
             return 42  # type: ignore[return-value]
+        if user_message == "tools":  # an agent may answer an AgentReply with its tool calls
+            from adat.targets.base import AgentReply, AgentToolCall
+
+            return AgentReply(text="looked", tool_calls=[AgentToolCall.make("lookup", {"q": 1}, [2])])  # type: ignore[return-value]
         self.seen[session_id].append(user_message)
         return f"{self.prefix}{user_message}"
 

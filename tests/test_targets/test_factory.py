@@ -28,7 +28,7 @@ def test_each_type_builds_its_target() -> None:
     http = _build({"type": "http", "base_url": "http://127.0.0.1:9/"})
     assert isinstance(http, HttpTarget) and http.agent_id == "http:http://127.0.0.1:9"
     python = _build({"type": "python", "factory": "tests.test_targets.sample_agents:make_echo"})
-    assert isinstance(python, PythonTarget) and python.invoke(python.reset(), "x") == "x"
+    assert isinstance(python, PythonTarget) and python.invoke(python.reset(), "x").text == "x"
     llm = _build({"type": "llm-agent", "model": "fake/unused", "fault": "cancel_any_reason"})
     assert isinstance(llm, LLMAgent) and llm.agent_id == "llm-agent:fake/unused+cancel_any_reason"
 

@@ -22,7 +22,7 @@ def test_default_contract_round_trip(scripted_server: ScriptedServer) -> None:
     target = _target(scripted_server.url + "/")
     session = target.reset()
     assert session == "s1"
-    assert target.invoke(session, "hello there") == "echo: hello there"
+    assert target.invoke(session, "hello there").text == "echo: hello there"
     method, path, _headers, body = scripted_server.requests[-1]
     assert (method, path, body) == ("POST", "/sessions/s1/messages", {"message": "hello there"})
 
@@ -36,7 +36,7 @@ def test_500_is_a_target_error_and_the_run_goes_on(scripted_server: ScriptedServ
     assert "HTTP 500" in message and f"{scripted_server.url}/sessions/{session}/messages" in message
     assert "agent crashed" in message and "\n" not in message
     fresh = target.reset()
-    assert fresh != session and target.invoke(fresh, "next") == "echo: next"
+    assert fresh != session and target.invoke(fresh, "next").text == "echo: next"
 
 
 def test_hang_past_the_timeout_fails_fast_and_the_run_goes_on(scripted_server: ScriptedServer) -> None:
@@ -48,7 +48,7 @@ def test_hang_past_the_timeout_fails_fast_and_the_run_goes_on(scripted_server: S
     assert time.monotonic() - start < 3.0
     assert "/messages" in str(info.value)
     fresh = target.reset()
-    assert target.invoke(fresh, "still there?") == "echo: still there?"
+    assert target.invoke(fresh, "still there?").text == "echo: still there?"
 
 
 @pytest.mark.parametrize(("message", "expected"), [
@@ -68,7 +68,7 @@ def test_custom_paths_and_json_paths(scripted_server: ScriptedServer) -> None:
                      message_field="input", reply_path="output.choices.0.text")
     session = target.reset()
     assert session == "1"  # an integer id becomes a string
-    assert target.invoke(session, "hi") == "custom: hi"
+    assert target.invoke(session, "hi").text == "custom: hi"
     assert scripted_server.requests[-1][1:4:2] == ("/api/v1/conversations/1/turns", {"input": "hi"})
 
 
@@ -114,3 +114,26 @@ def test_lookup_json_path() -> None:
     assert lookup_json_path(doc, "") is doc
     with pytest.raises(KeyError):
         lookup_json_path(doc, "a.b.5.c")
+
+
+def test_tool_calls_are_read_at_the_configured_path_in_both_shapes() -> None:
+    target = _target("http://127.0.0.1:9", tool_calls_path="out.calls")
+    doc = {"out": {"calls": [
+        {"name": "find_user", "arguments": {"email": "a@b.c"}, "result": "u1"},
+        {"function": {"name": "cancel", "arguments": '{"order_id": "#1"}'}, "output": None, "error": "not pending"},
+        {"name": "raw", "arguments": "not json", "order": 7}]}}
+    calls = target._tool_calls(doc, "u")
+    assert [(c.name, c.arguments, c.result, c.error, c.order) for c in calls] == [
+        ("find_user", {"email": "a@b.c"}, "u1", None, 0), ("cancel", {"order_id": "#1"}, None, "not pending", 1),
+        ("raw", {"_raw": "not json"}, None, None, 7)]
+    assert target._tool_calls({"reply": "text only"}, "u") == []  # no path: a text-only agent
+    assert _target("http://127.0.0.1:9", tool_calls_path=None)._tool_calls(doc, "u") == []
+
+
+@pytest.mark.parametrize(("value", "says"), [("x", "str, not a list"), ([{"arguments": {}}], "no string 'name'"),
+                                             ([{"name": "f", "arguments": [1]}], "arguments are list")])
+def test_malformed_tool_calls_are_one_line_target_errors(value: object, says: str) -> None:
+    target = _target("http://127.0.0.1:9")
+    with pytest.raises(TargetError, match="target.tool_calls_path") as info:
+        target._tool_calls({"reply": "r", "tool_calls": value}, "http://x/m")
+    assert says in str(info.value) and "\n" not in str(info.value)

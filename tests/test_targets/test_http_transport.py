@@ -68,7 +68,7 @@ def test_an_intermittent_transient_fault_is_retried_and_counted(serve, fault: st
     server = serve(sequence(fault))
     target = _target(server.url)
     session = target.reset()
-    assert target.invoke(session, "hi") == "echo: hi"
+    assert target.invoke(session, "hi").text == "echo: hi"
     assert target.transport_retries(session) == 1
     assert [f for _n, p, f, _s in server.log if p.endswith("/messages")] == [fault, "ok"]
 
@@ -108,7 +108,7 @@ def test_timeout_is_a_deadline_for_the_whole_reply(serve, timeout_s: float) -> N
     elapsed = time.monotonic() - start
     assert timeout_s - 0.1 <= elapsed <= timeout_s + 1.0, elapsed
     assert info.value.retries == 0  # the deadline is spent: no retry
-    assert target.invoke(target.reset(), "next") == "echo: next"
+    assert target.invoke(target.reset(), "next").text == "echo: next"
 
 
 def test_retries_stay_inside_the_deadline(serve) -> None:
@@ -124,7 +124,7 @@ def test_retries_stay_inside_the_deadline(serve) -> None:
 def test_an_oversized_reply_is_cut_and_marked(serve) -> None:
     server = serve(sequence("oversize"))
     target = _target(server.url, max_reply_chars=1000)
-    reply = target.invoke(target.reset(), "hi")
+    reply = target.invoke(target.reset(), "hi").text
     assert reply.startswith("echo: hi x")
     assert reply.endswith(f"[adat: reply cut at 1000 of {len('echo: hi ') + 1_100_000} characters]")
     assert len(reply) < 1100
@@ -146,7 +146,7 @@ def test_header_values_never_leave_the_target(serve, monkeypatch: pytest.MonkeyP
                      headers={"Authorization": "Bearer ${ADAT_TEST_AGENT_TOKEN}", "X-Tenant": "acme-tenant-9"})
     session = target.reset()
     try:
-        text = target.invoke(session, "hi")
+        text = target.invoke(session, "hi").text
     except TargetError as exc:
         text = str(exc)
     assert "authorization" in text.lower()  # the echo is there ...
@@ -180,6 +180,6 @@ def test_the_target_pickles_with_its_retry_counts(serve) -> None:
     server = serve(sequence("close"))
     target = _target(server.url)
     session = target.reset()
-    assert target.invoke(session, "hi") == "echo: hi"
+    assert target.invoke(session, "hi").text == "echo: hi"
     clone = pickle.loads(pickle.dumps(target))
-    assert clone.transport_retries(session) == 1 and clone.invoke(session, "again") == "echo: again"
+    assert clone.transport_retries(session) == 1 and clone.invoke(session, "again").text == "echo: again"

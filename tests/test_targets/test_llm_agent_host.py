@@ -36,7 +36,7 @@ def _tool_message(request_messages: list[dict], call_id: str) -> str:
 def test_tool_calls_bad_calls_and_a_confirmed_write(tmp_path: Path, case: CancelCase) -> None:
     agent, fake, client = make_agent(tmp_path, cancel_script(case))
     session = agent.reset()
-    first = agent.invoke(session, f"Hi, please cancel my order {case.order_id}. My email is {case.email}.")
+    first = agent.invoke(session, f"Hi, please cancel my order {case.order_id}. My email is {case.email}.").text
     assert first.startswith(f"Order {case.order_id} is pending")
     assert agent.session_db(session).orders[case.order_id].status == "pending"  # nothing written before "yes"
 
@@ -51,7 +51,7 @@ def test_tool_calls_bad_calls_and_a_confirmed_write(tmp_path: Path, case: Cancel
     bad_args = _tool_message(fake.requests[5].messages, "c5")
     assert bad_args.startswith("Error: ") and "order_id" in bad_args
 
-    second = agent.invoke(session, "Yes, please.")
+    second = agent.invoke(session, "Yes, please.").text
     assert second == f"Done: order {case.order_id} is cancelled."
     assert agent.session_db(session).orders[case.order_id].status == "cancelled"
 
@@ -101,11 +101,11 @@ def test_step_cap_ends_the_turn_with_an_apology_and_is_recorded(tmp_path: Path) 
     agent, fake, _client = make_agent(tmp_path, lambda request: tool_call("k", "calculate", {"expression": "1+1"}),
                                       max_steps=3)
     session = agent.reset()
-    assert agent.invoke(session, "what is 1+1?") == STEP_CAP_REPLY
+    assert agent.invoke(session, "what is 1+1?").text == STEP_CAP_REPLY
     assert len(fake.requests) == 3
     assert agent.step_cap_hits(session) == [0]
     assert [c.output for c in agent.tool_calls(session)] == ["2.0"] * 3
-    assert agent.invoke(session, "and again?") == STEP_CAP_REPLY
+    assert agent.invoke(session, "and again?").text == STEP_CAP_REPLY
     assert agent.step_cap_hits(session) == [0, 1]
     assert agent.messages(session)[-1] == {"role": "assistant", "content": STEP_CAP_REPLY}
 
@@ -133,7 +133,7 @@ def test_build_target_makes_an_llm_agent(tmp_path: Path) -> None:
     cfg = RunConfig(target=LLMAgentTarget(model=MODEL, max_steps=4))
     agent = build_target(cfg.target, cfg, client=client)
     assert isinstance(agent, LLMAgent) and agent.max_steps == 4 and agent.agent_id == "llm-agent:fake/agent"
-    assert agent.invoke(agent.reset(), "hello") == "hi there"
+    assert agent.invoke(agent.reset(), "hello").text == "hi there"
 
 
 def test_every_fault_rewrites_its_policy_passage(tmp_path: Path) -> None:

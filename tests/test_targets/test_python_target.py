@@ -15,9 +15,13 @@ def test_loads_calls_and_forwards_evaluation_accessors() -> None:
     target = PythonTarget(f"{MODULE}:make_echo", {"prefix": "> "})
     assert target.agent_id == "echo"
     session = target.reset()
-    assert target.invoke(session, "hi") == "> hi"
+    assert target.invoke(session, "hi").text == "> hi"
     assert isinstance(target, SideLogged)
     assert target.side_log(session) == [("echo", "allowed", 0)]
+    assert target.invoke(session, "hi").tool_calls == []  # a str reply reports no tool calls
+    reply = target.invoke(session, "tools")
+    assert reply.text == "looked" and [(c.name, c.arguments, c.result) for c in reply.tool_calls] == [
+        ("lookup", {"q": 1}, [2])]
 
 
 def test_agent_exception_becomes_one_line_target_error() -> None:
@@ -27,7 +31,7 @@ def test_agent_exception_becomes_one_line_target_error() -> None:
         target.invoke(session, "crash")
     with pytest.raises(TargetError, match="returned int, not str"):
         target.invoke(session, "number")
-    assert target.invoke(session, "ok") == "ok"  # the session survives
+    assert target.invoke(session, "ok").text == "ok"  # the session survives
 
 
 @pytest.mark.parametrize(("factory", "expected"), [

@@ -67,8 +67,8 @@ def test_default_contract_through_the_http_target(echo_server: tuple[EchoAgent, 
     target = HttpTarget(HttpTargetConfig(base_url=url))
     target.check()
     session = target.reset()
-    assert target.invoke(session, "hello") == "agent: hello"
-    assert target.invoke(session, "again") == "agent: again"
+    assert target.invoke(session, "hello").text == "agent: hello"
+    assert target.invoke(session, "again").text == "agent: again"
     assert agent.seen[session] == ["hello", "again"]
     with urllib.request.urlopen(url + "/health", timeout=5) as response:
         assert json.loads(response.read()) == {"status": "ok", "agent_id": "echo"}
@@ -86,7 +86,7 @@ def test_error_statuses(echo_server: tuple[EchoAgent, AgentServer, str]) -> None
     assert _post(f"{url}/elsewhere", b"{}")[0] == 404
     status, body = _post(f"{url}/sessions/{session}/messages", b'{"message": "crash"}')
     assert status == 500 and "ZeroDivisionError: agent divided by zero" in body["error"]
-    assert _post(f"{url}/sessions/{session}/messages", b'{"message": "fine"}') == (200, {"reply": "agent: fine"})
+    assert _post(f"{url}/sessions/{session}/messages", b'{"message": "fine"}') == (200, {"reply": "agent: fine", "tool_calls": []})
 
 
 def test_agent_failure_is_a_target_error_and_the_session_goes_on(
@@ -98,7 +98,7 @@ def test_agent_failure_is_a_target_error_and_the_session_goes_on(
         target.invoke(session, "crash")
     with pytest.raises(TargetError, match="HTTP 404.*unknown session"):
         target.invoke("missing", "hi")
-    assert target.invoke(session, "ok") == "agent: ok"
+    assert target.invoke(session, "ok").text == "agent: ok"
 
 
 def test_one_session_is_serialised_while_sessions_run_in_parallel() -> None:

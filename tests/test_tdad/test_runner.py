@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from adat.config import RoleModels, RunConfig
 from adat.llm.client import LLMClient
 from adat.llm.providers.provider_registry import default_registry
 from adat.llm.types import LLMRequest, LLMResponse, ToolCall
 from adat.spec_records import SpecAssertion, SpecTest, ToolFixture
+from adat.targets.base import AgentReply, AgentToolCall
 from adat.tdad.artifact import PromptArtifact
 from adat.tdad.runner import run_spec_test
 from adat.tdad.spec_loader import parse_spec
@@ -146,3 +149,29 @@ def test_a_target_reporting_tool_calls_gets_tool_assertions_judged(tmp_path: Pat
     # a plain-text reply has no payload: not observable for a target without respond; the gate is judged
     assert [r.outcome for r in result.assertion_results] == ["fail", "not_observable", "pass"]
     assert not result.passed
+
+
+class _ReplyReportingTarget:
+    """A target that reports its tool calls with each reply (an AgentReply), not by a side method."""
+
+    agent_id = "reply-reporting"
+
+    def __init__(self, calls: list[str]) -> None:
+        self.calls = calls
+
+    def reset(self) -> str:
+        return "s"
+
+    def invoke(self, session_id: str, user_message: str) -> AgentReply:
+        return AgentReply(text="I renewed it.", tool_calls=[AgentToolCall.make(name, {}, {"ok": True}, order=i)
+                                                             for i, name in enumerate(self.calls)])
+
+
+@pytest.mark.parametrize(("calls", "outcome"), [(["check_member", "renew_loan"], "pass"), (["renew_loan"], "fail")])
+def test_tool_calls_reported_with_the_reply_are_judged(tmp_path: Path, calls: list[str], outcome: str) -> None:
+    cfg, client, _ = _client(tmp_path, [])
+    test = _test(assertions=[SpecAssertion(kind="auth_gate", clause="L2_MEMBER_FIRST", tools=["check_member", "renew_loan"])])
+    result = run_spec_test(cfg, client, parse_spec(library_spec()), ARTIFACT, test, run_id="r1",
+                           target=_ReplyReportingTarget(calls))
+    assert [r.outcome for r in result.assertion_results] == [outcome]
+    assert [c.name for c in result.turns[0].tool_calls or []] == calls

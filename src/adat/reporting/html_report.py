@@ -27,6 +27,7 @@ from adat.errors import UserError
 from adat.reporting import figures
 from adat.reporting.figures import agent_name
 from adat.reporting.run_diff import StatementDiff, statement_diff
+from adat.reporting.show import tool_call_lines
 from adat.warehouse.queries import ReportQueries
 
 REPORT_FILE = "report.html"
@@ -59,7 +60,7 @@ def _transcripts(queries: ReportQueries, run_id: str, execution_ids: list[str]) 
     out: dict[str, list[dict[str, Any]]] = {e: [] for e in execution_ids}
     if execution_ids:
         for row in queries.rows("execution_transcripts", run_id=run_id, execution_ids=execution_ids):
-            out[row["execution_id"]].append(row)
+            out[row["execution_id"]].append({**row, "calls": tool_call_lines(row.get("tool_calls"))})
     return out
 
 

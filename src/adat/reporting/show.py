@@ -5,7 +5,7 @@ the run executed (``runs.agent_variant``: the original, or the fault of a ``run-
 faulty target) unless another variant, or every one, is asked for; an execution shows its test
 and itself. For a ``run-suite`` run it also says the test's verdict in the suite run. Each
 execution shows the judge's verdict and rationale, the per-criterion findings, the auditor's
-label and the transcript. Rows come from ``sql/report/show_*.sql`` and ``item_lookup.sql``.
+label and the transcript, with the tool calls the agent reported under each of its replies. Rows come from ``sql/report/show_*.sql`` and ``item_lookup.sql``.
 """
 
 from __future__ import annotations
@@ -63,6 +63,28 @@ def _execution(console: Console, queries: ReportQueries, e: dict[str, Any], crit
     for t in queries.rows("execution_transcripts", run_id=e["run_id"], execution_ids=[e["execution_id"]]):
         style = "cyan" if t["role"] == "user" else "default"
         console.print(Text(f"    {t['role']:>5}: ", style=f"bold {style}") + Text(t["text"], style=style))
+        for line in tool_call_lines(t.get("tool_calls")):
+            console.print(Text("           tool ", style="dim") + Text(line, style="magenta"))
+
+
+#: a tool call's arguments or result longer than this is cut in the terminal and the report
+CALL_PART_CHARS = 200
+
+
+def tool_call_lines(calls: list[dict[str, Any]] | None) -> list[str]:
+    """One line per reported tool call of a transcript row: ``name(arguments) -> result`` or
+    ``-> error: text``; none for a user message or a text-only target."""
+    lines = []
+    for c in sorted(calls or [], key=lambda c: c["order"]):
+        outcome = f"error: {c['error']}" if c["error"] is not None else (
+            c["result_json"] if c["result_json"] is not None else "(no result reported)")
+        lines.append(f"{c['name']}({_cut(c['arguments_json'])}) -> {_cut(outcome)}")
+    return lines
+
+
+def _cut(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= CALL_PART_CHARS else flat[: CALL_PART_CHARS - 1] + "…"
 
 
 ALL_VARIANTS = "all"

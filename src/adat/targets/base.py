@@ -1,8 +1,34 @@
-"""The target protocol: exactly two operations, as a black-box tester sees an agent."""
+"""The target protocol: exactly two operations, as a black-box tester sees an agent.
+
+``invoke`` answers with an :class:`AgentReply`: the reply text and, when the target can report
+them, the tool calls it made for that turn and its state. A text-only target reports a reply with
+no tool calls; :func:`as_reply` turns a plain string (what a user's python agent may return) into one.
+"""
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from adat.records import AgentToolCall
+
+__all__ = ["AgentReply", "SideLogged", "Target", "AgentToolCall", "as_reply"]
+
+
+class AgentReply(BaseModel):
+    """One turn's answer: the text the user sees, the tool calls behind it and, if known, state."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: str
+    tool_calls: list[AgentToolCall] = Field(default_factory=list)
+    state: dict[str, Any] | None = None
+
+
+def as_reply(value: AgentReply | str) -> AgentReply:
+    """``value`` as an :class:`AgentReply` (a string is a text-only reply)."""
+    return value if isinstance(value, AgentReply) else AgentReply(text=str(value))
 
 
 @runtime_checkable
@@ -17,7 +43,7 @@ class Target(Protocol):
 
     def reset(self) -> str: ...
 
-    def invoke(self, session_id: str, user_message: str) -> str: ...
+    def invoke(self, session_id: str, user_message: str) -> AgentReply: ...
 
 
 @runtime_checkable

@@ -10,6 +10,7 @@ echoes tool calls back to the model are this one class and two helpers.
 from __future__ import annotations
 
 import itertools
+import json
 import threading
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -17,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from adat.errors import TargetError
 from adat.llm.types import LLMError, LLMResponse
+from adat.records import AgentToolCall
 from adat.targets.trial import trial_cache_tag
 
 if TYPE_CHECKING:
@@ -36,6 +38,29 @@ class HostedToolCall(BaseModel):
     arguments: str  # exactly as the model wrote them
     output: str  # the tool's result, or the error text shown to the model
     error: bool
+
+
+def reported_calls(calls: list[HostedToolCall]) -> list[AgentToolCall]:
+    """``calls`` (one turn's, in order) as the tool calls the host reports with its reply.
+
+    Arguments the model wrote as invalid JSON are kept as ``{"_raw": text}``; a tool's output is
+    its JSON value when it is JSON, else the text.
+    """
+    out = []
+    for order, call in enumerate(calls):
+        arguments = _json_or(call.arguments, None)
+        if not isinstance(arguments, dict):
+            arguments = {"_raw": call.arguments} if call.arguments.strip() else {}
+        out.append(AgentToolCall.make(call.name, arguments, None if call.error else _json_or(call.output, call.output),
+                                 error=call.output if call.error else None, order=order))
+    return out
+
+
+def _json_or(text: str, default: Any) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return default
 
 
 class HostedSessions(Generic[S]):

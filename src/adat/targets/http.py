@@ -5,8 +5,11 @@ The default contract (what ``adat serve-agent`` speaks)::
     POST {base_url}/sessions                     -> {"session_id": "..."}
     POST {base_url}/sessions/{session_id}/messages  {"message": "..."} -> {"reply": "..."}
 
-Paths, the message field and the dotted JSON paths of the session id and the reply are all
-configurable (``target.*`` in the run config).
+Paths, the message field and the dotted JSON paths of the session id, the reply and its tool
+calls are all configurable (``target.*`` in the run config). The tool calls (``tool_calls_path``,
+default ``tool_calls``) are a list of objects with ``name``, ``arguments`` (an object, or JSON text
+as OpenAI writes it), ``result`` (or ``output``), ``error`` and ``order``; a reply without the path
+reports no tool calls (a text-only agent works as before), a value of the wrong shape is an error.
 
 Transport (docs/targets.md states the same for users):
 
@@ -43,6 +46,7 @@ import tenacity
 from adat import config, redaction
 from adat.errors import TargetError, UserError
 from adat.targets import http_pool
+from adat.targets.base import AgentReply, AgentToolCall
 
 _BODY_SNIPPET = 200  # characters of an error body kept in the one-line message
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -122,8 +126,9 @@ class HttpTarget:
         self._count(str(session_id), counter[0])
         return str(session_id)
 
-    def invoke(self, session_id: str, user_message: str) -> str:
-        """Send one user message; the reply is read at ``reply_path`` (cut at ``max_reply_chars``)."""
+    def invoke(self, session_id: str, user_message: str) -> AgentReply:
+        """Send one user message; the reply is read at ``reply_path`` (cut at ``max_reply_chars``), its
+        tool calls at ``tool_calls_path``."""
         path = self.cfg.invoke_path.replace("{session_id}", urllib.parse.quote(session_id, safe=""))
         url = self.base_url + path
         counter = [0]
@@ -138,7 +143,25 @@ class HttpTarget:
         cap = self.cfg.max_reply_chars
         if len(reply) > cap:
             reply = reply[:cap] + CUT_MARK.format(cap=cap, total=len(reply))
-        return redaction.scrub(reply)
+        return AgentReply(text=redaction.scrub(reply), tool_calls=self._tool_calls(doc, url))
+
+    def _tool_calls(self, doc: Any, url: str) -> list[AgentToolCall]:
+        path = self.cfg.tool_calls_path
+        if path is None:
+            return []
+        try:
+            value = lookup_json_path(doc, path)
+        except KeyError:
+            return []  # a reply without tool calls: a text-only agent
+        where = f"POST {url}: tool calls at {path!r} (target.tool_calls_path)"
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise TargetError(_scrubbed(f"{where} are {type(value).__name__}, not a list"))
+        try:
+            return [_tool_call(item, order) for order, item in enumerate(value)]
+        except ValueError as exc:
+            raise TargetError(_scrubbed(f"{where}: {exc}")) from None
 
     def transport_retries(self, session_id: str) -> int:
         """How many times a message of this session (its reset included) was sent again."""
@@ -230,6 +253,33 @@ class HttpTarget:
         except KeyError as exc:
             raise TargetError(_scrubbed(f"POST {url}: no {exc.args[0]!r} at JSON path {path!r} (target.{field}) "
                                         f"in {_snippet(json.dumps(doc))}")) from None
+
+
+def _tool_call(item: Any, order: int) -> AgentToolCall:
+    """One reported tool call; OpenAI's ``{"function": {"name", "arguments"}}`` shape is read too."""
+    if not isinstance(item, dict):
+        raise ValueError(f"item {order} is {type(item).__name__}, not an object")
+    function = item.get("function")
+    source = function if isinstance(function, dict) else item
+    name = source.get("name")
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"item {order} has no string 'name'")
+    arguments = source.get("arguments") or {}
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except ValueError:
+            arguments = {"_raw": arguments}
+    if not isinstance(arguments, dict):
+        raise ValueError(f"item {order} ({name}): arguments are {type(arguments).__name__}, not an object")
+    error = item.get("error")
+    error_text = None if error in (None, False, "") else (error if isinstance(error, str) else json.dumps(error))
+    position = item.get("order")
+    # header secrets an agent echoes never reach the tables
+    return AgentToolCall.make(name, redaction.scrub_value(arguments),
+                         redaction.scrub_value(item.get("result", item.get("output"))),
+                         error=None if error_text is None else redaction.scrub(error_text),
+                         order=position if isinstance(position, int) and not isinstance(position, bool) else order)
 
 
 def _after(retries: int) -> str:

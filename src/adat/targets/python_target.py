@@ -11,6 +11,7 @@ import importlib
 from typing import Any
 
 from adat.errors import TargetError, UserError
+from adat.targets.base import AgentReply, as_reply
 
 
 def load_factory_object(factory: str, kwargs: dict[str, Any]) -> Any:
@@ -41,7 +42,7 @@ def load_factory_object(factory: str, kwargs: dict[str, Any]) -> Any:
     missing = [name for name in ("reset", "invoke") if not callable(getattr(agent, name, None))]
     if missing:
         raise UserError(f"{factory} returned a {type(agent).__name__} without {' and '.join(missing)}()",
-                        field=field, fix="return an object with reset() -> str and invoke(session_id, message) -> str")
+                        field=field, fix="return an object with reset() -> str and invoke(session_id, message) -> str or AgentReply")
     return agent
 
 
@@ -66,17 +67,17 @@ class PythonTarget:
         except Exception as exc:
             raise TargetError(f"{self.factory}: reset() raised {type(exc).__name__}: {_one_line(exc)}") from exc
 
-    def invoke(self, session_id: str, user_message: str) -> str:
-        """Send one user message to the wrapped agent."""
+    def invoke(self, session_id: str, user_message: str) -> AgentReply:
+        """Send one user message to the wrapped agent; it may answer a str or an :class:`AgentReply`."""
         try:
             reply = self.inner.invoke(session_id, user_message)
         except TargetError:
             raise
         except Exception as exc:
             raise TargetError(f"{self.factory}: invoke() raised {type(exc).__name__}: {_one_line(exc)}") from exc
-        if not isinstance(reply, str):
-            raise TargetError(f"{self.factory}: invoke() returned {type(reply).__name__}, not str")
-        return reply
+        if not isinstance(reply, str | AgentReply):
+            raise TargetError(f"{self.factory}: invoke() returned {type(reply).__name__}, not str or AgentReply")
+        return as_reply(reply)
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for names PythonTarget lacks; guard "inner" so a half-built object

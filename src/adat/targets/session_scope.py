@@ -10,6 +10,8 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
+from adat.targets.base import AgentReply, as_reply
+
 #: Evaluation-only accessors that take the session id as their first argument.
 PER_SESSION = frozenset({"side_log", "decisions", "session_db", "tool_calls", "fault_activations", "step_cap_hits", "messages",
                          "transport_retries"})
@@ -26,8 +28,8 @@ class ScopedSessions:
     def reset(self) -> str:
         return self.prefix + str(self.inner.reset())
 
-    def invoke(self, session_id: str, user_message: str) -> str:
-        return str(self.inner.invoke(self._inner_id(session_id), user_message))
+    def invoke(self, session_id: str, user_message: str) -> AgentReply:
+        return as_reply(self.inner.invoke(self._inner_id(session_id), user_message))
 
     def _inner_id(self, session_id: str) -> str:
         return session_id[len(self.prefix):] if session_id.startswith(self.prefix) else session_id

@@ -23,7 +23,8 @@ import jsonschema
 from adat.contracts.tdad_spec import RESPOND_TOOL, Spec
 from adat.llm.types import ToolCall
 from adat.spec_records import ObservedToolCall, SpecTurn, ToolFixture
-from adat.targets.hosting import HostedSessions, HostedToolCall, assistant_tool_message
+from adat.targets.base import AgentReply
+from adat.targets.hosting import HostedSessions, HostedToolCall, assistant_tool_message, reported_calls
 from adat.tdad.artifact import PromptArtifact
 
 if TYPE_CHECKING:
@@ -61,8 +62,9 @@ class SpecAgentHost(HostedSessions[_Session]):
     def reset(self) -> str:
         return self._add_session(_Session(messages=[{"role": "system", "content": self.artifact.system_prompt}]))
 
-    def invoke(self, session_id: str, user_message: str) -> str:
-        """Run one user turn until ``respond`` is called; the reply is its ``user_message``."""
+    def invoke(self, session_id: str, user_message: str) -> AgentReply:
+        """Run one user turn until ``respond`` is called; the reply is its ``user_message``, with the
+        turn's tool calls (``respond`` included) in the order the model made them."""
         s = self._session(session_id)
         turn = s.turn
         s.turn += 1
@@ -73,7 +75,7 @@ class SpecAgentHost(HostedSessions[_Session]):
             if not response.tool_calls:  # plain text: the turn ends without respond
                 s.replies[turn] = response.content or ""
                 s.messages.append({"role": "assistant", "content": response.content or ""})
-                return s.replies[turn]
+                return self._reply(s, turn)
             s.messages.append(assistant_tool_message(response))
             for call in response.tool_calls:
                 output, error = self._execute(s, turn, call)
@@ -84,7 +86,10 @@ class SpecAgentHost(HostedSessions[_Session]):
                 break
         payloads = s.responds[turn]
         s.replies[turn] = _user_message(payloads[-1]) if payloads else ""
-        return s.replies[turn]
+        return self._reply(s, turn)
+
+    def _reply(self, s: _Session, turn: int) -> AgentReply:
+        return AgentReply(text=s.replies[turn], tool_calls=reported_calls([c for c in s.calls if c.turn == turn]))
 
     # -- what the runner observes ----------------------------------------------------------------
     def respond_count(self, session_id: str, turn: int) -> int:

@@ -6,9 +6,11 @@ showed (:class:`SpecTurn`) and judges the test's assertions. For the spec agent 
 check per turn -- ``respond`` called exactly once (clause ``response_contract``) -- so a turn
 without ``respond`` fails the test. Any other target (``reset`` / ``invoke``) runs the same
 tests: a reply that is a JSON object counts as its respond payload, and tool-trace assertions
-apply only when the target reports its tool calls (a ``tool_calls(session_id)`` method returning
-records with ``turn``, ``name``, ``arguments``, ``output``, ``error``, as the llm-agent host
-does); everything else is ``not_observable``.
+apply only when the target reports its tool calls -- with its reply (an
+:class:`~adat.targets.base.AgentReply`'s ``tool_calls``: the reference agent, the llm-agent, an
+``http`` target reading ``target.tool_calls_path``) or, failing that, by a ``tool_calls(session_id)``
+method returning records with ``turn``, ``name``, ``arguments``, ``output``, ``error``;
+everything else is ``not_observable``.
 
 A test's verdict is :func:`adat.tdad.assertions.verdict_of`: ``pass``, ``fail`` or
 ``not_observable`` (nothing it needs was observed; never a pass).
@@ -26,7 +28,7 @@ from adat.config import RunConfig
 from adat.contracts.tdad_spec import Spec
 from adat.conversation import ScriptedUser
 from adat.spec_records import AssertionResult, ObservedToolCall, SpecTest, SpecTestResult, SpecTurn
-from adat.targets.base import Target
+from adat.targets.base import AgentReply, Target
 from adat.tdad.agent_host import SpecAgentHost
 from adat.tdad.artifact import PromptArtifact
 from adat.tdad.assertions import evaluate_all, verdict_of
@@ -75,16 +77,20 @@ def run_spec_test(cfg: RunConfig, client: LLMClient, spec: Spec, artifact: Promp
         assertion_results=results, turns=turns, duration_s=time.perf_counter() - started)
 
 
-def _observe(host: Any, session: str, turn: int, user: str, reply: str) -> SpecTurn:
+def _observe(host: Any, session: str, turn: int, user: str, reply: AgentReply) -> SpecTurn:
     if isinstance(host, SpecAgentHost):
         return host.observed_turn(session, turn, user)
     calls: list[ObservedToolCall] | None = None
-    if callable(getattr(host, "tool_calls", None)):
+    if reply.tool_calls:  # the tool calls the target reported with this reply
+        calls = [ObservedToolCall(name=c.name, arguments=c.arguments_json,
+                                  output=c.result_json if c.error is None else c.error, error=c.error is not None)
+                 for c in reply.tool_calls]
+    elif callable(getattr(host, "tool_calls", None)):
         calls = [ObservedToolCall(name=c.name, arguments=c.arguments, output=c.output, error=c.error)
                  for c in host.tool_calls(session) if c.turn == turn]
-    payload = _json_object(reply)
-    text = payload.get("user_message", reply) if payload is not None else reply
-    return SpecTurn(user=user, reply=text if isinstance(text, str) else reply,
+    payload = _json_object(reply.text)
+    text = payload.get("user_message", reply.text) if payload is not None else reply.text
+    return SpecTurn(user=user, reply=text if isinstance(text, str) else reply.text,
                     respond_json=[json.dumps(payload, sort_keys=True)] if payload is not None else [],
                     tool_calls=calls)
 

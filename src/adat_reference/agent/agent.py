@@ -8,10 +8,13 @@ outcome or sentences, and the agent states the flipped behaviour just as consist
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
 from adat.errors import TargetError, UserError
+from adat.records import AgentToolCall
+from adat.targets.base import AgentReply
 from adat_reference.agent.dialogue import respond
 from adat_reference.agent.faults import Fault, load_fault
 from adat_reference.agent.rules import Outcome, RuleBook, RuleEngine, RuleOverride
@@ -75,12 +78,14 @@ class ReferenceAgent:
             self._sessions[session_id] = Session(session_id, self._initial, self._engine, shared_db=True)
         return session_id
 
-    def invoke(self, session_id: str, user_message: str) -> str:
-        """The agent's reply to ``user_message`` in the session."""
+    def invoke(self, session_id: str, user_message: str) -> AgentReply:
+        """The agent's reply to ``user_message`` in the session, with the tool calls it made for it."""
         session = self._session(session_id)
         with self._lock:
             try:
-                return respond(session, user_message)
+                start = len(session.calls)
+                text = respond(session, user_message)
+                return AgentReply(text=text, tool_calls=[_reported(c, i) for i, c in enumerate(session.calls[start:])])
             except UserError:
                 raise
             except Exception as exc:  # a crash of the agent is the target failing, as for any target
@@ -123,3 +128,14 @@ class ReferenceAgent:
             return self._sessions[session_id]
         except KeyError:
             raise TargetError(f"unknown session {session_id!r}; call reset() first") from None
+
+
+def _reported(call: ToolCall, order: int) -> AgentToolCall:
+    """A tool call of the session as the agent reports it with its reply (results are JSON text)."""
+    result = None
+    if call.result is not None and call.error is None:
+        try:
+            result = json.loads(call.result)
+        except ValueError:
+            result = call.result
+    return AgentToolCall.make(call.name, call.arguments, result, error=call.error, order=order)
