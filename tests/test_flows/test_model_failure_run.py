@@ -61,7 +61,9 @@ def test_a_discovery_with_no_statements_fails_the_run(tmp_path: Path) -> None:
 
     proc, _ = _run(tmp_path, "no-statements", no_statements)
     assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-3000:]
-    assert _error_lines(proc.stderr) == ["error: run failed: extraction: produced 0 statements; nothing is left "
-                                         "to test"], proc.stderr[-3000:]
+    lines = _error_lines(proc.stderr)
+    assert len(lines) == 1 and lines[0].startswith("error: run failed: extraction: produced 0 statements from 2 "
+                                                   "discovery sessions ("), proc.stderr[-3000:]
+    assert "; nothing is left to test" in lines[0]
     run = read_records(tmp_path / "data", "runs", run_id="no-statements")[-1]
     assert run.status == "failed" and "0 statements" in run.error

@@ -18,6 +18,10 @@ from adat.engine.context import RunContext, StepResult
 from adat.engine.stage_runner import Outcome
 from adat.records import Execution, Run, Statement, TestCase, Trace, Verdict
 
+#: why a discovery may state no rule when the config hands the tester no test accounts
+NO_FACTS_HINT = ("the config lists no tester_facts, so the tester had no account to identify with "
+                 "(fix: list test accounts, ids and their state under tester_facts)")
+
 
 def start_run(cfg: RunConfig, run_id: str, flow: str, suite_run_id: str = "") -> StepResult:
     """Record the run (status running; ``suite_run_id``: the suite a run-suite run executes) and
@@ -70,10 +74,12 @@ def extraction_step(ctx: RunContext) -> Outcome:
     from adat.stages.extraction import extract_statements
 
     counts: Counter[str] = Counter()
-    statements = extract_statements(ctx.cfg, ctx.client, cast(list[Trace], ctx.read("traces")), ctx.run_id,
-                                    counts=counts)
+    traces = cast(list[Trace], ctx.read("traces"))
+    statements = extract_statements(ctx.cfg, ctx.client, traces, ctx.run_id, counts=counts)
     ctx.write("statements", statements)
-    ctx.require("statements", len(statements))
+    replies = sum(1 for trace in traces for turn in trace.turns if turn.role == "agent")
+    ctx.require("statements", len(statements), f"{len(traces)} discovery sessions ({replies} agent replies)",
+                "" if ctx.cfg.tester_facts else NO_FACTS_HINT)
     return Outcome(counts=counts)
 
 
@@ -100,7 +106,9 @@ def plain_generation_step(ctx: RunContext) -> Outcome:
     traces = cast(list[Trace], ctx.read("traces"))
     tests, failures = generate_plain_tests(ctx.cfg, ctx.client, ranked_statements(ctx), traces, ctx.run_id)
     ctx.write("tests", tests, owner="plain")
-    ctx.require("plain tests", len(tests))
+    ranked = ranked_statements(ctx)
+    ctx.require("plain tests", len(tests), f"{sum(1 for s in ranked if s.grounded)} grounded of {len(ranked)} "
+                f"statements ({len(failures)} generator failures)")
     return Outcome(counts={"plain_tests": len(tests), "generator_failures": len(failures)})
 
 

@@ -220,15 +220,17 @@ class RunContext:
                 raise StageFailed(stage or self.stage, f"{failed} of {made} {role} calls failed, more than llm.max_failed_share "
                                   f"{share:g} (last: {last})", role=role)
 
-    def require(self, what: str, count: int) -> None:
+    def require(self, what: str, count: int, source: str = "", hint: str = "") -> None:
         """Raise :class:`~adat.errors.StageFailed` when this stage produced no ``what`` (the next stage
-        needs them); its LLM calls are recorded first."""
+        needs them), saying from what (``source``) and what may be why (``hint``); its LLM calls are
+        recorded first."""
         if count == 0:
             self.flush_calls()
             self.check_models()  # a failing role is the better reason, when there is one
             invalid = {r: n for r, n in (self._client.role_invalid.items() if self._client else []) if n}
             why = f"; invalid answers: {', '.join(f'{r} {n}' for r, n in sorted(invalid.items()))}" if invalid else ""
-            raise StageFailed(self.stage, f"produced 0 {what}; nothing is left to test{why}")
+            made = f"produced 0 {what}" + (f" from {source}" if source else "")
+            raise StageFailed(self.stage, f"{made}; nothing is left to test{why}" + (f"; {hint}" if hint else ""))
 
     # --- target --------------------------------------------------------------------------
     def target(self, *, fault: str | None = None, scope: str = "t") -> Target:
