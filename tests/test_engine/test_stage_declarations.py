@@ -74,3 +74,26 @@ def test_a_rerun_stage_leaves_checks_over_stale_downstream_rows_to_that_stage(tm
                   replace=True)
     with pytest.raises(CheckFailed, match="tests_without_statement"):  # plain generation reran as it was
         run_checks(root, "r1", ["tests"], "plain-generation", since, sql_dir=SQL)
+
+
+def test_a_context_makes_one_llm_client_however_many_threads_ask_at_once(tmp_path: Path) -> None:
+    """Steps first touch ``ctx.client`` from worker threads; two clients would each keep calls and
+    only one is drained (the spec suite's lost rows, issue 29's pending-row race)."""
+    import threading
+
+    from adat.config import RunConfig
+    from adat.engine.context import RunContext
+
+    ctx = RunContext(RunConfig(data_dir=str(tmp_path / "data")), "r1")
+    start, seen = threading.Barrier(16), []
+
+    def touch() -> None:
+        start.wait()
+        seen.append(ctx.client)
+
+    threads = [threading.Thread(target=touch) for _ in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(seen) == 16 and len({id(client) for client in seen}) == 1

@@ -102,10 +102,10 @@ def test_spec_run_with_every_role_on_the_openai_provider(tmp_path: Path, prefect
     root = tmp_path / "data"
     calls = read_records(root, "llm_calls", run_id="spec-openai")
     assert {c.role for c in calls} == {"testsmith", "promptsmith", "mutationsmith", "spec_agent"}
-    # Known race (issue 29 note): under load the run's closing journal fold can mark a spec-agent
-    # call whose row is still on its way as pending; such a row is counted, never an error of the model.
     assert {(c.provider, c.model) for c in calls} == {("openai", "scripted-model")}
-    assert all(c.error is None or c.pending for c in calls), [c.error for c in calls if c.error]
+    # every call's row is written: none is left to the closing journal fold as pending (two clients
+    # made at once by the reruns' threads lost one client's rows, 2 runs in 3 before the fix)
+    assert all(c.error is None for c in calls), [c.error for c in calls if c.error]
     assert any(r.body.get("tools") for r in requests) and all(
         r.headers.get("authorization") == "Bearer sk-local-test" for r in requests)
     queries = ReportQueries(root, SQL_DIR)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+import threading
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -99,6 +100,7 @@ class RunContext:
     _digest: Any = field(default_factory=hashlib.sha256, repr=False)
     _paths: dict[str, str] = field(default_factory=dict, repr=False)
     _rows: Counter[str] = field(default_factory=Counter, repr=False)
+    _client_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def root(self) -> Path:
@@ -178,13 +180,17 @@ class RunContext:
     # --- LLM -----------------------------------------------------------------------------
     @property
     def client(self) -> LLMClient:
-        if self._client is None:
-            from adat.llm.call_journal import CallJournal
-            from adat.llm.client import LLMClient
+        # Steps first touch it from worker threads (a spec suite's reruns): two clients made at once
+        # would each keep calls, and only one is drained -- the other's rows were lost (journal-fold
+        # pending rows for calls that had answers). One client per context, made under a lock.
+        with self._client_lock:
+            if self._client is None:
+                from adat.llm.call_journal import CallJournal
+                from adat.llm.client import LLMClient
 
-            self._client = LLMClient(self.cfg, self.run_id, cache_dir=cache_dir(self.cfg), budget=self._budget(),
-                                     sink=self.flush_calls, journal=CallJournal(self.root, self.run_id))
-        return self._client
+                self._client = LLMClient(self.cfg, self.run_id, cache_dir=cache_dir(self.cfg), budget=self._budget(),
+                                         sink=self.flush_calls, journal=CallJournal(self.root, self.run_id))
+            return self._client
 
     def _budget(self) -> Any:
         """The run's budget meter, counting what the run's ``llm_calls`` rows spent already; None = unlimited."""
