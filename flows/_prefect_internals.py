@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import prefect
@@ -45,8 +46,27 @@ def temporary_server() -> Any:
     server = SubprocessASGIServer()
     if not server.running:
         server._run_uvicorn_command = lambda: _start_guarded(server)  # type: ignore[method-assign]
-    server.start()  # a no-op when it runs; stopped at exit by Prefect's handler
+    with _one_start_per_home():
+        server.start()  # waits until /health answers; a no-op when it runs; stopped at exit by Prefect
     return server
+
+
+@contextlib.contextmanager
+def _one_start_per_home() -> Iterator[None]:
+    """Two temporary servers starting at once on one Prefect home both migrate its database, and
+    one fails ("duplicate column name: has_data", Prefect 3.9.1: two ``adat run`` at once on a
+    fresh machine). The first start holds this lock until its server answers; the kernel drops
+    it if the process dies."""
+    import fcntl
+
+    home = Path(get_current_settings().home)
+    home.mkdir(parents=True, exist_ok=True)
+    with (home / ".adat-server-start.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _start_guarded(server: Any) -> Any:

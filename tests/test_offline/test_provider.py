@@ -149,7 +149,7 @@ class _Recording(OfflineHeuristicProvider):
 
 @pytest.mark.parametrize("context_tokens", [32000, 2500])
 def test_the_stand_in_sees_what_a_model_would_after_a_context_cut(context_tokens: int, tmp_path: Path) -> None:
-    """Inputs that fit reach the stand-in as given; cut ones as cut (it answers from the variables)."""
+    """The stand-in answers from the variables as given, at any configured window."""
     stand_in = _Recording()
     registry = ProviderRegistry()
     registry.register("offline", lambda model, cfg: stand_in, cacheable=False)
@@ -169,7 +169,7 @@ def test_the_stand_in_sees_what_a_model_would_after_a_context_cut(context_tokens
     seen = stand_in.requests[0].variables
     row = client.drain_calls()[0]
     assert plan == planning.plan(PlannerInput.model_validate(seen))
-    if context_tokens == 32000:
-        assert seen == variables and row.cut_rule == ""
-    else:
-        assert len(seen["earlier_traces"]) < len(traces) and row.cut_items > 0 and row.error is None
+    # The stand-in has no token window (``context_limited = False``): whatever llm.context_tokens
+    # says, it reads the inputs whole (a model's window applied to it stopped `adat spec demo` in
+    # ContextOverflow); cutting is a real model's (tests/test_llm/test_context_budget.py).
+    assert seen == variables and row.cut_rule == "" and row.error is None

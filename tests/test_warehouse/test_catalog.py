@@ -35,7 +35,9 @@ def test_empty_warehouse_has_typed_zero_row_views(tmp_path: Path, sql_dir: Path)
             assert _count(con, table) == 0
             assert list(_columns(con, table)) == list(model.model_fields) + ORDER_COLUMNS
             assert _count(con, f"stg_{table}") == 0
-        assert _columns(con, "traces")["turns"] == 'STRUCT("role" VARCHAR, "text" VARCHAR, ts DOUBLE)[]'
+        assert _columns(con, "traces")["turns"] == ('STRUCT("role" VARCHAR, "text" VARCHAR, ts DOUBLE, tool_calls STRUCT("name" VARCHAR, '
+                                                  'arguments_json VARCHAR, result_json VARCHAR, "error" VARCHAR, '
+                                                  '"order" BIGINT)[])[]')
         assert _columns(con, "llm_calls")["ts"] == "TIMESTAMP WITH TIME ZONE"
 
 

@@ -51,7 +51,7 @@ def test_types_follow_the_mapping() -> None:
 def test_trace_turns_are_a_list_of_structs() -> None:
     turns = arrow_schema(Trace).field("turns").type
     assert pa.types.is_list(turns)
-    assert [f.name for f in turns.value_type] == ["role", "text", "ts"]
+    assert [f.name for f in turns.value_type] == ["role", "text", "ts", "tool_calls"]
 
 
 @pytest.mark.parametrize("annotation", [dict[str, int], set[str], Literal[1, 2], int | str, bytes, list])
