@@ -46,6 +46,7 @@ from multiprocessing.context import BaseContext
 from typing import Any
 from uuid import UUID
 
+import httpx
 from prefect.client.schemas.objects import RunInput
 from prefect.context import FlowRunContext, SettingsContext, SyncClientContext
 from prefect.futures import PrefectFuture
@@ -93,7 +94,14 @@ def warm_worker(modules: tuple[str, ...] = (WARM_MODULE,), environ: dict[str, st
         _die_with_server()
     if settings is not None:
         _worker_contexts.enter_context(SettingsContext(**settings))
-        _worker_contexts.enter_context(SyncClientContext())
+        try:
+            _worker_contexts.enter_context(SyncClientContext())
+        except RuntimeError as error:  # Prefect's "Failed to reach API at …"
+            if not isinstance(error.__cause__, httpx.TransportError):
+                raise
+            # The API went away while this worker started: the command is being interrupted and
+            # its server is stopping. A task this worker still gets makes its own client and
+            # reports its own error; an initializer that raised would print a traceback instead.
     for name in modules:  # nothing to do for what the fork server preloaded
         importlib.import_module(name)
     if environ is None:  # spawned

@@ -120,3 +120,31 @@ def test_the_number_of_fault_workers_is_prefects_process_pool_setting(monkeypatc
     assert fault_runner(3)._max_workers == 3
     with temporary_settings(updates={PREFECT_TASKS_RUNNER_PROCESS_POOL_MAX_WORKERS: 6}):
         assert fault_runner()._max_workers == 6
+
+
+def test_a_worker_starting_after_the_api_went_away_starts_quietly(monkeypatch):
+    """Ctrl-C stops the command's temporary server while fault workers still start: the initializer
+    must not raise (the pool would print 'Exception in initializer' and a traceback under the
+    one line the interrupt prints). A task the worker still got reports its own error."""
+    import socket
+
+    from prefect.context import SettingsContext
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    import flows._fault_runner as fault_runner
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setattr(fault_runner, "_worker_contexts", fault_runner.contextlib.ExitStack())
+    monkeypatch.setattr(fault_runner.signal, "signal", lambda *_: None)  # keep this process's Ctrl-C
+    monkeypatch.setattr(fault_runner.atexit, "register", lambda *_: None)  # and its exit code
+    with temporary_settings({PREFECT_API_URL: f"http://127.0.0.1:{port}/api"}):
+        context = SettingsContext.get()
+        assert context is not None
+        serialized = context.serialize()
+    try:
+        fault_runner.warm_worker(modules=(), environ=None, settings=serialized)
+    finally:
+        fault_runner._worker_contexts.close()
+        monkeypatch.setattr(fault_runner, "_in_worker", False)
