@@ -206,6 +206,21 @@ class ReferenceTarget(_Section):
     fault: str | None = Field(None, description="fault id from catalogs/faults/retail")
 
 
+class OtlpReceiver(_Section):
+    """adat's OpenTelemetry receiver: an instrumented agent's tool-call spans become the turn's tool calls."""
+
+    enabled: bool = Field(False, description="listen for OTLP/HTTP spans (POST /v1/traces, protobuf or JSON) and "
+                          "join the agent's execute_tool spans to its turns")
+    host: str = Field(SERVE_HOST, min_length=1, description="interface the receiver listens on")
+    port: int = Field(4318, ge=0, le=65535, description="port of the receiver (4318: the OTLP/HTTP default); 0 = a "
+                      "free one, which only an in-process python agent can learn (adat.targets.otlp_join.receiver_endpoint)")
+    session_attribute: str = Field("session.id", min_length=1, description="span attribute whose value is the "
+                                   "session id reset() returned; its trace joins that session (besides the "
+                                   "traceparent adat sends with every message)")
+    settle_s: float = Field(6.0, gt=0, le=120, description="longest wait after a reply for its spans (the SDK's "
+                            "batch exporter sends every 5 s); it ends early once the agent's span of the message arrives")
+
+
 class HttpTarget(_Section):
     """An agent behind a JSON REST API: POST reset_path starts a session, POST invoke_path sends a message."""
 
@@ -228,6 +243,8 @@ class HttpTarget(_Section):
     retry_backoff_s: float = Field(0.5, ge=0, description="first wait before a retry; doubles on each further one")
     max_reply_chars: int = Field(32_000, ge=1, le=10_000_000, description="a longer reply is cut here (≤ 10,000,000) "
                                  "and marked '[adat: reply cut at N of M characters]'")
+    otlp: OtlpReceiver = Field(default_factory=OtlpReceiver, description="tool calls from the agent's OpenTelemetry "
+                               "spans (docs/targets.md, OpenTelemetry)")
 
     def model_post_init(self, context: Any, /) -> None:
         """Register the header values as secrets in every process that reads this config."""
@@ -240,6 +257,8 @@ class PythonTarget(_Section):
     type: Literal["python"] = Field("python", description="which kind of agent the run tests")
     factory: str = Field(description="'pkg.module:factory' returning an object with reset() and invoke()")
     kwargs: dict[str, Any] = Field(default_factory=dict, description="keyword arguments of the factory")
+    otlp: OtlpReceiver = Field(default_factory=OtlpReceiver, description="tool calls from the agent's OpenTelemetry "
+                               "spans (docs/targets.md, OpenTelemetry)")
 
 
 class LLMAgentTarget(_Section):

@@ -45,7 +45,7 @@ import tenacity
 
 from adat import config, redaction
 from adat.errors import TargetError, UserError
-from adat.targets import http_pool
+from adat.targets import http_pool, otlp_join
 from adat.targets.base import AgentReply, AgentToolCall
 
 _BODY_SNIPPET = 200  # characters of an error body kept in the one-line message
@@ -94,6 +94,8 @@ class HttpTarget:
         config.register_header_secrets(cfg.headers)
         self._retries: dict[str, int] = {}
         self._lock = threading.Lock()
+        # target.otlp: tool calls from the agent's spans, joined by the traceparent sent with each message
+        self._otlp = otlp_join.joiner(cfg.otlp)
 
     def check(self, timeout_s: float | None = None) -> None:
         """Fail fast with a :class:`UserError` when ``target.base_url`` cannot be reached.
@@ -128,12 +130,17 @@ class HttpTarget:
 
     def invoke(self, session_id: str, user_message: str) -> AgentReply:
         """Send one user message; the reply is read at ``reply_path`` (cut at ``max_reply_chars``), its
-        tool calls at ``tool_calls_path``."""
+        tool calls at ``tool_calls_path`` (or, with ``target.otlp``, from the agent's spans)."""
+        if self._otlp is not None:
+            return self._otlp.invoke(session_id, lambda: self._invoke(session_id, user_message))
+        return self._invoke(session_id, user_message)
+
+    def _invoke(self, session_id: str, user_message: str) -> AgentReply:
         path = self.cfg.invoke_path.replace("{session_id}", urllib.parse.quote(session_id, safe=""))
         url = self.base_url + path
         counter = [0]
         try:
-            doc = self._post(url, {self.cfg.message_field: user_message}, counter)
+            doc = self._post(url, {self.cfg.message_field: user_message}, counter, otlp_join.trace_headers())
         finally:
             self._count(session_id, counter[0])
         reply = self._extract(doc, self.cfg.reply_path, url, "reply_path")
@@ -180,7 +187,7 @@ class HttpTarget:
             with self._lock:
                 self._retries[session_id] = self._retries.get(session_id, 0) + retries
 
-    def _post(self, url: str, body: dict[str, Any], counter: list[int]) -> Any:
+    def _post(self, url: str, body: dict[str, Any], counter: list[int], headers: dict[str, str] | None = None) -> Any:
         """POST ``body`` and parse the JSON answer, retrying transient failures inside the deadline."""
         limit = self.cfg.timeout_s
         last: list[BaseException] = []  # the failure a retry was for: named when the deadline ends it
@@ -199,7 +206,7 @@ class HttpTarget:
                 before_sleep=before_sleep,
                 reraise=True)
             async with asyncio.timeout(limit):  # the deadline: the whole exchange, retries included
-                return await retrying(self._attempt, client, url, body)
+                return await retrying(self._attempt, client, url, body, {**self._headers, **(headers or {})})
 
         error: TargetError
         try:
@@ -220,10 +227,11 @@ class HttpTarget:
         failed.retries = counter[0]
         raise failed from None
 
-    async def _attempt(self, client: httpx.AsyncClient, url: str, body: dict[str, Any]) -> bytes:
+    async def _attempt(self, client: httpx.AsyncClient, url: str, body: dict[str, Any],
+                       headers: dict[str, str]) -> bytes:
         """One try: the whole body (at most :data:`MAX_BODY_BYTES`), or a classified TargetError."""
         try:
-            async with client.stream("POST", url, json=body, headers=self._headers,
+            async with client.stream("POST", url, json=body, headers=headers,
                                      timeout=self.cfg.timeout_s) as response:
                 chunks: list[bytes] = []
                 size = 0

@@ -10,7 +10,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from adat import config
 from adat.errors import TargetError, UserError
+from adat.targets import otlp_join
 from adat.targets.base import AgentReply, as_reply
 
 
@@ -53,8 +55,11 @@ class PythonTarget:
     ``isinstance(target, SideLogged)`` holds exactly when the wrapped agent keeps a side log.
     """
 
-    def __init__(self, factory: str, kwargs: dict[str, Any] | None = None) -> None:
+    def __init__(self, factory: str, kwargs: dict[str, Any] | None = None,
+                 otlp: config.OtlpReceiver | None = None) -> None:
         self.factory = factory
+        # target.otlp: started before the factory runs, so the agent can ask for its endpoint
+        self._otlp = otlp_join.joiner(otlp) if otlp is not None else None
         self.inner = load_factory_object(factory, dict(kwargs or {}))
         self.agent_id = str(getattr(self.inner, "agent_id", None) or f"python:{factory}")
 
@@ -68,7 +73,16 @@ class PythonTarget:
             raise TargetError(f"{self.factory}: reset() raised {type(exc).__name__}: {_one_line(exc)}") from exc
 
     def invoke(self, session_id: str, user_message: str) -> AgentReply:
-        """Send one user message to the wrapped agent; it may answer a str or an :class:`AgentReply`."""
+        """Send one user message to the wrapped agent; it may answer a str or an :class:`AgentReply`.
+
+        With ``target.otlp`` the message runs inside adat's trace context
+        (:func:`adat.targets.otlp_join.current_traceparent`) and the turn's tool calls come from the spans.
+        """
+        if self._otlp is not None:
+            return self._otlp.invoke(session_id, lambda: self._invoke(session_id, user_message))
+        return self._invoke(session_id, user_message)
+
+    def _invoke(self, session_id: str, user_message: str) -> AgentReply:
         try:
             reply = self.inner.invoke(session_id, user_message)
         except TargetError:
@@ -82,7 +96,7 @@ class PythonTarget:
     def __getattr__(self, name: str) -> Any:
         # Only reached for names PythonTarget lacks; guard "inner" so a half-built object
         # (e.g. during unpickling) does not recurse.
-        if name == "inner" or name.startswith("__"):
+        if name in ("inner", "_otlp") or name.startswith("__"):
             raise AttributeError(name)
         return getattr(self.inner, name)
 

@@ -27,7 +27,7 @@ def build_target(target_cfg: config.TargetConfig, cfg: config.RunConfig, *,
     if isinstance(target_cfg, config.PythonTarget):
         from adat.targets.python_target import PythonTarget
 
-        return PythonTarget(target_cfg.factory, target_cfg.kwargs)
+        return PythonTarget(target_cfg.factory, target_cfg.kwargs, target_cfg.otlp)
     target: Target = target_plugin(target_cfg.type).make_target(target_cfg, cfg, client)
     return target
 
