@@ -133,3 +133,60 @@ def test_tool_calls_under_a_json_path_reach_parquet_and_adat_show(suite: RunConf
     rendered = [c for t in with_calls.turns for c in t.tool_calls]
     assert page.count('<div class="call">tool <code>') == len(rendered)
     assert f"<code>{first.name}(" in page
+
+
+def test_otlp_spans_of_an_instrumented_python_agent_reach_parquet_show_and_report(suite: RunConfig,
+                                                                                  tmp_path: Path) -> None:
+    """Issue 27: a python agent instrumented with the OpenTelemetry SDK (TracerProvider, batch
+    processor, OTLPSpanExporter over HTTP to adat's receiver on a free port) answers text only; its
+    tool calls reach ``executions.turns`` through the receiver, exported after each reply."""
+    from prefect.settings import PREFECT_API_URL
+
+    log = tmp_path / "calls.jsonl"
+    data = suite.model_dump(mode="json")
+    data.update(run_id="otlp-tools", target={
+        "type": "python", "factory": "tests.test_targets.otlp_agents:make_traced_reference",
+        "kwargs": {"log_path": str(log), "delay_ms": 200},  # endpoint: the receiver adat started
+        "otlp": {"enabled": True, "port": 0, "settle_s": 10}})
+    config = tmp_path / "run.yaml"
+    config.write_text(yaml.safe_dump(data))
+    env = {**os.environ, "PREFECT_API_URL": str(PREFECT_API_URL.value())}
+    result = subprocess.run([sys.executable, "-c", "from adat.cli.main import app; app()", "run-suite",
+                             "--config", str(config), "--suite", SUITE], capture_output=True, text=True,
+                            timeout=900, env=env)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    sent: dict[str, list[list[Any]]] = {}
+    for line in log.read_text().splitlines():
+        entry = json.loads(line)
+        sent.setdefault(entry["session"], []).append(entry["calls"])
+    assert any(any(turns) for turns in sent.values()), "the agent made no tool call: the test would prove nothing"
+
+    executions = [e for e in read_records(suite.data_path(), "executions", run_id="otlp-tools")
+                  if isinstance(e, Execution)]
+    assert executions and all(e.error is None for e in executions)
+    stored = 0
+    for e in executions:
+        reported = sent[e.session_id.split(":")[-1]]
+        agent_turns = e.turns[1::2]
+        assert len(agent_turns) == len(reported)
+        for turn, expected in zip(agent_turns, reported, strict=True):
+            assert [[c.name, c.arguments, c.result, c.error] for c in turn.tool_calls] == expected
+            assert [c.order for c in turn.tool_calls] == list(range(len(expected)))
+            stored += len(turn.tool_calls)
+    assert stored > 0
+
+    with_calls = next(e for e in executions if any(t.tool_calls for t in e.turns))
+    shown = _cli("show", with_calls.execution_id, "--run", "otlp-tools", "--data-dir", str(suite.data_path()))
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    first = next(c for t in with_calls.turns for c in t.tool_calls)
+    assert f"tool {first.name}(" in " ".join(shown.stdout.split()), shown.stdout[-3000:]
+
+    queries = ReportQueries(suite.data_path())
+    turns = html_report._transcripts(queries, "otlp-tools", [with_calls.execution_id])[with_calls.execution_id]
+    context = html_report.report_context(queries, "otlp-tools")
+    context["failing"] = [{"verdict": "fail", "test_id": with_calls.test_id, "kind": "plain", "goal": "g",
+                           "rationale": "r", "audit_validity": None, "error": None,
+                           "execution_id": with_calls.execution_id, "turns": turns}]
+    page = html_report.render_report(context)
+    assert page.count('<div class="call">tool <code>') == sum(len(t.tool_calls) for t in with_calls.turns)
+    assert f"<code>{first.name}(" in page

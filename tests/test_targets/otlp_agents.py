@@ -10,6 +10,7 @@ calls are logged as JSON lines to ``log_path``, so a test run in another process
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 from pathlib import Path
 from typing import Any
@@ -56,22 +57,24 @@ class TracedReference:
         self.provider, self.tracer = tracer_for(endpoint, delay_ms)
         self.log_path = Path(log_path) if log_path else None
         self._lock = threading.Lock()
+        self._token = secrets.token_hex(3)  # every run step builds an agent: ids stay unique in the log
 
     def reset(self) -> str:
-        return self.inner.reset()
+        return f"{self._token}.{self.inner.reset()}"
 
     def invoke(self, session_id: str, message: str) -> str:
+        inner_id = session_id.split(".", 1)[1]
         # the current context is adat's trace (the receiver's traceparent): this span is its child
         with self.tracer.start_as_current_span("invoke_agent traced-reference") as span:
             span.set_attribute("gen_ai.operation.name", "invoke_agent")
-            reply = self.inner.invoke(session_id, message)
+            reply = self.inner.invoke(inner_id, message)
             assert isinstance(reply, AgentReply)
             for call in reply.tool_calls:
                 record_tool(self.tracer, call.name, call.arguments, call.result, call.error)
         if self.log_path is not None:
             with self._lock, self.log_path.open("a") as log:
                 log.write(json.dumps({"session": session_id, "calls": [
-                    [c.name, c.arguments, c.result, c.error] for c in reply.tool_calls]}) + "\n")
+                    [c.name, c.arguments, None if c.error else c.result, c.error] for c in reply.tool_calls]}) + "\n")
         return reply.text  # text only: the calls reach adat through the receiver or not at all
 
 
