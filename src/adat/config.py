@@ -212,7 +212,7 @@ class OtlpReceiver(_Section):
     enabled: bool = Field(False, description="listen for OTLP/HTTP spans (POST /v1/traces, protobuf or JSON) and "
                           "join the agent's execute_tool spans to its turns")
     host: str = Field(SERVE_HOST, min_length=1, description="interface the receiver listens on")
-    port: int = Field(4318, ge=0, le=65535, description="port of the receiver (4318: the OTLP/HTTP default); 0 = a "
+    port: int = Field(4318, ge=0, le=65535, description="port of the receiver (0–65535; 4318: the OTLP/HTTP default); 0 = a "
                       "free one, which only an in-process python agent can learn (adat.targets.otlp_join.receiver_endpoint)")
     session_attribute: str = Field("session.id", min_length=1, description="span attribute whose value is the "
                                    "session id reset() returned; its trace joins that session (besides the "

@@ -74,8 +74,26 @@ def _other_kind(model: type[BaseModel], shown: dict[str, FieldInfo], indent: str
             lines.append(f"{indent}# {name}: {' | '.join(str(c) for c in get_args(info.annotation))}")
         elif not same:
             lines += _comment(info.description or "", indent + "# ")
-            default = "..." if info.is_required() else _scalar(info.get_default(call_default_factory=True))
-            lines.append(f"{indent}# {name}: {default}")
+            default = "..." if info.is_required() else info.get_default(call_default_factory=True)
+            if isinstance(default, BaseModel):  # a section of its own (target.otlp): its fields, commented
+                lines.append(f"{indent}# {name}:")
+                lines += _commented_section(default, indent + "  ")
+            else:
+                lines.append(f"{indent}# {name}: {default if default == '...' else _scalar(default)}")
+    return lines
+
+
+def _commented_section(model: BaseModel, indent: str) -> list[str]:
+    """A nested section of a commented-out kind: uncommenting its lines keeps the nesting."""
+    lines: list[str] = []
+    for name, info in _kind_first(type(model)):
+        value = getattr(model, name)
+        lines += _comment(info.description or "", indent + "# ")
+        if isinstance(value, BaseModel):
+            lines.append(f"{indent}# {name}:")
+            lines += _commented_section(value, indent + "  ")
+        else:
+            lines.append(f"{indent}# {name}: {_scalar(value)}")
     return lines
 
 

@@ -135,16 +135,22 @@ def test_otlp_json_with_hex_ids(receiver: OtlpReceiver) -> None:
     assert [(c.name, c.arguments, c.error) for c in calls] == [("refund", {"amount": 12}, "card declined")]
 
 
-def test_session_attribute_joins_the_agents_own_trace_across_batches(receiver: OtlpReceiver) -> None:
+def test_session_attribute_joins_the_agents_own_trace_across_batches() -> None:
     """The agent starts traces of its own; its root span names the session: the trace is the session's."""
+    receiver = OtlpReceiver("127.0.0.1", 0, session_attribute="app.session_id")
     own, root = secrets.token_hex(16), secrets.token_hex(8)
     turn = receiver.store.open_turn(secrets.token_hex(16), secrets.token_hex(8), "sess-7")
     _post(receiver, _body(_tool(own, "get_order", 5, {"id": 3}, {"ok": True}, parent=root)))  # child first
-    parent = _span(own, "agent turn", 1, **{"session.id": "sess-7"})
+    parent = _span(own, "agent turn", 1, **{"app.session_id": "sess-7"})
     parent.span_id = bytes.fromhex(root)
-    _post(receiver, _body(parent, _tool(secrets.token_hex(16), "stranger", 6, {}, **{"session.id": "other"})))
+    _post(receiver, _body(parent, _tool(secrets.token_hex(16), "stranger", 6, {}, **{"app.session_id": "other"}),
+                          _tool(secrets.token_hex(16), "wrong_attribute", 7, {}, **{"session.id": "sess-7"})))
+    started = time.monotonic()
     calls = tool_calls(receiver.store.close_turn(turn, settle_s=5))
+    waited = time.monotonic() - started
+    receiver.stop()
     assert [c.name for c in calls] == ["get_order"]
+    assert waited < 2  # the root of the session's trace arrived: no full settle wait
 
 
 @pytest.mark.parametrize(("delay_s", "settle_s", "joined"), [(0.6, 4.0, True), (1.5, 0.3, False)])
@@ -166,7 +172,7 @@ def test_spans_exported_after_the_reply_join_within_the_settle_time(
 
 def test_http_target_sends_traceparent_and_joins_the_agents_spans(tmp_path: Path) -> None:
     """An HTTP agent continues adat's trace from the header, as OpenTelemetry's server instrumentation does."""
-    cfg = config.OtlpReceiver(enabled=True, port=0, settle_s=5)
+    cfg = config.OtlpReceiver(enabled=True, host="127.0.0.1", port=0, settle_s=5)
     seen: list[str] = []
     holder: dict[str, Any] = {}
 
