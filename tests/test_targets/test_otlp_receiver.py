@@ -231,3 +231,15 @@ def test_bad_otlp_config_is_one_line_naming_file_and_field(tmp_path: Path, otlp:
 def test_a_port_in_use_is_a_user_error_naming_the_field(receiver: OtlpReceiver) -> None:
     with pytest.raises(UserError, match="target.otlp.port"):
         OtlpReceiver("127.0.0.1", receiver.server.server_address[1], "session.id")
+
+
+def test_the_receivers_address_is_not_part_of_the_target_digest() -> None:
+    from adat.engine.fingerprint import target_digest
+
+    def digest(**otlp: Any) -> str:
+        return target_digest(config.RunConfig.model_validate(
+            {"target": {"type": "http", "base_url": "http://127.0.0.1:9", "otlp": otlp}}))
+
+    assert digest(enabled=True, port=4318) == digest(enabled=True, port=0, host="0.0.0.0")
+    assert digest(enabled=True) != digest(enabled=False) != digest(enabled=False, session_attribute="x")
+    assert target_digest(config.RunConfig()) == target_digest(config.RunConfig())  # a target without otlp

@@ -218,7 +218,8 @@ def instructions_digest() -> str:
 def target_digest(cfg: RunConfig, fault: str | None = None) -> str:
     """Digest of what the target *is*: its artifacts' bytes and its identity in the config."""
     target = cfg.target
-    parts: list[bytes] = [target.model_dump_json(exclude={"timeout_s"}).encode()]
+    # where the OTLP receiver listens changes no result; whether it joins spans, and how, does
+    parts: list[bytes] = [target.model_dump_json(exclude={"timeout_s": True, "otlp": {"host", "port"}}).encode()]
     if isinstance(target, (ReferenceTarget, LLMAgentTarget)):
         parts.append(plugin_code_digest(target.type).encode())
         parts.append(_file_part(target.database or shipped.retail_db_path()))
