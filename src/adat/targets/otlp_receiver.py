@@ -58,7 +58,6 @@ class SpanStore:
     def __init__(self, session_attribute: str) -> None:
         self.session_attribute = session_attribute
         self.ignored = 0  # spans dropped because no turn ever claimed their trace
-        self._turns: dict[str, Turn] = {}  # trace id -> open turn
         self._sessions: dict[str, int] = {}  # session id -> open turns watching it
         self._trace_session: dict[str, str] = {}  # trace id -> session its spans joined
         self._held: deque[_Held] = deque()
@@ -74,7 +73,6 @@ class SpanStore:
         """Watch ``trace_id`` and ``session_id`` from now on."""
         turn = Turn(trace_id, span_id, session_id)
         with self._lock:
-            self._turns[trace_id] = turn
             self._trace_session[trace_id] = session_id
             self._sessions[session_id] = self._sessions.get(session_id, 0) + 1
         return turn
@@ -104,7 +102,6 @@ class SpanStore:
             mine = [h for h in self._held if self._belongs(h, turn)]
             taken = {id(h) for h in mine}
             self._held = deque(h for h in self._held if id(h) not in taken)
-            del self._turns[turn.trace_id]
             self._trace_session.pop(turn.trace_id, None)  # a span of it arriving later is unclaimed
             self._sessions[turn.session_id] -= 1
             if not self._sessions[turn.session_id]:
