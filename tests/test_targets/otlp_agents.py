@@ -113,3 +113,24 @@ def make_late(delay_s: float) -> LateAgent:
     endpoint = receiver_endpoint()
     assert endpoint, "no receiver started before the factory"
     return LateAgent(endpoint, delay_s)
+
+
+class GlobalProviderAgent:
+    """Spans on "the global provider" (a test patches ``trace.get_tracer_provider``) that exports only
+    when flushed: adat's flush after the reply is what sends them."""
+
+    def __init__(self) -> None:
+        from adat.targets.otlp_join import receiver_endpoint
+
+        endpoint = receiver_endpoint()
+        assert endpoint, "no receiver started before the factory"
+        self.provider, _ = tracer_for(endpoint, delay_ms=600_000)
+
+    def reset(self) -> str:
+        return "global-1"
+
+    def invoke(self, session_id: str, message: str) -> str:
+        tracer = trace.get_tracer_provider().get_tracer("global-agent")
+        with tracer.start_as_current_span("invoke_agent"):
+            record_tool(tracer, "lookup", {"message": message}, {"found": True})
+        return "done"

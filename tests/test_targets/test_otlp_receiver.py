@@ -243,3 +243,22 @@ def test_the_receivers_address_is_not_part_of_the_target_digest() -> None:
     assert digest(enabled=True, port=4318) == digest(enabled=True, port=0, host="0.0.0.0")
     assert digest(enabled=True) != digest(enabled=False) != digest(enabled=False, session_attribute="x")
     assert target_digest(config.RunConfig()) == target_digest(config.RunConfig())  # a target without otlp
+
+
+@pytest.mark.parametrize("global_sdk_provider", [True, False])
+def test_an_in_process_agent_on_the_global_provider_is_flushed_after_the_reply(
+        monkeypatch: pytest.MonkeyPatch, global_sdk_provider: bool) -> None:
+    from opentelemetry import trace
+
+    target = PythonTarget(f"{AGENTS}:GlobalProviderAgent", {}, config.OtlpReceiver(enabled=True, port=0, settle_s=1.5))
+    provider = target.inner.provider
+    if global_sdk_provider:
+        monkeypatch.setattr(trace, "get_tracer_provider", lambda: provider)
+    else:  # the agent's provider is not the global one: adat cannot flush it, its spans wait for their batch
+        monkeypatch.setattr(trace, "get_tracer_provider",
+                            lambda: type("Api", (), {"get_tracer": lambda _self, name: provider.get_tracer(name)})())
+    started = time.monotonic()
+    reply = target.invoke(target.reset(), "hello")
+    assert [c.name for c in reply.tool_calls] == (["lookup"] if global_sdk_provider else [])
+    assert time.monotonic() - started < (1.0 if global_sdk_provider else 3.0)
+    provider.shutdown()

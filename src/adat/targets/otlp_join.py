@@ -72,6 +72,17 @@ def _attach_otel(traceparent: str) -> Any:
     return context.attach(TraceContextTextMapPropagator().extract({TRACEPARENT: traceparent}))
 
 
+def _flush_global_provider() -> None:
+    """An in-process agent on the global SDK provider exports now, not at its batch's next tick."""
+    try:
+        from opentelemetry import trace
+    except ImportError:
+        return
+    flush = getattr(trace.get_tracer_provider(), "force_flush", None)  # the API's default provider has none
+    if callable(flush):
+        flush(5_000)
+
+
 class OtlpJoin:
     """One target's join to the process's receiver; :meth:`invoke` wraps a message's exchange."""
 
@@ -81,14 +92,20 @@ class OtlpJoin:
         self.cfg = cfg
         self.receiver: OtlpReceiver = shared_receiver(cfg.host, cfg.port, cfg.session_attribute)
 
-    def invoke(self, session_id: str, send: Callable[[], AgentReply | str]) -> AgentReply:
-        """Send one message (``send``) inside a new trace; the reply with the turn's span tool calls."""
+    def invoke(self, session_id: str, send: Callable[[], AgentReply | str], *, in_process: bool = False) -> AgentReply:
+        """Send one message (``send``) inside a new trace; the reply with the turn's span tool calls.
+
+        ``in_process``: the agent runs in this process (a python target), so the global
+        OpenTelemetry tracer provider, if the agent uses the SDK's, is flushed after the reply.
+        """
         trace_id, span_id = secrets.token_hex(16), secrets.token_hex(8)
         store = self.receiver.store
         turn = store.open_turn(trace_id, span_id, session_id)
         try:
             with in_trace(f"00-{trace_id}-{span_id}-01"):
                 reply = as_reply(send())
+            if in_process:
+                _flush_global_provider()
         except BaseException:
             store.close_turn(turn, 0)  # a failed message: stop watching at once
             raise

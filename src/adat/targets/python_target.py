@@ -79,7 +79,7 @@ class PythonTarget:
         (:func:`adat.targets.otlp_join.current_traceparent`) and the turn's tool calls come from the spans.
         """
         if self._otlp is not None:
-            return self._otlp.invoke(session_id, lambda: self._invoke(session_id, user_message))
+            return self._otlp.invoke(session_id, lambda: self._invoke(session_id, user_message), in_process=True)
         return self._invoke(session_id, user_message)
 
     def _invoke(self, session_id: str, user_message: str) -> AgentReply:
