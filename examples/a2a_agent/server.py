@@ -83,11 +83,10 @@ def agent_card(url: str, name: str = "adat reference retail agent") -> AgentCard
                            description="Cancels, modifies, returns and exchanges orders under the retail policy.")])
 
 
-def a2a_routes(agent: Any, url: str) -> list[Route]:
-    """The card and the JSON-RPC endpoint of ``agent`` served at ``url``."""
+def a2a_routes(executor: AgentExecutor, url: str) -> list[Route]:
+    """The card and the JSON-RPC endpoint of the agent ``executor`` runs, served at ``url``."""
     card = agent_card(url)
-    handler = DefaultRequestHandler(agent_executor=ToolReportingExecutor(agent), task_store=InMemoryTaskStore(),
-                                    agent_card=card)
+    handler = DefaultRequestHandler(agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=card)
     return [*create_agent_card_routes(card), *create_jsonrpc_routes(handler, "/")]
 
 
@@ -102,7 +101,7 @@ def main() -> None:
     parser.add_argument("--fault", default=None, help="serve this seeded fault of the reference agent")
     args = parser.parse_args()
     url = f"http://{args.host}:{args.port}"
-    app = Starlette(routes=a2a_routes(build_reference_agent(None, args.fault), url))
+    app = Starlette(routes=a2a_routes(ToolReportingExecutor(build_reference_agent(None, args.fault)), url))
     print(f"A2A agent at {url} (card: {url}/.well-known/agent-card.json); Ctrl-C stops", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 
