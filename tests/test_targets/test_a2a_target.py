@@ -4,6 +4,7 @@ input-required tasks continued, failed tasks and unreachable agents as one line,
 
 from __future__ import annotations
 
+import pickle
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -188,6 +189,15 @@ def test_each_session_is_its_own_context_and_input_required_continues_the_task(a
     assert [c.name for c in done.tool_calls] == ["cancel"]
     # a completed task is not continued: the next turn is a new task in the same context
     assert after.text == "echo: again" and again_task != ask_task
+
+
+def test_a_pickled_target_keeps_its_sessions(agent: Agent) -> None:
+    """A Dask worker or a process pool gets the target pickled, mid-session."""
+    target = _target(agent.url)
+    session = target.reset()
+    assert target.invoke(session, "ask").text.startswith("Shall I cancel")
+    copy = pickle.loads(pickle.dumps(target))
+    assert copy.invoke(session, "yes").text == f"cancelled (task {agent.executor.seen[-2][1]})"
 
 
 def test_a_failed_task_is_a_one_line_target_error(agent: Agent) -> None:

@@ -48,6 +48,8 @@ from adat.targets.http import _LOOPBACK, CUT_MARK, TransientTargetError, _after,
 BINDINGS = [TransportProtocol.JSONRPC, TransportProtocol.HTTP_JSON]
 POLL_S = 0.2  # between two reads of a task still at work
 _TRANSIENT_CAUSES = (httpx.ConnectError, httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError)
+#: the SDK clients of this process by (url, card path, headers, timeout, trust_env); "pid": whose they are
+_clients: dict[Any, Any] = {}
 
 
 class _Session:
@@ -74,8 +76,6 @@ class A2ATarget:
         self._lock = threading.Lock()
         self._sessions: dict[str, _Session] = {}
         self._retries: dict[str, int] = {}
-        self._client: Client | None = None
-        self._client_pid: int | None = None
 
     # -- preflight -------------------------------------------------------------------------------
 
@@ -145,11 +145,12 @@ class A2ATarget:
         with self._lock:
             return self._retries.get(session_id, 0)
 
-    def __getstate__(self) -> dict[str, Any]:  # picklable (a Dask worker): no lock, no live client
-        return {k: v for k, v in self.__dict__.items() if k not in ("_lock", "_client", "_client_pid")}
+    def __getstate__(self) -> dict[str, Any]:  # picklable (a Dask worker, a process pool): no lock
+        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state, _lock=threading.Lock(), _client=None, _client_pid=None)
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     # -- the exchange ----------------------------------------------------------------------------
 
@@ -218,15 +219,23 @@ class A2ATarget:
         return kind(f"A2A {self.url}: {_snippet(str(exc) or type(exc).__name__)}")
 
     async def _ready_client(self) -> Client:
-        """The SDK client (the card is fetched once per process; runs on the transport loop only)."""
-        if self._client is None or self._client_pid != os.getpid():
+        """The SDK client of this agent, shared by every target instance of the process that reaches it
+        alike (the card is read once per process); runs on the transport loop only, so no lock."""
+        key = (self.url, self.cfg.card_path, tuple(sorted(self._headers.items())), self.cfg.timeout_s,
+               self._trust_env)
+        if _clients.get("pid") != os.getpid():  # a forked child's clients belong to its parent's loop
+            _clients.clear()
+            _clients["pid"] = os.getpid()
+        client = _clients.get(key)
+        if client is None:
             http = self._http(self.cfg.timeout_s)
             card = await self._card(http)
             self.check_card(card)
             factory = ClientFactory(ClientConfig(streaming=False, httpx_client=http,
                                                  supported_protocol_bindings=[str(b.value) for b in BINDINGS]))
-            self._client, self._client_pid = factory.create(card), os.getpid()
-        return self._client
+            client = _clients[key] = factory.create(card)
+        assert isinstance(client, Client)
+        return client
 
     def _http(self, timeout_s: float) -> httpx.AsyncClient:
         return httpx.AsyncClient(headers=self._headers, timeout=timeout_s, trust_env=self._trust_env,
