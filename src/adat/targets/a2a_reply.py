@@ -31,6 +31,7 @@ from google.protobuf import json_format
 
 from adat import redaction
 from adat.records import AgentToolCall
+from adat.targets.http import one_line
 
 FUNCTION_CALL = "function_call"
 FUNCTION_RESPONSE = "function_response"
@@ -72,7 +73,7 @@ def read_task(task: Task, sent_message_id: str, tool_call_key: str | None, seen_
     state = task.status.state
     status_text = _text(task.status.message.parts) if task.status.HasField("message") else ""
     if state in FAILED:
-        why = f": {_one_line(status_text)}" if status_text else " (no status message)"
+        why = f": {one_line(status_text)}" if status_text else " (no status message)"
         raise TaskEnded(f"A2A task {task.id} ended {FAILED[state]}{why}")
     turn = _turn_messages(task, sent_message_id)
     new_artifacts = [a for a in task.artifacts if a.artifact_id not in seen_artifacts]
@@ -143,11 +144,6 @@ def _turn_messages(task: Task, sent_message_id: str) -> list[Message]:
 
 def _text(parts: Any) -> str:
     return "\n".join(p.text for p in parts if p.HasField("text") and p.text)
-
-
-def _one_line(text: str) -> str:
-    flat = " ".join(redaction.scrub(text).split())
-    return flat if len(flat) <= 200 else flat[:199] + "…"
 
 
 def _plain(value: Any) -> Any:

@@ -42,7 +42,7 @@ from adat import config, redaction
 from adat.errors import TargetError, UserError
 from adat.targets import a2a_reply, http_pool
 from adat.targets.base import AgentReply
-from adat.targets.http import _LOOPBACK, CUT_MARK, TransientTargetError, _after, _snippet
+from adat.targets.http import CUT_MARK, LOOPBACK, TransientTargetError, one_line, retries_note
 
 #: the transports adat's client speaks, in its order of preference
 BINDINGS = [TransportProtocol.JSONRPC, TransportProtocol.HTTP_JSON]
@@ -69,7 +69,7 @@ class A2ATarget:
         self.url = cfg.url.rstrip("/")
         self.agent_id = f"a2a:{self.url}"
         host = urllib.parse.urlsplit(self.url).hostname or ""
-        self._trust_env = host not in _LOOPBACK  # a loopback agent is never reached through a proxy
+        self._trust_env = host not in LOOPBACK  # a loopback agent is never reached through a proxy
         self._headers = {name: config.expand_env_refs(value, field=f"target.headers.{name}")
                          for name, value in cfg.headers.items()}
         config.register_header_secrets(cfg.headers)
@@ -177,15 +177,15 @@ class A2ATarget:
         try:
             return http_pool.submit(exchange)
         except TimeoutError:
-            retried = f"; retrying after: {_snippet(str(last[0]))}" if last else ""
+            retried = f"; retrying after: {one_line(str(last[0]))}" if last else ""
             error = TargetError(f"A2A {self.url}: no complete answer within {limit:g} s (timeout){retried}")
         except TargetError as exc:
             error = exc
         except a2a_reply.TaskEnded as exc:
             error = TargetError(f"A2A {self.url}: {exc}")
         except Exception as exc:  # anything else the SDK raises is this execution's error
-            error = TargetError(f"A2A {self.url}: {type(exc).__name__}: {_snippet(str(exc))}")
-        failed = type(error)(redaction.scrub(f"{error}{_after(counter[0])}"))
+            error = TargetError(f"A2A {self.url}: {type(exc).__name__}: {one_line(str(exc))}")
+        failed = type(error)(redaction.scrub(f"{error}{retries_note(counter[0])}"))
         failed.retries = counter[0]
         raise failed from None
 
@@ -216,7 +216,7 @@ class A2ATarget:
         status = cause.response.status_code if isinstance(cause, httpx.HTTPStatusError) else None
         transient = isinstance(cause, _TRANSIENT_CAUSES) or (status is not None and (status >= 500 or status == 429))
         kind = TransientTargetError if transient else TargetError
-        return kind(f"A2A {self.url}: {_snippet(str(exc) or type(exc).__name__)}")
+        return kind(f"A2A {self.url}: {one_line(str(exc) or type(exc).__name__)}")
 
     async def _ready_client(self) -> Client:
         """The SDK client of this agent, shared by every target instance of the process that reaches it
@@ -254,8 +254,8 @@ class A2ATarget:
         if isinstance(cause, httpx.TimeoutException):
             return f"the A2A agent card at {self._card_url()} did not come within the timeout"
         if isinstance(cause, httpx.RequestError):
-            return f"cannot reach the A2A agent at {self.url} ({_snippet(str(cause) or type(cause).__name__)})"
-        return f"not an A2A agent card at {self._card_url()} ({_snippet(str(exc))})"
+            return f"cannot reach the A2A agent at {self.url} ({one_line(str(cause) or type(cause).__name__)})"
+        return f"not an A2A agent card at {self._card_url()} ({one_line(str(exc))})"
 
     def _count(self, session_id: str, retries: int) -> None:
         if retries:
