@@ -4,9 +4,11 @@ input-required tasks continued, failed tasks and unreachable agents as one line,
 
 from __future__ import annotations
 
+import asyncio
 import pickle
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -43,6 +45,7 @@ class ScriptedExecutor(AgentExecutor):
 
     def __init__(self) -> None:
         self.seen: list[tuple[str, str, str]] = []
+        self.background: set[asyncio.Task[None]] = set()
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         assert context.message is not None
@@ -84,6 +87,16 @@ class ScriptedExecutor(AgentExecutor):
             await up.add_artifact([new_text_part(f"cancelled (task {context.message.task_id or 'new'})")],
                                   name="reply")
             await up.complete()
+        elif text == "later":  # execute() returns with the task still working; it completes later
+            async def finish() -> None:
+                await asyncio.sleep(0.5)
+                await up.add_artifact([new_text_part("finished later")], name="reply")
+                await up.complete()
+
+            self.background.add(asyncio.get_running_loop().create_task(finish()))
+            await say(new_text_part("working on it"))
+        elif text == "stuck":  # never finishes
+            await say(new_text_part("working on it"))
         elif text == "fail":
             await up.failed(new_message([new_text_part("database\ndown")], task.context_id, task.id))
         else:
@@ -198,6 +211,15 @@ def test_a_pickled_target_keeps_its_sessions(agent: Agent) -> None:
     assert target.invoke(session, "ask").text.startswith("Shall I cancel")
     copy = pickle.loads(pickle.dumps(target))
     assert copy.invoke(session, "yes").text == f"cancelled (task {agent.executor.seen[-2][1]})"
+
+
+def test_a_task_still_working_is_polled_until_done_within_the_deadline(agent: Agent) -> None:
+    target = _target(agent.url, timeout_s=3)
+    assert target.invoke(target.reset(), "later").text == "finished later"
+    started = time.monotonic()
+    with pytest.raises(TargetError, match=r"no complete answer within 3 s \(timeout\)"):
+        target.invoke(target.reset(), "stuck")
+    assert time.monotonic() - started < 5
 
 
 def test_a_failed_task_is_a_one_line_target_error(agent: Agent) -> None:
