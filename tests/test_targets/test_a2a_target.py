@@ -97,6 +97,10 @@ class ScriptedExecutor(AgentExecutor):
             await say(new_text_part("working on it"))
         elif text == "stuck":  # never finishes
             await say(new_text_part("working on it"))
+        elif text == "boom":
+            raise RuntimeError("agent crashed\nwith a traceback")
+        elif text == "auth":
+            await up.requires_auth(new_message([new_text_part("sign in first")], task.context_id, task.id))
         elif text == "fail":
             await up.failed(new_message([new_text_part("database\ndown")], task.context_id, task.id))
         else:
@@ -228,6 +232,11 @@ def test_a_failed_task_is_a_one_line_target_error(agent: Agent) -> None:
         target.invoke(target.reset(), "fail")
     message = str(failed.value)
     assert "ended failed: database down" in message and agent.url in message and "\n" not in message
+    with pytest.raises(TargetError, match=r"ended auth-required: sign in first .*target\.headers"):
+        target.invoke(target.reset(), "auth")
+    with pytest.raises(TargetError) as crashed:  # the agent's own exception, as its server reports it
+        target.invoke(target.reset(), "boom")
+    assert agent.url in str(crashed.value) and "\n" not in str(crashed.value)
 
 
 def test_transient_failures_are_retried_and_counted(agent: Agent) -> None:

@@ -74,7 +74,8 @@ def read_task(task: Task, sent_message_id: str, tool_call_key: str | None, seen_
     status_text = _text(task.status.message.parts) if task.status.HasField("message") else ""
     if state in FAILED:
         why = f": {one_line(status_text)}" if status_text else " (no status message)"
-        raise TaskEnded(f"A2A task {task.id} ended {FAILED[state]}{why}")
+        hint = " (the agent wants credentials: set target.headers)" if state == TaskState.TASK_STATE_AUTH_REQUIRED else ""
+        raise TaskEnded(f"A2A task {task.id} ended {FAILED[state]}{why}{hint}")
     turn = _turn_messages(task, sent_message_id)
     new_artifacts = [a for a in task.artifacts if a.artifact_id not in seen_artifacts]
     parts = [p for m in turn for p in m.parts]
