@@ -79,8 +79,9 @@ def read_task(task: Task, sent_message_id: str, tool_call_key: str | None, seen_
     turn = _turn_messages(task, sent_message_id)
     new_artifacts = [a for a in task.artifacts if a.artifact_id not in seen_artifacts]
     parts = [p for m in turn for p in m.parts]
-    if task.status.HasField("message"):
-        parts += list(task.status.message.parts)
+    status_id = task.status.message.message_id
+    if task.status.HasField("message") and not (status_id and status_id in {m.message_id for m in turn}):
+        parts += list(task.status.message.parts)  # unless an agent also put it in the history: counted once
     parts += [p for a in new_artifacts for p in a.parts]
     text = (_text([p for a in new_artifacts for p in a.parts]) or status_text
             or next((t for t in (_text(m.parts) for m in reversed(turn)) if t), ""))
