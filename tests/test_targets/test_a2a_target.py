@@ -286,3 +286,9 @@ def test_run_against_an_unreachable_a2a_agent_exits_2_in_one_line(tmp_path: Path
     assert proc.returncode == 2, proc.stdout + proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "target.url" in lines[0] and "cannot reach the A2A agent" in lines[0], lines
+
+
+def test_without_the_a2a_extra_the_target_is_a_one_line_user_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "adat.targets.a2a_target", None)  # as if the a2a-sdk were not installed
+    with pytest.raises(UserError, match=r"target\.type: .*a2a-sdk cannot be imported.*pip install 'adat\[a2a\]'"):
+        build_target(config.A2ATarget(url="http://127.0.0.1:9"), config.RunConfig())
