@@ -272,7 +272,33 @@ class LLMAgentTarget(_Section):
     max_steps: int = Field(12, ge=1, le=100, description="most tool calls and replies of the agent per user message (≤ 100)")
 
 
-TargetConfig = Annotated[ReferenceTarget | HttpTarget | PythonTarget | LLMAgentTarget, Field(discriminator="type")]
+class A2ATarget(_Section):
+    """An agent speaking Agent2Agent (A2A), reached with the a2a-sdk client (docs/targets_a2a.md): its card
+    is read at url + card_path; each session is one A2A context and each user turn one message."""
+
+    type: Literal["a2a"] = Field("a2a", description="which kind of agent the run tests")
+    url: str = Field(description="the agent's base URL, e.g. http://127.0.0.1:9999")
+    card_path: str = Field("/.well-known/agent-card.json", description="where the agent card is, under url")
+    tool_call_key: str | None = Field("adk_type", description="metadata key that marks a DataPart as a tool call "
+                                      "('function_call': {id, name, args}) or its result ('function_response': "
+                                      "{id, name, response}), as Google ADK writes them; null = never read them")
+    headers: dict[str, str] = Field(default_factory=dict, description="request headers; values may hold ${VAR} "
+                                    "references to the environment or .env; every value is a secret, never stored")
+    timeout_s: float = Field(60.0, gt=0, description="deadline in seconds for one message's whole exchange "
+                             "(send, waiting for the task to finish, every retry)")
+    max_retries: int = Field(2, ge=0, le=10, description="retries (0–10) per message of a transient failure (refused, "
+                             "reset or closed connection, HTTP 429/5xx); 0 = none")
+    retry_backoff_s: float = Field(0.5, ge=0, description="first wait before a retry; doubles on each further one")
+    max_reply_chars: int = Field(32_000, ge=1, le=10_000_000, description="a longer reply is cut here (≤ 10,000,000) "
+                                 "and marked '[adat: reply cut at N of M characters]'")
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Register the header values as secrets in every process that reads this config."""
+        register_header_secrets(self.headers)
+
+
+TargetConfig = Annotated[ReferenceTarget | HttpTarget | PythonTarget | LLMAgentTarget | A2ATarget,
+                         Field(discriminator="type")]
 
 
 class DiscoveryConfig(_Section):
@@ -372,7 +398,7 @@ SELECTOR_NAMES: tuple[str, ...] = ("adat2", "cold-start", "uniform", "static", "
 
 #: the kinds of the union sections of a run config, by section
 UNION_SECTIONS: dict[str, tuple[str, ...]] = {"selector": SELECTOR_NAMES,
-                                              "target": ("reference", "http", "python", "llm-agent")}
+                                              "target": ("reference", "http", "python", "llm-agent", "a2a")}
 
 
 def parse_selector(data: dict[str, Any]) -> SelectorConfig:
@@ -473,7 +499,7 @@ class RunConfig(_Section):
     seed: int = Field(0, description="seeds every random choice of the run (selector, splits)")
     data_dir: str = Field("data", description="warehouse root (runs/ Parquet, adat.duckdb)")
     target: TargetConfig = Field(default_factory=ReferenceTarget, description="the agent under test; type: reference "
-                                 "| http | python | llm-agent")
+                                 "| http | python | llm-agent | a2a")
     models: RoleModels = Field(default_factory=RoleModels, description="provider/model per tester role: openai/<model> "
                                "(any OpenAI-compatible endpoint) or offline/heuristic (the rule-based stand-in)")
     llm: LLMSettings = Field(default_factory=LLMSettings, description="how the LLM client talks to the endpoint")

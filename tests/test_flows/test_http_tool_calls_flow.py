@@ -5,6 +5,8 @@
 The served agent is the reference agent behind a small Starlette app with a contract unlike
 ``serve-agent``'s: ``{"output": {"text": ..., "trace": {"calls": [OpenAI-style calls]}}}``, so the
 test proves the configured paths are read. The app logs what it sent: the stored calls must be those.
+The same suite then runs against the reference agent served over A2A by examples/a2a_agent/server.py
+(the a2a-sdk's server app; tool calls as ADK-style DataParts), reusing the module's suite run.
 """
 
 from __future__ import annotations
@@ -184,6 +186,97 @@ def test_otlp_spans_of_an_instrumented_python_agent_reach_parquet_show_and_repor
     queries = ReportQueries(suite.data_path())
     turns = html_report._transcripts(queries, "otlp-tools", [with_calls.execution_id])[with_calls.execution_id]
     context = html_report.report_context(queries, "otlp-tools")
+    context["failing"] = [{"verdict": "fail", "test_id": with_calls.test_id, "kind": "plain", "goal": "g",
+                           "rationale": "r", "audit_validity": None, "error": None,
+                           "execution_id": with_calls.execution_id, "turns": turns}]
+    page = html_report.render_report(context)
+    assert page.count('<div class="call">tool <code>') == sum(len(t.tool_calls) for t in with_calls.turns)
+    assert f"<code>{first.name}(" in page
+
+
+# --- the same suite against an A2A agent (target.type: a2a) ----------------------------------------
+
+A2A_RUN = "a2a-tools"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "a2a_agent" / "server.py"
+
+
+class _Recording:
+    """The reference agent, logging the tool calls of each reply by session, turn by turn."""
+
+    def __init__(self, agent: Target) -> None:
+        self.agent, self.agent_id = agent, agent.agent_id
+        self.sent: dict[str, list[list[Any]]] = {}
+
+    def reset(self) -> str:
+        return self.agent.reset()
+
+    def invoke(self, session_id: str, user_message: str) -> AgentReply:
+        reply = self.agent.invoke(session_id, user_message)
+        assert isinstance(reply, AgentReply)
+        self.sent.setdefault(session_id, []).append(reply.tool_calls)
+        return reply
+
+
+def test_an_a2a_agent_reports_tool_calls_that_reach_parquet_adat_show_and_the_report(
+        suite: RunConfig, tmp_path: Path) -> None:
+    """examples/a2a_agent/server.py (the a2a-sdk's own server app) serves the reference agent; `adat
+    run-suite` reaches it as target.type a2a; the calls it reported are the stored ones.
+
+    ≈40 s on 2 cores (as the http run above): a `run-suite` CLI process under Prefect; it reuses the
+    module's suite instead of building another (≈150 s)."""
+    import importlib.util
+
+    from prefect.settings import PREFECT_API_URL
+    from starlette.applications import Starlette
+
+    spec = importlib.util.spec_from_file_location("a2a_agent_example", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    recording = _Recording(build_target(suite.target, suite))
+    executor = example.ToolReportingExecutor(recording)
+    app = Starlette()
+    server = BackgroundServer(app, name="a2a-agent")
+    app.router.routes.extend(example.a2a_routes(executor, server.url))
+    server.start_in_thread()
+    try:
+        data = suite.model_dump(mode="json")
+        data.update(run_id=A2A_RUN, target={"type": "a2a", "url": server.url, "timeout_s": 30})
+        config = tmp_path / "run.yaml"
+        config.write_text(yaml.safe_dump(data))
+        env = {**os.environ, "PREFECT_API_URL": str(PREFECT_API_URL.value())}
+        result = subprocess.run([sys.executable, "-c", "from adat.cli.main import app; app()", "run-suite",
+                                 "--config", str(config), "--suite", SUITE], capture_output=True, text=True,
+                                timeout=900, env=env)
+    finally:
+        server.stop()
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    assert any(any(turns) for turns in recording.sent.values()), "the agent made no tool call: the test would prove nothing"
+
+    executions = [e for e in read_records(suite.data_path(), "executions", run_id=A2A_RUN) if isinstance(e, Execution)]
+    assert executions and all(e.error is None for e in executions)
+    assert len({e.session_id for e in executions}) == len(executions)  # one A2A context per execution
+    stored = 0
+    for e in executions:
+        reported = recording.sent[executor.sessions[e.session_id.split(":")[-1]]]  # context id -> agent session
+        agent_turns = e.turns[1::2]
+        assert len(agent_turns) == len(reported)
+        for agent, expected in zip(agent_turns, reported, strict=True):
+            assert agent.role == "agent"
+            assert [(c.name, c.arguments, c.result, c.error, c.order) for c in agent.tool_calls] == [
+                (c.name, c.arguments, None if c.error else c.result, c.error, i) for i, c in enumerate(expected)]
+            stored += len(agent.tool_calls)
+    assert stored > 0
+
+    with_calls = next(e for e in executions if any(t.tool_calls for t in e.turns))
+    shown = _cli("show", with_calls.execution_id, "--run", A2A_RUN, "--data-dir", str(suite.data_path()))
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    first = next(c for t in with_calls.turns for c in t.tool_calls)
+    assert f"tool {first.name}(" in " ".join(shown.stdout.split()), shown.stdout[-3000:]
+
+    queries = ReportQueries(suite.data_path())
+    turns = html_report._transcripts(queries, A2A_RUN, [with_calls.execution_id])[with_calls.execution_id]
+    context = html_report.report_context(queries, A2A_RUN)
     context["failing"] = [{"verdict": "fail", "test_id": with_calls.test_id, "kind": "plain", "goal": "g",
                            "rationale": "r", "audit_validity": None, "error": None,
                            "execution_id": with_calls.execution_id, "turns": turns}]

@@ -23,7 +23,7 @@ def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list
     role's provider can be built (known provider, API key present), every prompt file loads and
     renders with its declared variables, the instruction catalog loads, the ``openai`` endpoint
     answers (when any role or the llm-agent target uses it), the target can be built and, for an
-    http target, answers; a Dask task runner is installed.
+    http target, answers (for an a2a target, serves a card adat can use); a Dask task runner is installed.
     """
     from adat.engine.config_refs import check_config_references
     from adat.instruction_catalog import load_instructions
@@ -67,6 +67,11 @@ def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list
         checked.append(check_dask(cfg))
     target = build_target(cfg.target, cfg)
     if isinstance(target, HttpTarget):
+        target.check(timeout_s=timeout_s)
+    elif isinstance(cfg.target, config.A2ATarget):
+        from adat.targets.a2a_target import A2ATarget
+
+        assert isinstance(target, A2ATarget)
         target.check(timeout_s=timeout_s)
     checked.append(f"target: {cfg.target.type} ({getattr(target, 'agent_id', '?')})")
     return checked

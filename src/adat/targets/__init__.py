@@ -1,7 +1,8 @@
 """Agents under test, seen as a black-box tester sees them: ``reset()`` and ``invoke()``.
 
 ``build_target`` turns the run config's ``target`` section into one of: ``http``
-(:class:`HttpTarget`), ``python`` (:class:`PythonTarget`), or a kind shipped as a plugin in the
+(:class:`HttpTarget`), ``a2a`` (``adat.targets.a2a_target.A2ATarget``, loaded only when named: the
+a2a-sdk is the optional ``a2a`` extra), ``python`` (:class:`PythonTarget`), or a kind shipped as a plugin in the
 ``adat.targets`` entry-point group (:mod:`adat.targets.plugins`): adat's own ``reference`` and
 ``llm-agent`` live in the separate ``adat_reference`` package, which the tester never imports.
 """

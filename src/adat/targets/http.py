@@ -49,7 +49,8 @@ from adat.targets import http_pool, otlp_join
 from adat.targets.base import AgentReply, AgentToolCall
 
 _BODY_SNIPPET = 200  # characters of an error body kept in the one-line message
-_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+#: hosts reached without the environment's proxy settings
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 #: a reply body larger than this is an error: the JSON must be parsed whole before the reply is cut
 MAX_BODY_BYTES = 8 * 1024 * 1024
 #: appended to a reply cut at ``target.max_reply_chars`` ({cap}: the cap, {total}: the reply's length)
@@ -86,7 +87,7 @@ class HttpTarget:
         self.agent_id = f"http:{self.base_url}"
         # A loopback agent is never reached through a proxy that the environment may configure.
         host = urllib.parse.urlsplit(self.base_url).hostname or ""
-        self._trust_env = host not in _LOOPBACK
+        self._trust_env = host not in LOOPBACK
         # Header values may reference secrets as ${VAR}; expanded once (and registered as secrets).
         self._headers = {"Content-Type": "application/json", "Accept": "application/json"}
         for name, value in cfg.headers.items():
@@ -111,7 +112,7 @@ class HttpTarget:
             httpx.get(self.base_url + "/", headers=self._headers, timeout=timeout_s or self.cfg.timeout_s,
                       trust_env=self._trust_env, verify=http_pool.ssl_context())
         except Exception as exc:  # any transport failure means: not reachable as configured
-            reason = redaction.scrub(_snippet(str(exc) or type(exc).__name__))
+            reason = redaction.scrub(one_line(str(exc) or type(exc).__name__))
             raise UserError(f"cannot reach {self.base_url} ({reason})", field="target.base_url",
                             fix="start the agent server or correct the URL and port") from None
 
@@ -123,7 +124,7 @@ class HttpTarget:
         session_id = self._extract(doc, self.cfg.session_id_path, url, "session_id_path")
         if not isinstance(session_id, str | int) or isinstance(session_id, bool) or session_id == "":
             raise TargetError(_scrubbed(f"POST {url}: session id at {self.cfg.session_id_path!r} is "
-                                        f"{type(session_id).__name__} {_snippet(json.dumps(session_id))}, "
+                                        f"{type(session_id).__name__} {one_line(json.dumps(session_id))}, "
                                         "not a string"))
         self._count(str(session_id), counter[0])
         return str(session_id)
@@ -146,7 +147,7 @@ class HttpTarget:
         reply = self._extract(doc, self.cfg.reply_path, url, "reply_path")
         if not isinstance(reply, str):
             raise TargetError(_scrubbed(f"POST {url}: reply at {self.cfg.reply_path!r} is "
-                                        f"{type(reply).__name__} {_snippet(json.dumps(reply))}, not a string"))
+                                        f"{type(reply).__name__} {one_line(json.dumps(reply))}, not a string"))
         cap = self.cfg.max_reply_chars
         if len(reply) > cap:
             reply = reply[:cap] + CUT_MARK.format(cap=cap, total=len(reply))
@@ -212,18 +213,18 @@ class HttpTarget:
         try:
             raw = http_pool.run(exchange, trust_env=self._trust_env)
         except TimeoutError:
-            retried = f"; retrying after: {_snippet(str(last[0]))}" if last else ""
+            retried = f"; retrying after: {one_line(str(last[0]))}" if last else ""
             error = TargetError(f"POST {url}: no complete answer within {limit:g} s (timeout){retried}")
         except TargetError as exc:
             error = exc
         except Exception as exc:  # anything else the transport raises is this execution's error
-            error = TargetError(f"POST {url}: {type(exc).__name__}: {_snippet(str(exc))}")
+            error = TargetError(f"POST {url}: {type(exc).__name__}: {one_line(str(exc))}")
         else:
             try:
                 return json.loads(raw)
             except ValueError:
-                error = TargetError(f"POST {url}: response is not JSON: {_snippet(raw.decode(errors='replace'))}")
-        failed = type(error)(_scrubbed(f"{error}{_after(counter[0])}"))
+                error = TargetError(f"POST {url}: response is not JSON: {one_line(raw.decode(errors='replace'))}")
+        failed = type(error)(_scrubbed(f"{error}{retries_note(counter[0])}"))
         failed.retries = counter[0]
         raise failed from None
 
@@ -244,14 +245,14 @@ class HttpTarget:
             what = "reply cut off or connection closed" if isinstance(exc, httpx.RemoteProtocolError) else \
                 "connection failed"
             raise TransientTargetError(f"POST {url}: {what} ({type(exc).__name__}: "
-                                       f"{_snippet(str(exc) or 'no detail')})") from None
+                                       f"{one_line(str(exc) or 'no detail')})") from None
         except httpx.TimeoutException:
             raise TimeoutError from None
         data = b"".join(chunks)
         status = response.status_code
         if status >= 400:
             error = TransientTargetError if status >= 500 or status == _TRANSIENT_STATUS else TargetError
-            detail = _snippet(data.decode(errors="replace"))
+            detail = one_line(data.decode(errors="replace"))
             raise error(f"POST {url}: HTTP {status} {response.reason_phrase}: {detail}")
         return data
 
@@ -260,7 +261,7 @@ class HttpTarget:
             return lookup_json_path(doc, path)
         except KeyError as exc:
             raise TargetError(_scrubbed(f"POST {url}: no {exc.args[0]!r} at JSON path {path!r} (target.{field}) "
-                                        f"in {_snippet(json.dumps(doc))}")) from None
+                                        f"in {one_line(json.dumps(doc))}")) from None
 
 
 def _tool_call(item: Any, order: int) -> AgentToolCall:
@@ -290,7 +291,8 @@ def _tool_call(item: Any, order: int) -> AgentToolCall:
                          order=position if isinstance(position, int) and not isinstance(position, bool) else order)
 
 
-def _after(retries: int) -> str:
+def retries_note(retries: int) -> str:
+    """`` (after N retries)`` to end an error line with, or nothing when there was none."""
     return f" (after {retries} {'retry' if retries == 1 else 'retries'})" if retries else ""
 
 
@@ -298,7 +300,7 @@ def _scrubbed(text: str) -> str:
     return redaction.scrub(text)
 
 
-def _snippet(text: str) -> str:
+def one_line(text: str) -> str:
     """One line, at most ``_BODY_SNIPPET`` characters: error messages stay one line."""
     flat = " ".join(redaction.scrub(text).split())  # scrubbed before cutting: no half secret survives
     return flat if len(flat) <= _BODY_SNIPPET else flat[: _BODY_SNIPPET - 1] + "…"

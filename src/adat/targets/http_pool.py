@@ -1,4 +1,4 @@
-"""One event loop thread and pooled httpx clients per process, for the ``http`` target.
+"""One event loop thread and pooled httpx clients per process, for the ``http`` and ``a2a`` targets.
 
 Each message's exchange runs as a coroutine on this loop, so ``asyncio.timeout`` can end it at its
 deadline even in the middle of a read (a per-read socket timeout cannot), and connections the agent
@@ -38,6 +38,12 @@ def run(exchange: Callable[[httpx.AsyncClient], Coroutine[Any, Any, T]], *, trus
         return await exchange(client)
 
     return asyncio.run_coroutine_threadsafe(on_loop(), _running_loop()).result()
+
+
+def submit(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """``await make()`` on the process's loop (a transport that owns its client, as the a2a target's);
+    its result or its exception, here."""
+    return asyncio.run_coroutine_threadsafe(make(), _running_loop()).result()
 
 
 def _running_loop() -> asyncio.AbstractEventLoop:

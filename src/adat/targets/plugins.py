@@ -141,7 +141,7 @@ def target_plugin(kind: str) -> Any:
         known = sorted(ep.name for ep in entry_points(group=GROUP))
         raise UserError(f"no target plugin {kind!r} is installed", field="target.type",
                         fix=f"use one of {', '.join(known) or '(none: reinstall adat, which ships reference)'}, "
-                            "http or python")
+                            "http, a2a or python")
     return next(iter(found)).load()
 
 

@@ -1,4 +1,4 @@
-"""Build the target a run config names: ``http`` or ``python`` here, every other kind
+"""Build the target a run config names: ``http``, ``a2a`` or ``python`` here, every other kind
 (``reference``, ``llm-agent``) from its plugin in the ``adat.targets`` entry-point group."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from adat import config
+from adat.errors import UserError
 from adat.targets.base import Target
 from adat.targets.plugins import target_plugin
 
@@ -24,6 +25,13 @@ def build_target(target_cfg: config.TargetConfig, cfg: config.RunConfig, *,
         from adat.targets.http import HttpTarget
 
         return HttpTarget(target_cfg)
+    if isinstance(target_cfg, config.A2ATarget):
+        try:
+            from adat.targets.a2a_target import A2ATarget
+        except ImportError as exc:  # the a2a extra is optional: a run that does not name it never loads it
+            raise UserError(f"target.type is a2a but the a2a-sdk cannot be imported ({exc})", field="target.type",
+                            fix="pip install 'adat[a2a]' (the a2a-sdk with its HTTP server)") from None
+        return A2ATarget(target_cfg)
     if isinstance(target_cfg, config.PythonTarget):
         from adat.targets.python_target import PythonTarget
 
