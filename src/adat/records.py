@@ -9,14 +9,13 @@ Free-form mappings are stored as JSON text (fields ending in ``_json``).
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
 from adat.record_base import Produced, Record  # re-exported: every record module derives from them
-from adat.spec_records import SpecTest, SpecTurn
+from adat.spec_records import AgentToolCall, SpecTest, SpecTurn  # AgentToolCall: re-exported (Turn holds it)
 
 TraceKind = Literal["discovery", "execution"]
 TestKind = Literal["plain", "transformed", "direct", "agenteval", "spec"]
@@ -25,37 +24,6 @@ Validity = Literal["explicit", "valid", "invalid"]
 ExecLabel = Literal["TP", "FP", "FN", "TN", "INC"]
 Side = Literal["allowed", "denied"]
 AttemptOutcomeName = Literal["applicable", "not_applicable", "error"]
-
-
-class AgentToolCall(Record):
-    """One tool call an agent reported for a turn (empty for a text-only target).
-
-    Arguments and result are free-form JSON, stored as text; :meth:`make` takes them as values.
-    """
-
-    name: str = Field(description="the tool's name")
-    arguments_json: str = Field("{}", description="the call's arguments, as a JSON object")
-    result_json: str | None = Field(None, description="what the tool returned, as JSON; None when it failed "
-                                    "or the target did not report it")
-    error: str | None = Field(None, description="the tool's error text, when the call failed")
-    order: int = Field(0, description="position of the call within its turn, from 0")
-
-    @classmethod
-    def make(cls, name: str, arguments: dict[str, Any] | None = None, result: Any = None, *,
-             error: str | None = None, order: int = 0) -> AgentToolCall:
-        """A call from values: ``arguments`` a dict, ``result`` anything JSON-able (None: unknown)."""
-        return cls(name=name, arguments_json=json.dumps(arguments or {}, sort_keys=True, default=str),
-                   result_json=None if result is None else json.dumps(result, sort_keys=True, default=str),
-                   error=error, order=order)
-
-    @property
-    def arguments(self) -> dict[str, Any]:
-        value = json.loads(self.arguments_json)
-        return value if isinstance(value, dict) else {}
-
-    @property
-    def result(self) -> Any:
-        return None if self.result_json is None else json.loads(self.result_json)
 
 
 class Turn(Record):
