@@ -15,7 +15,9 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from adat.record_base import Produced, Record  # re-exported: every record module derives from them
-from adat.spec_records import AgentToolCall, SpecTest, SpecTurn  # AgentToolCall: re-exported (Turn holds it)
+
+# AgentToolCall is re-exported: Turn holds it, and both pipelines evaluate assertions over it
+from adat.spec_records import AgentToolCall, SpecAssertion, SpecTest, SpecTurn
 
 TraceKind = Literal["discovery", "execution"]
 TestKind = Literal["plain", "transformed", "direct", "agenteval", "spec"]
@@ -159,8 +161,32 @@ class CriterionResult(Record):
     rationale: str = ""
 
 
+class ProcessAssertion(Produced):
+    """One process check of a statement (table ``process_assertions``, stage ``process-checks``):
+    a typed assertion over the tool trace (``assertion.clause`` is the statement id)."""
+
+    run_id: str
+    statement_id: str
+    statement: str = Field(description="the statement's text: the clause a broken check names")
+    assertion: SpecAssertion
+    tools_seen: list[str] = Field(default_factory=list, description="tool names seen in discovery, which it was "
+                                  "mapped from")
+
+
+class ProcessCheckResult(Record):
+    """A process check judged on one execution (nested in :class:`Verdict`; view ``stg_process_checks``)."""
+
+    statement_id: str
+    statement: str
+    kind: str = Field(description="assertion kind, e.g. confirm_before")
+    check: str = Field(description="the assertion in words, with its tools")
+    outcome: Literal["pass", "fail", "not_observable"] = Field(description="not_observable: the target reported "
+                                                                           "no tool calls (never a pass)")
+    detail: str = ""
+
+
 class Verdict(Produced):
-    """The judge's verdict on one execution."""
+    """The judge's verdict on one execution, after the process checks (a broken one fails it)."""
 
     run_id: str
     execution_id: str
@@ -170,6 +196,11 @@ class Verdict(Produced):
     criteria: list[CriterionResult] = Field(default_factory=list)
     judged: bool = Field(True, description="False when no judge saw the execution (target error, judge "
                          "failure): counted as unjudged, not inconclusive")
+    judge_verdict: VerdictValue | None = Field(None, description="the judge's own verdict, before the process "
+                                               "checks; None when not judged")
+    process_checks: list[ProcessCheckResult] = Field(default_factory=list, description="the process checks of the "
+                                                     "test's statement on this execution (empty: none, or "
+                                                     "judge.use_tool_trace off)")
 
 
 class BoundaryMapping(Record):
@@ -387,6 +418,8 @@ TABLES: dict[str, type[Record]] = {
     "traces": Trace,
     "statements": Statement,
     "ranked_statements": Statement,
+    # the process checks mapped from the ranked statements (stage process-checks)
+    "process_assertions": ProcessAssertion,
     "instructions": Instruction,
     "tests": TestCase,
     "attempts": Attempt,
