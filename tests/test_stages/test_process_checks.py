@@ -107,8 +107,7 @@ def _judged(tmp_path: Path, use_tool_trace: bool, agent: dict[str, Any], *hints:
     client = _client(tmp_path, cfg)
     target = _target(**agent)
     checks = map_statements(cfg, client, [_statement()], [_discovery(_target())], RUN)
-    assert [(c.assertion.kind, c.assertion.tools) for c in checks] == (
-        [("confirm_before", ["cancelOrder"])] if use_tool_trace else [])
+    assert [(c.assertion.kind, c.assertion.tools) for c in checks] == [("confirm_before", ["cancelOrder"])]
     execution = execute_test(target, _test(*hints), RUN)
     return judge_execution(cfg, client, _test(*hints), execution, RUN, checks=checks)
 

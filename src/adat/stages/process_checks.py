@@ -8,8 +8,8 @@ spec tests use). At judging time :func:`check_execution` evaluates the assertion
 statement over the execution's tool trace with the one shared evaluator
 (:mod:`adat.trace_assertions`), and :func:`apply_checks` makes a verdict *fail* when a check
 fails, naming the statement and the assertion. A check the target cannot show (no tool call
-reported) is *not observable* and leaves the judge's verdict alone; so does ``judge.use_tool_trace:
-false``, which skips the mapping and the checks for a text-only comparison.
+reported) is *not observable* and leaves the judge's verdict alone; ``judge.use_tool_trace:
+false`` leaves every check out of judging, for a text-only comparison.
 """
 
 from __future__ import annotations
@@ -38,12 +38,14 @@ def map_statements(cfg: RunConfig, client: TesterLLM, statements: Sequence[State
                    run_id: str) -> list[ProcessAssertion]:
     """The process checks of the top ``generation.n`` grounded statements (the ones that get tests).
 
-    No model is asked when the target reported no tool call in discovery (nothing to map onto)
-    or ``judge.use_tool_trace`` is off. An assertion naming a tool never seen is dropped (a model
-    cannot check a tool it invented); a failed call maps its statement to no checks.
+    No model is asked when the target reported no tool call in discovery (nothing to map onto).
+    ``judge.use_tool_trace`` does not stop the mapping, only the checks' use at judging time: a
+    suite built either way can be run with the switch on and off (the text-only comparison).
+    An assertion naming a tool never seen is dropped (a model cannot check a tool it invented); a
+    failed call maps its statement to no checks.
     """
     tools = tools_seen(traces)
-    if not tools or not cfg.judge.use_tool_trace:
+    if not tools:
         return []
     out: list[ProcessAssertion] = []
     known = set(tools)
