@@ -28,7 +28,8 @@ IDENTIFY_VERBS = frozenset({"find", "lookup", "search", "verify", "authenticate"
 IDENTITY_NOUNS = frozenset({"user", "customer", "account", "identity", "member", "client", "person", "profile"})
 #: nouns of the customer's own records (what an identity check guards)
 ACCOUNT_NOUNS = IDENTITY_NOUNS | {"order", "booking", "reservation", "payment", "address", "subscription",
-                                  "balance", "invoice", "ticket"}
+                                  "balance", "invoice", "ticket", "loan", "claim", "cart", "membership", "history",
+                                  "record", "records"}
 #: a handoff to a person changes no record of the customer's
 HANDOFF_WORDS = frozenset({"human", "agent", "agents", "operator", "representative", "escalate"})
 #: what a user says to confirm
