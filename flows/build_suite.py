@@ -1,4 +1,4 @@
-"""Flow ``build_suite``: statements → grounding → plain tests (executed, judged) → transformed tests."""
+"""Flow ``build_suite``: statements → grounding → process checks, plain tests (executed, judged) → transformed tests."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ def build_suite(config: RunConfig, run_id: str, after: StepResult | None = None,
     upstream = after or StepResult(run_id=run_id, step="discovery")
     extracted = bind(t.extract, cfg, refresh=refresh)(cfg, run_id, upstream)
     grounded = bind(t.ground, cfg, refresh=refresh)(cfg, run_id, extracted)
+    checks = bind(t.map_process_checks, cfg, refresh=refresh)(cfg, run_id, grounded)
     plain = bind(t.generate_plain, cfg, refresh=refresh)(cfg, run_id, grounded)
-    executed = execute(cfg, run_id, kind="plain", refresh=refresh, after=plain)
+    executed = execute(cfg, run_id, kind="plain", refresh=refresh, after=(plain, checks))
     priors = bind(t.selection_priors, cfg, refresh=refresh)(cfg, run_id, grounded)
     return bind(t.transform, cfg, refresh=refresh)(cfg, run_id, executed, priors=priors)

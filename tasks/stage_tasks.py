@@ -25,6 +25,7 @@ from tasks.stage_factory import in_phase, stage_task
 discover = stage_task("discovery")
 extract = stage_task("extraction")
 ground = stage_task("grounding")
+map_process_checks = stage_task("process-checks")
 generate_plain = stage_task("plain-generation")
 execute = stage_task("execution")
 selection_priors = stage_task("selection-priors")

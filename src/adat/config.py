@@ -440,6 +440,16 @@ class ExecutionConfig(_Section):
                                                    "error), 5 s then 30 s apart; shown as retries in the Prefect UI")
 
 
+class JudgeConfig(_Section):
+    """What the judge (and the auditor) see of an execution; the judge's model is ``models.judge``."""
+
+    use_tool_trace: bool = Field(
+        True, description="when the target reports tool calls: show them to the judge and the auditor (a compact, "
+                          "bounded list per turn) and run the process checks over them (a broken check fails the "
+                          "verdict, naming the statement); false = judge from the replies' text alone, for a "
+                          "text-only comparison (benchmarks/silent_faults.py runs both)")
+
+
 class EvaluationConfig(_Section):
     """``adat evaluate``: auditing, labels and the seeded-fault regressions."""
 
@@ -510,6 +520,8 @@ class RunConfig(_Section):
     selector: SelectorConfig = Field(default_factory=PooledSelection, description="the pair selector of the "
                                      "test transformation and its settings (docs/selection.md)")
     execution: ExecutionConfig = Field(default_factory=ExecutionConfig, description="executing and judging tests")
+    judge: JudgeConfig = Field(default_factory=JudgeConfig, description="what the judge and the auditor see: the "
+                               "tool trace and the process checks (docs/process-checks.md)")
     evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig, description="adat evaluate / regress")
     baselines: BaselinesConfig = Field(default_factory=BaselinesConfig, description="AgentEval and direct baselines")
     spec_suite: SpecSuiteConfig = Field(default_factory=SpecSuiteConfig, description="TDAD spec suites")

@@ -9,14 +9,15 @@ Free-form mappings are stored as JSON text (fields ending in ``_json``).
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
 from adat.record_base import Produced, Record  # re-exported: every record module derives from them
-from adat.spec_records import SpecTest, SpecTurn
+
+# AgentToolCall is re-exported: Turn holds it, and both pipelines evaluate assertions over it
+from adat.spec_records import AgentToolCall, SpecAssertion, SpecTest, SpecTurn
 
 TraceKind = Literal["discovery", "execution"]
 TestKind = Literal["plain", "transformed", "direct", "agenteval", "spec"]
@@ -25,37 +26,6 @@ Validity = Literal["explicit", "valid", "invalid"]
 ExecLabel = Literal["TP", "FP", "FN", "TN", "INC"]
 Side = Literal["allowed", "denied"]
 AttemptOutcomeName = Literal["applicable", "not_applicable", "error"]
-
-
-class AgentToolCall(Record):
-    """One tool call an agent reported for a turn (empty for a text-only target).
-
-    Arguments and result are free-form JSON, stored as text; :meth:`make` takes them as values.
-    """
-
-    name: str = Field(description="the tool's name")
-    arguments_json: str = Field("{}", description="the call's arguments, as a JSON object")
-    result_json: str | None = Field(None, description="what the tool returned, as JSON; None when it failed "
-                                    "or the target did not report it")
-    error: str | None = Field(None, description="the tool's error text, when the call failed")
-    order: int = Field(0, description="position of the call within its turn, from 0")
-
-    @classmethod
-    def make(cls, name: str, arguments: dict[str, Any] | None = None, result: Any = None, *,
-             error: str | None = None, order: int = 0) -> AgentToolCall:
-        """A call from values: ``arguments`` a dict, ``result`` anything JSON-able (None: unknown)."""
-        return cls(name=name, arguments_json=json.dumps(arguments or {}, sort_keys=True, default=str),
-                   result_json=None if result is None else json.dumps(result, sort_keys=True, default=str),
-                   error=error, order=order)
-
-    @property
-    def arguments(self) -> dict[str, Any]:
-        value = json.loads(self.arguments_json)
-        return value if isinstance(value, dict) else {}
-
-    @property
-    def result(self) -> Any:
-        return None if self.result_json is None else json.loads(self.result_json)
 
 
 class Turn(Record):
@@ -191,8 +161,32 @@ class CriterionResult(Record):
     rationale: str = ""
 
 
+class ProcessAssertion(Produced):
+    """One process check of a statement (table ``process_assertions``, stage ``process-checks``):
+    a typed assertion over the tool trace (``assertion.clause`` is the statement id)."""
+
+    run_id: str
+    statement_id: str
+    statement: str = Field(description="the statement's text: the clause a broken check names")
+    assertion: SpecAssertion
+    tools_seen: list[str] = Field(default_factory=list, description="tool names seen in discovery, which it was "
+                                  "mapped from")
+
+
+class ProcessCheckResult(Record):
+    """A process check judged on one execution (nested in :class:`Verdict`; view ``stg_process_checks``)."""
+
+    statement_id: str
+    statement: str
+    kind: str = Field(description="assertion kind, e.g. confirm_before")
+    check: str = Field(description="the assertion in words, with its tools")
+    outcome: Literal["pass", "fail", "not_observable"] = Field(description="not_observable: the target reported "
+                                                                           "no tool calls (never a pass)")
+    detail: str = ""
+
+
 class Verdict(Produced):
-    """The judge's verdict on one execution."""
+    """The judge's verdict on one execution, after the process checks (a broken one fails it)."""
 
     run_id: str
     execution_id: str
@@ -202,6 +196,11 @@ class Verdict(Produced):
     criteria: list[CriterionResult] = Field(default_factory=list)
     judged: bool = Field(True, description="False when no judge saw the execution (target error, judge "
                          "failure): counted as unjudged, not inconclusive")
+    judge_verdict: VerdictValue | None = Field(None, description="the judge's own verdict, before the process "
+                                               "checks; None when not judged")
+    process_checks: list[ProcessCheckResult] = Field(default_factory=list, description="the process checks of the "
+                                                     "test's statement on this execution (empty: none, or "
+                                                     "judge.use_tool_trace off)")
 
 
 class BoundaryMapping(Record):
@@ -419,6 +418,8 @@ TABLES: dict[str, type[Record]] = {
     "traces": Trace,
     "statements": Statement,
     "ranked_statements": Statement,
+    # the process checks mapped from the ranked statements (stage process-checks)
+    "process_assertions": ProcessAssertion,
     "instructions": Instruction,
     "tests": TestCase,
     "attempts": Attempt,

@@ -9,7 +9,8 @@ round-trips through YAML and Parquet unchanged; :mod:`adat.tdad.assertions` eval
 
 from __future__ import annotations
 
-from typing import Literal
+import json
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -26,11 +27,52 @@ AssertionKind = Literal[
 #: kind -> the parameters it needs (see SpecAssertion.problems)
 _NEEDS: dict[str, tuple[str, ...]] = {
     "tool_called": ("tools",), "tool_not_called": ("tools",), "tool_order": ("tools2",),
-    "tool_called_exactly": ("tools", "count"), "auth_gate": ("tools2",), "confirm_before": ("tools", "turn"),
+    "tool_called_exactly": ("tools", "count"), "auth_gate": ("tools2",), "confirm_before": ("tools", "turn|values"),
     "response_fields": ("values",), "decision_in": ("values",), "json_equals": ("field", "values"),
     "json_in": ("field", "values"), "text_contains_any": ("values",), "text_contains_none": ("values",),
     "no_pii": ("values|patterns",),
 }
+
+
+class AgentToolCall(Record):
+    """One tool call an agent reported for a turn: the one tool-call record of both pipelines.
+
+    AdaT2 stores it on ``Turn.tool_calls`` (table ``executions`` / ``traces``), TDAD on
+    ``SpecTurn.tool_calls``, and :mod:`adat.trace_assertions` evaluates the same typed assertions
+    over it in both. Arguments and result are free-form JSON, stored as text; :meth:`make` takes
+    them as values, :meth:`observed` as the text a tool host saw.
+    """
+
+    name: str = Field(description="the tool's name")
+    arguments_json: str = Field("{}", description="the call's arguments, as a JSON object")
+    result_json: str | None = Field(None, description="what the tool returned, as JSON; None when it failed "
+                                    "or the target did not report it")
+    error: str | None = Field(None, description="the tool's error text, when the call failed")
+    order: int = Field(0, description="position of the call within its turn, from 0")
+
+    @classmethod
+    def make(cls, name: str, arguments: dict[str, Any] | None = None, result: Any = None, *,
+             error: str | None = None, order: int = 0) -> AgentToolCall:
+        """A call from values: ``arguments`` a dict, ``result`` anything JSON-able (None: unknown)."""
+        return cls(name=name, arguments_json=json.dumps(arguments or {}, sort_keys=True, default=str),
+                   result_json=None if result is None else json.dumps(result, sort_keys=True, default=str),
+                   error=error, order=order)
+
+    @classmethod
+    def observed(cls, name: str, arguments: str, output: str, *, error: bool = False, order: int = 0) -> AgentToolCall:
+        """A call as a tool host saw it: ``arguments`` as the agent wrote them, ``output`` what the
+        tool returned or, when ``error``, the error shown to the agent."""
+        return cls(name=name, arguments_json=arguments, result_json=None if error else output,
+                   error=(output or "error") if error else None, order=order)
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        value = json.loads(self.arguments_json)
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def result(self) -> Any:
+        return None if self.result_json is None else json.loads(self.result_json)
 
 
 class SpecAssertion(Record):
@@ -42,8 +84,11 @@ class SpecAssertion(Record):
     * ``tool_called`` / ``tool_not_called``: each of ``tools`` was (not) called.
     * ``tool_order``: the first calls of ``tools`` happen in this order (all of them called).
     * ``tool_called_exactly``: ``tools[0]`` was called exactly ``count`` times.
-    * ``auth_gate``: ``tools = [A, B]``: every call of B comes after a successful call of A.
-    * ``confirm_before``: ``tools`` are not called before user turn ``turn`` (the confirmation).
+    * ``auth_gate``: ``tools = [A, B]``: every call of B comes after a successful call of A (or of
+      one of ``gates``).
+    * ``confirm_before``: ``tools`` are not called before user turn ``turn`` (the confirmation);
+      without a ``turn``: each call of ``tools`` comes in a user turn holding one of ``values``
+      (a confirmation), after an agent reply without them (AdaT2's process checks).
     * ``response_fields``: every ``respond`` payload holds the ``values`` fields.
     * ``decision_in``: the ``decision`` is one of ``values``.
     * ``json_equals`` / ``json_in``: respond field ``field`` equals ``values[0]`` / is one of ``values``
@@ -57,6 +102,7 @@ class SpecAssertion(Record):
     kind: AssertionKind
     clause: str = Field(description="spec clause the expectation derives from: a policy id or node id")
     tools: list[str] = Field(default_factory=list)
+    gates: list[str] = Field(default_factory=list, description="auth_gate: more tools that open the gate")
     count: int | None = None
     field: str = Field("", description="respond payload field (dots for nesting)")
     values: list[str] = Field(default_factory=list)
@@ -70,6 +116,7 @@ class SpecAssertion(Record):
             "tools": bool(self.tools), "tools2": len(self.tools) >= 2, "count": (self.count or 0) >= 0
             and self.count is not None, "turn": self.turn is not None and self.turn >= 0,
             "values": bool(self.values), "field": bool(self.field), "values|patterns": bool(self.values or self.patterns),
+            "turn|values": (self.turn is not None and self.turn >= 0) or bool(self.values),
         }
         out = [f"kind {self.kind!r} needs {need.replace('2', ' (two or more)')}" for need in _NEEDS[self.kind]
                if not have[need]]
@@ -129,20 +176,13 @@ class SpecTest(Produced):
         return out
 
 
-class ObservedToolCall(Record):
-    name: str
-    arguments: str = Field(description="JSON text, as the agent wrote it")
-    output: str = Field(description="what the fixture returned (or the error shown to the agent)")
-    error: bool = False
-
-
 class SpecTurn(Record):
     """One user turn as the runner saw it."""
 
     user: str
     reply: str = Field("", description="the user-visible text (respond.user_message, or the raw reply)")
     respond_json: list[str] = Field(default_factory=list, description="every respond payload of the turn, as JSON")
-    tool_calls: list[ObservedToolCall] | None = Field(None, description="None when the target does not report them")
+    tool_calls: list[AgentToolCall] | None = Field(None, description="None when the target does not report them")
     has_respond: bool = Field(False, description="the target answers through a respond tool (the spec agent)")
     error: str | None = None
 

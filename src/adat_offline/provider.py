@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from adat.contracts import adat2_roles as roles
-from adat.contracts import tdad_roles, testsmith_roles
+from adat.contracts import process_check_roles, tdad_roles, testsmith_roles
 from adat.llm.types import LLMError, LLMRequest, LLMResponse
 from adat_offline import (
     baselines,
@@ -33,6 +33,7 @@ from adat_offline import (
     tdad_agent,
     tdad_compilers,
     tdad_testsmith,
+    trace_checks,
     transformations,
 )
 
@@ -53,6 +54,7 @@ HANDLERS: dict[str, tuple[type[BaseModel], Handler]] = {
     roles.PROMPT_JUDGE: (roles.JudgeInput, judging.judge),
     roles.PROMPT_SELECTOR: (roles.SelectorInput, selection.select),
     roles.PROMPT_AGENTEVAL: (roles.AgentEvalInput, baselines.perturb),
+    process_check_roles.PROMPT_PROCESS_CHECKS: (process_check_roles.ProcessCheckInput, trace_checks.map_statement),
     tdad_roles.PROMPT_PROMPTSMITH: (tdad_roles.PromptSmithInput, tdad_compilers.promptsmith),
     tdad_roles.PROMPT_MUTATIONSMITH: (tdad_roles.MutationSmithInput, tdad_compilers.mutationsmith),
     testsmith_roles.PROMPT_TESTSMITH: (testsmith_roles.TestSmithInput, tdad_testsmith.testsmith),

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from adat.records import Attempt, Statement
+from adat.records import Attempt, ProcessCheckResult, Statement, Verdict
 from adat.warehouse import build_catalog, declared_params, run_query, write_records
 from tests.test_sql import warehouse_fixture as fx
 from tests.test_sql.conftest import SQL_DIR
@@ -86,6 +86,13 @@ INJECTIONS: dict[str, Injection] = {
         # the same call appended again in a later flush: stg_llm_calls keeps both rows
         _write("llm_calls", fx.call("r1", "c2", "generator", "openai/gpt-x", 1000, 200, 0.01)),
         {"call_id": "c2", "rows": 2}),
+    "process_check_failures_not_failing": (
+        # a failed process check on a judged execution whose verdict stayed pass
+        _write("verdicts", Verdict(run_id="r1", execution_id="e-p1", test_id="p1", verdict="pass", judge_verdict="pass",
+                                   process_checks=[ProcessCheckResult(statement_id="h1", statement="s",
+                                                                      kind="confirm_before", check="c",
+                                                                      outcome="fail")])),
+        {"execution_id": "e-p1", "kind": "confirm_before", "verdict": "pass"}),
     "statements_not_on_agent_reply": (
         _write("statements", fx.statement("r1", "h9", "d1", 2, None)),  # turn 2 is a user message
         {"statement_id": "h9", "problem": "supporting turn is a user message"}),

@@ -8,6 +8,7 @@ import pytest
 from pydantic import BaseModel
 
 from adat.contracts import adat2_roles as r
+from adat.contracts import process_check_roles as pc
 from adat.llm.prompts import UNTRUSTED_REMINDER, load_prompt
 from tests.test_stages.conftest import PROMPTS
 
@@ -41,6 +42,8 @@ CASES: dict[str, tuple[str, BaseModel]] = {
         r.SelectorCandidate(statement_id="st", statement=AGENT, instruction_id="k", instruction="x")])),
     r.PROMPT_DIRECT: ("generator", r.DirectInput(discovery_traces=[TRACE], existing_tests=[TEST],
                                                  tester_facts=[], turn_limit=5, max_tests=3)),
+    pc.PROMPT_PROCESS_CHECKS: ("judge", pc.ProcessCheckInput(statement=AGENT, condition="c", behavior="b",
+                                                            tool_names=["lookup", AGENT])),
 }
 
 FENCED = re.compile(r'<data label="[^"]*" untrusted="true">\n.*?\n</data>', re.DOTALL)

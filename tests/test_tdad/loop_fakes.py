@@ -7,8 +7,8 @@ import random
 from typing import Any
 
 from adat.spec_records import (
+    AgentToolCall,
     AssertionResult,
-    ObservedToolCall,
     SpecAssertion,
     SpecTest,
     SpecTestResult,
@@ -65,7 +65,7 @@ def result(test: SpecTest, passed_by_clause: dict[str, bool], *, calls: list[str
                                 outcome="pass" if passed_by_clause.get(a.clause, False) else "fail")
                 for i, a in enumerate(test.assertions)]
     turn = SpecTurn(user=test.user_turns[0], reply=reply, respond_json=['{"decision": "RENEWED"}'],
-                    tool_calls=[ObservedToolCall(name=n, arguments="{}", output="{}") for n in (calls or [])])
+                    tool_calls=[AgentToolCall.observed(n, "{}", "{}") for n in (calls or [])])
     return SpecTestResult(result_id="x", run_id="", test_id=test.test_id, spec_id=test.spec_id,
                           spec_version=test.spec_version, split=test.split, family=test.family,
                           passed=all(o.outcome == "pass" for o in outcomes), assertion_results=outcomes, turns=[turn])

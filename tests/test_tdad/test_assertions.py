@@ -6,13 +6,13 @@ import json
 
 import pytest
 
-from adat.spec_records import ObservedToolCall, SpecAssertion, SpecTurn
+from adat.spec_records import AgentToolCall, SpecAssertion, SpecTurn
 from adat.tdad.assertions import evaluate
 
 
 def _turn(calls: list[tuple[str, str]] | None, payload: dict | None = None, reply: str = "",
           has_respond: bool = True) -> SpecTurn:
-    observed = None if calls is None else [ObservedToolCall(name=n, arguments="{}", output=o) for n, o in calls]
+    observed = None if calls is None else [AgentToolCall.observed(n, "{}", o) for n, o in calls]
     return SpecTurn(user="u", reply=reply or (payload or {}).get("user_message", ""),
                     respond_json=[json.dumps(payload)] if payload else [], tool_calls=observed,
                     has_respond=has_respond and calls is not None)

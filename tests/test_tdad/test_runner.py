@@ -51,7 +51,7 @@ def test_turn_with_one_respond_passes_and_tools_see_fixtures(tmp_path: Path) -> 
     result = run_spec_test(cfg, client, parse_spec(library_spec()), ARTIFACT, _test(), run_id="r1")
     assert result.passed, result.assertion_results
     assert [r.kind for r in result.assertion_results] == ["respond_once", "decision_in", "auth_gate"]
-    assert [c.output for c in result.turns[0].tool_calls or []][:2] == ['{"valid": true}', '{"status": "renewed"}']
+    assert [c.result_json for c in result.turns[0].tool_calls or []][:2] == ['{"valid": true}', '{"status": "renewed"}']
     assert result.turns[0].reply == "Renewed."
     assert requests[0].messages[0]["content"] == LIBRARY_SEED_PROMPT
     tools = {t["function"]["name"]: t["function"]["description"] for t in requests[0].tools or []}
@@ -87,7 +87,7 @@ def test_fixture_failures_retry_window_and_schema_errors(tmp_path: Path) -> None
                                        fail_times=1)],
                  assertions=[SpecAssertion(kind="tool_called_exactly", clause="tools", tools=["check_member"], count=3)])
     result = run_spec_test(cfg, client, parse_spec(library_spec()), ARTIFACT, test, run_id="r1")
-    outputs = [json.loads(c.output) for c in result.turns[0].tool_calls or []]
+    outputs = [json.loads(c.error or c.result_json or '') for c in result.turns[0].tool_calls or []]
     assert "invalid arguments" in outputs[0]["error"] and outputs[1] == {"error": "timeout"}
     assert outputs[2] == {"valid": True} and result.passed
 

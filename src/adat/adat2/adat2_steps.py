@@ -16,7 +16,7 @@ from typing import Any, cast
 from adat.config import RunConfig
 from adat.engine.context import RunContext, StepResult
 from adat.engine.stage_runner import Outcome
-from adat.records import Execution, Run, Statement, TestCase, Trace, Verdict
+from adat.records import Execution, ProcessAssertion, Run, Statement, TestCase, Trace, Verdict
 
 #: why a discovery may state no rule when the config hands the tester no test accounts
 NO_FACTS_HINT = ("the config lists no tester_facts, so the tester had no account to identify with "
@@ -99,6 +99,28 @@ def ranked_statements(ctx: RunContext) -> list[Statement]:
     return cast(list[Statement], ctx.read("ranked_statements"))
 
 
+def process_checks_step(ctx: RunContext) -> Outcome:
+    """The process checks of the top-ranked statements, over the tools seen in discovery
+    (:mod:`adat.stages.process_checks`); none for a text-only target or ``judge.use_tool_trace: false``."""
+    from adat.stages.process_checks import map_statements, tools_seen
+
+    traces = cast(list[Trace], ctx.read("traces"))
+    rows = map_statements(ctx.cfg, ctx.client, ranked_statements(ctx), traces, ctx.run_id)
+    ctx.write("process_assertions", rows)
+    return Outcome(counts={"process_checks": len(rows), "statements_checked": len({r.statement_id for r in rows}),
+                           "tools_seen": len(tools_seen(traces))})
+
+
+def process_checks_of(ctx: RunContext, suite_run_id: str | None = None) -> dict[str, list[ProcessAssertion]]:
+    """The process checks of each statement id of this run (or of the suite run ``suite_run_id``);
+    none when ``judge.use_tool_trace`` is off."""
+    from adat.stages.process_checks import by_statement
+
+    if not ctx.cfg.judge.use_tool_trace:
+        return {}
+    return by_statement(cast(list[ProcessAssertion], ctx.read("process_assertions", suite_run_id or ctx.run_id)))
+
+
 def plain_generation_step(ctx: RunContext) -> Outcome:
     """One plain test per top-n grounded statement."""
     from adat.stages.plain import generate_plain_tests
@@ -137,9 +159,12 @@ def execution_step(ctx: RunContext, kind: str = "plain", suite_run_id: str | Non
     # to the tester's LLM endpoint, so llm.concurrency bounds them (not execution.workers).
     judge_slots = threading.BoundedSemaphore(cfg.llm.concurrency)
 
+    checks = process_checks_of(ctx, suite_run_id)
+
     def judge(test: TestCase, execution: Execution, rejudge: bool = False) -> Verdict:
         with judge_slots:
-            return judge_execution(cfg, client, test, execution, run_id, rejudge=rejudge)
+            return judge_execution(cfg, client, test, execution, run_id, rejudge=rejudge,
+                                   checks=checks.get(test.statement_id or "", ()))
 
     def execute_and_judge(trial: Trial) -> tuple[Execution, Verdict]:
         test, number = trial

@@ -74,6 +74,7 @@ def execution_tests(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_
 def execute_and_judge(cfg: RunConfig, run_id: str, test: TestCase, kind: str = "plain",
                       fault: str | None = None) -> ExecutedTest:
     """Run ``test`` in a fresh session of the target (or its ``fault`` variant) and judge it."""
+    from adat.adat2.adat2_steps import process_checks_of
     from adat.stages.execution import execute_test
     from adat.stages.judging import judge_execution
 
@@ -81,7 +82,8 @@ def execute_and_judge(cfg: RunConfig, run_id: str, test: TestCase, kind: str = "
     variant = ctx.variant(fault)
     target = ctx.target(fault=fault, scope=f"{kind}-{variant}")
     execution = execute_test(target, test, run_id, agent_variant=variant)
-    verdict = judge_execution(cfg, ctx.client, test, execution, run_id)
+    checks = process_checks_of(ctx, test.run_id).get(test.statement_id or "", ())
+    verdict = judge_execution(cfg, ctx.client, test, execution, run_id, checks=checks)
     events = ctx.rule_events(target, [execution], variant)
     ctx.flush_calls()
     return ExecutedTest(execution=execution, verdict=verdict, rule_events=events)

@@ -37,6 +37,7 @@ def transformation_step(ctx: RunContext, priors: StepResult | None = None) -> Ou
     never committed are dropped first, so a kill at any point leaves no duplicate or orphan. A
     different key (changed inputs), or a stage that had completed, starts over.
     """
+    from adat.adat2.adat2_steps import process_checks_of
     from adat.adat2.selection_history import USES_PAST
     from adat.embeddings import Embedder
     from adat.selection import make_selector
@@ -86,7 +87,7 @@ def transformation_step(ctx: RunContext, priors: StepResult | None = None) -> Ou
     counts: Counter[str] = Counter()
     transform(cfg, ctx.client, selector, target, statements, plain, traces, instructions, run_id,
               execute_fn=lambda test: execute_test(target, test, run_id, agent_variant=variant), progress=progress, done_attempts=done_attempts, done_tests=done_tests, on_attempt=persist,
-              counts=counts)
+              counts=counts, checks=process_checks_of(ctx))
     ctx.check_models("transformation")  # before the stage is marked completed: a re-run resumes it
     attempts_made = int(getattr(selector, "attempts", 0))
     if progress is not None and attempts_made:

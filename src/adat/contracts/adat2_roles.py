@@ -270,6 +270,8 @@ class JudgeInput(Contract):
     failure_criteria: list[str]
     turns: list[TurnView]
     ended_by: str
+    tool_trace_shown: bool = Field(False, description="the target reported tool calls and judge.use_tool_trace is on")
+    tool_trace: str = Field("", description="the reported tool calls, one line each by user turn (bounded)")
 
 
 class JudgedCriterion(Contract):

@@ -46,6 +46,8 @@ class AuditorInput(Contract):
     test: AuditTestView
     turns: list[TurnView] = Field(description="the test's execution on the original agent, untrusted")
     ended_by: str
+    tool_trace_shown: bool = Field(False, description="the target reported tool calls and judge.use_tool_trace is on")
+    tool_trace: str = Field("", description="the reported tool calls, one line each by user turn (bounded)")
 
 
 class AuditedMapping(Contract):
@@ -71,6 +73,8 @@ class ExecutionAuditInput(Contract):
     passages: list[str] = Field(description="artifact passages that support the test's criteria")
     turns: list[TurnView] = Field(description="the execution to judge, untrusted")
     ended_by: str
+    tool_trace_shown: bool = Field(False, description="the target reported tool calls and judge.use_tool_trace is on")
+    tool_trace: str = Field("", description="the reported tool calls, one line each by user turn (bounded)")
 
 
 class ExecutionAuditOutput(Contract):

@@ -47,7 +47,7 @@ PERFORMANCE_FIELDS = ("run_id", "data_dir", "llm.concurrency", "llm.timeout_s", 
 _PACKAGE = Path(adat.__file__).resolve().parent
 #: tables of another run a stage may start from (a suite, a discovery): their parts enter the key
 SOURCE_TABLES = ("traces", "rule_events", "statements", "ranked_statements", "tests", "instructions", "executions",
-                 "verdicts")
+                 "verdicts", "process_assertions")
 
 
 def _sha(parts: Iterable[bytes]) -> str:

@@ -77,7 +77,7 @@ def audit_step(ctx: RunContext) -> Outcome:
     else:
         from adat.evaluation.llm_auditor import LLMAuditor, load_artifacts
 
-        auditor = LLMAuditor(ctx.client, load_artifacts(cfg), run_id)
+        auditor = LLMAuditor(ctx.client, load_artifacts(cfg), run_id, use_tool_trace=cfg.judge.use_tool_trace)
     labels = []
     for done, test in enumerate(tests, start=1):
         labels.append(auditor.audit(test, first.get(test.test_id)))
@@ -254,7 +254,8 @@ def _reference_labeller(cfg: RunConfig, run_id: str, variant: str, original_repl
 def _llm_labeller(ctx: RunContext, run_id: str, variant: str) -> Labeller:
     from adat.evaluation.llm_auditor import LLMAuditor, load_artifacts
 
-    auditor = LLMAuditor(ctx.client, load_artifacts(ctx.cfg), run_id, ctx.cfg.target.type)
+    auditor = LLMAuditor(ctx.client, load_artifacts(ctx.cfg), run_id, ctx.cfg.target.type,
+                         use_tool_trace=ctx.cfg.judge.use_tool_trace)
 
     def label(test: TestCase, audit: AuditLabel, execution: Execution, verdict: Verdict) -> ExecutionLabel:
         c, produced = auditor.compliance(test, audit, execution)

@@ -36,7 +36,7 @@ from adat.evaluation.labels import Compliance
 from adat.llm.types import LLMError, TesterLLM
 from adat.records import AuditLabel, BoundaryMapping, Execution, TestCase, Validity
 from adat.stages.provenance import Provenance, call_role
-from adat.stages.views import turn_views
+from adat.stages.views import tool_trace_fields, turn_views
 
 log = logging.getLogger(__name__)
 NO_LLM_PROVIDERS = ("offline",)
@@ -83,8 +83,11 @@ def _norm(text: str) -> str:
 class LLMAuditor:
     """Audits tests and executions of any target from its artifacts, with the ``auditor`` role."""
 
-    def __init__(self, client: TesterLLM, artifacts: list[ArtifactView], run_id: str, target_kind: str = "llm-agent") -> None:
-        """``target_kind``: the target plugin whose seeded faults :meth:`attribute` reads."""
+    def __init__(self, client: TesterLLM, artifacts: list[ArtifactView], run_id: str, target_kind: str = "llm-agent",
+                 *, use_tool_trace: bool = True) -> None:
+        """``target_kind``: the target plugin whose seeded faults :meth:`attribute` reads;
+        ``use_tool_trace`` (``judge.use_tool_trace``): show the reported tool calls with the turns."""
+        self.use_tool_trace = use_tool_trace
         self.client = client
         self.target_kind = target_kind
         self.artifacts = artifacts
@@ -95,7 +98,9 @@ class LLMAuditor:
         """The validity label of ``test`` with its mappings; an auditor failure labels it invalid."""
         turns = turn_views(execution.turns) if execution is not None else []
         request = AuditorInput(artifacts=self.artifacts, test=audit_test_view(test), turns=turns,
-                               ended_by=execution.ended_by if execution is not None else "not executed")
+                               ended_by=execution.ended_by if execution is not None else "not executed",
+                               **tool_trace_fields(execution.turns if execution is not None else [],
+                                                   self.use_tool_trace))
         try:
             out, produced = call_role(self.client, "auditor", PROMPT_AUDITOR, request, AuditorOutput)
         except LLMError as exc:
@@ -112,7 +117,8 @@ class LLMAuditor:
         """Whether the agent complied in ``execution`` (the auditor never sees the verdict)."""
         passages = [p for m in label.mappings for p in m.passages]
         request = ExecutionAuditInput(artifacts=self.artifacts, test=audit_test_view(test), passages=passages,
-                                      turns=turn_views(execution.turns), ended_by=execution.ended_by)
+                                      turns=turn_views(execution.turns), ended_by=execution.ended_by,
+                                      **tool_trace_fields(execution.turns, self.use_tool_trace))
         try:
             out, produced = call_role(self.client, "auditor", PROMPT_AUDITOR_EXECUTION, request, ExecutionAuditOutput)
         except LLMError as exc:

@@ -108,6 +108,10 @@ def report_context(queries: ReportQueries, run_id: str, against: str | None = No
              for key in PLOTS]
     failing = queries.rows("non_passing_executions", **one)
     transcripts = _transcripts(queries, run_id, [r["execution_id"] for r in failing])
+    checks: dict[str, list[dict[str, Any]]] = {r["execution_id"]: [] for r in failing}
+    if failing:
+        for row in queries.rows("show_process_checks", run_id=run_id, execution_ids=list(checks)):
+            checks[row["execution_id"]].append(row)
     usage = queries.rows("llm_usage", **one)
     return {
         "run_id": run_id,
@@ -123,7 +127,8 @@ def report_context(queries: ReportQueries, run_id: str, against: str | None = No
         "detection": queries.rows("seeded_fault_detection", **one),
         "mutation": queries.rows("mutation_score", **one),
         "far": queries.rows("false_alarm_rate", **one),
-        "failing": [{**r, "turns": transcripts[r["execution_id"]]} for r in failing],
+        "failing": [{**r, "turns": transcripts[r["execution_id"]], "checks": checks[r["execution_id"]]}
+                    for r in failing],
         "changes": changes,
         "usage": usage,
         "offline": any(u["provider_model"] == OFFLINE_MODEL for u in usage),

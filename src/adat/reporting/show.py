@@ -5,7 +5,9 @@ the run executed (``runs.agent_variant``: the original, or the fault of a ``run-
 faulty target) unless another variant, or every one, is asked for; an execution shows its test
 and itself. For a ``run-suite`` run it also says the test's verdict in the suite run. Each
 execution shows the judge's verdict and rationale, the per-criterion findings, the auditor's
-label and the transcript, with the tool calls the agent reported under each of its replies. Rows come from ``sql/report/show_*.sql`` and ``item_lookup.sql``.
+label and the transcript, with the tool calls the agent reported under each of its replies, and
+the process checks run over them beside the judge's own verdict. Rows come from
+``sql/report/show_*.sql`` and ``item_lookup.sql``.
 """
 
 from __future__ import annotations
@@ -41,7 +43,25 @@ def _list(console: Console, title: str, items: list[str] | None, numbered: bool 
         console.print(Text(f"  {i}. " if numbered else "  - ") + Text(str(item)))
 
 
-def _execution(console: Console, queries: ReportQueries, e: dict[str, Any], criteria: list[dict[str, Any]]) -> None:
+CHECK_STYLE = {"pass": "green", "fail": "bold red", "not_observable": "dim"}
+
+
+def _process_checks(console: Console, checks: list[dict[str, Any]]) -> None:
+    """The process checks beside the judge's verdict (:mod:`adat.stages.process_checks`)."""
+    if not checks:
+        return
+    own = checks[0]["judge_verdict"]
+    console.print(Text("  process checks", style="bold") + Text(f" (the judge alone said: {own or 'not judged'})",
+                                                                style="dim"))
+    for c in checks:
+        outcome = c["outcome"].replace("_", " ")
+        console.print(Text(f"    [{outcome}] ", style=CHECK_STYLE.get(c["outcome"], "default"))
+                      + Text(f"\"{c['statement']}\": {c['check']}")
+                      + Text(f" — {c['detail']}" if c["detail"] else "", style="dim"))
+
+
+def _execution(console: Console, queries: ReportQueries, e: dict[str, Any], criteria: list[dict[str, Any]],
+               checks: list[dict[str, Any]] | None = None) -> None:
     verdict = e["verdict"] or "not judged"
     head = Text(f"\nexecution {e['execution_id']} on {e['agent_variant']} · ", style="bold")
     head.append(verdict.upper(), style=VERDICT_STYLE.get(verdict, "bold"))
@@ -55,6 +75,7 @@ def _execution(console: Console, queries: ReportQueries, e: dict[str, Any], crit
         mark = {True: "holds", False: "does not hold", None: "not shown"}[c["holds"]]
         console.print(Text(f"    [{c['criterion_kind']}, {mark}] ") + Text(c["criterion"])
                       + Text(f" — {c['criterion_rationale']}" if c["criterion_rationale"] else "", style="dim"))
+    _process_checks(console, checks or [])
     if e["label"]:
         fault = f", attributed to {e['attributed_fault']}" if e["attributed_fault"] else ""
         console.print(Text("  audit label: ", style="bold") + Text(f"{e['label']}{fault}")
@@ -134,8 +155,12 @@ def show_item(console: Console, data_root: Path, item_id: str, run_id: str | Non
                               agent_variant=None if execution_id or variant == ALL_VARIANTS else variant)
     criteria = queries.rows("show_criteria", run_id=run, execution_ids=[e["execution_id"] for e in executions]) \
         if executions else []
+    checks = queries.rows("show_process_checks", run_id=run, execution_ids=[e["execution_id"] for e in executions]) \
+        if executions else []
     for e in executions:
-        _execution(console, queries, e, [c for c in criteria if c["execution_id"] == e["execution_id"]])
+        mine = e["execution_id"]
+        _execution(console, queries, e, [c for c in criteria if c["execution_id"] == mine],
+                   [c for c in checks if c["execution_id"] == mine])
     if not executions:
         console.print(Text(f"\nno executions on {'any variant' if variant == ALL_VARIANTS else variant}", style="dim"))
     if suite:

@@ -21,14 +21,16 @@ both carry ``judged=False`` so the summary counts them as *unjudged*.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Literal
 
 from adat.config import RunConfig
 from adat.contracts.adat2_roles import PROMPT_JUDGE, JudgedCriterion, JudgeInput, JudgeOutput
 from adat.llm.types import LLMError, TesterLLM
-from adat.records import CriterionResult, Execution, TestCase, Verdict, VerdictValue
+from adat.records import CriterionResult, Execution, ProcessAssertion, TestCase, Verdict, VerdictValue
+from adat.stages.process_checks import apply_checks, check_execution
 from adat.stages.provenance import call_role
-from adat.stages.views import turn_views
+from adat.stages.views import tool_trace_fields, turn_views
 
 log = logging.getLogger(__name__)
 
@@ -36,11 +38,14 @@ CriterionKind = Literal["success", "failure"]
 
 
 def judge_execution(cfg: RunConfig, client: TesterLLM, test: TestCase, execution: Execution, run_id: str,
-                    *, rejudge: bool = False) -> Verdict:
+                    *, rejudge: bool = False, checks: Sequence[ProcessAssertion] = ()) -> Verdict:
     """The verdict on ``execution`` of ``test``; never raises for a model or target failure.
 
     A trial after the first, and a re-judgement (``rejudge``), is asked under its own response-cache
-    tag: the same transcript must reach the judge again, not the cached first answer."""
+    tag: the same transcript must reach the judge again, not the cached first answer. With
+    ``judge.use_tool_trace`` on, the judge is shown the tool calls the target reported and the
+    process ``checks`` of the test's statement run over them (a failed one fails the verdict,
+    :mod:`adat.stages.process_checks`)."""
     base = {"run_id": run_id, "execution_id": execution.execution_id, "test_id": test.test_id}
     if execution.ended_by == "error" or execution.error:
         return Verdict(**base, verdict="inconclusive", judged=False,
@@ -49,7 +54,7 @@ def judge_execution(cfg: RunConfig, client: TesterLLM, test: TestCase, execution
                        criteria=_unjudged(test))
     judge_in = JudgeInput(goal=test.goal, success_criteria=list(test.success_criteria),
                           failure_criteria=list(test.failure_criteria), turns=turn_views(execution.turns),
-                          ended_by=execution.ended_by)
+                          ended_by=execution.ended_by, **tool_trace_fields(execution.turns, cfg.judge.use_tool_trace))
     try:
         tag = (f"trial={execution.trial}" if execution.trial > 1 else "") + ("|rejudge" if rejudge else "")
         out, produced = call_role(client, "judge", PROMPT_JUDGE, judge_in, JudgeOutput, cache_tag=tag)
@@ -60,7 +65,10 @@ def judge_execution(cfg: RunConfig, client: TesterLLM, test: TestCase, execution
     criteria = match_criteria(test, out.criteria)
     verdict, note = enforce_verdict_rule(out.verdict, criteria)
     rationale = out.rationale.strip() + (f" [verdict rule: {note}]" if note else "")
-    return Verdict(**base, verdict=verdict, rationale=rationale, criteria=criteria, **produced.fields())
+    judged = Verdict(**base, verdict=verdict, rationale=rationale, criteria=criteria, **produced.fields())
+    if not (cfg.judge.use_tool_trace and checks):
+        return judged
+    return apply_checks(judged, check_execution(checks, execution.turns))
 
 
 def match_criteria(test: TestCase, judged: list[JudgedCriterion]) -> list[CriterionResult]:

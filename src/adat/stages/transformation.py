@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +31,16 @@ from adat.config import RunConfig
 from adat.contracts.adat2_roles import PROMPT_TRANSFORM, TransformInput, TransformOutput
 from adat.errors import UserError
 from adat.llm.types import LLMError, TesterLLM
-from adat.records import Attempt, Execution, Instruction, Statement, TestCase, Trace, Verdict
+from adat.records import (
+    Attempt,
+    Execution,
+    Instruction,
+    ProcessAssertion,
+    Statement,
+    TestCase,
+    Trace,
+    Verdict,
+)
 from adat.stages.execution import execute_test
 from adat.stages.ids import transformed_test_id
 from adat.stages.judging import judge_execution
@@ -73,7 +82,7 @@ def transform(cfg: RunConfig, client: TesterLLM, selector: PairSelector, target:
               judge_fn: JudgeFn | None = None, execute_fn: ExecuteFn | None = None,
               progress: Progress | None = None, done_attempts: Sequence[Attempt] = (),
               done_tests: Sequence[TestCase] = (), on_attempt: Callable[[AttemptOutcome], None] | None = None,
-              counts: Counter[str] | None = None,
+              counts: Counter[str] | None = None, checks: Mapping[str, Sequence[ProcessAssertion]] | None = None,
               ) -> tuple[list[TestCase], list[Attempt], list[Execution], list[Verdict]]:
     """Run attempts until the selector stops; returns the rows of the attempts made in this call.
 
@@ -81,11 +90,14 @@ def transform(cfg: RunConfig, client: TesterLLM, selector: PairSelector, target:
     ``target`` and :func:`judge_execution` with ``client``. ``done_tests`` are the transformed
     tests of ``done_attempts`` (they count as recent tests for the generator). ``on_attempt`` is
     called after every attempt. ``progress(attempt_no, budget)``. ``counts`` gets
-    ``generator_error``, ``not_applicable`` and ``tests``.
+    ``generator_error``, ``not_applicable`` and ``tests``. ``checks``: the process checks of each
+    statement id, run over the executions of its tests by the default judge.
     """
     counts = counts if counts is not None else Counter()
     run_execute: ExecuteFn = execute_fn or (lambda test: execute_test(target, test, run_id))
-    run_judge: JudgeFn = judge_fn or (lambda test, ex: judge_execution(cfg, client, test, ex, run_id))
+    by_statement = checks or {}
+    run_judge: JudgeFn = judge_fn or (lambda test, ex: judge_execution(
+        cfg, client, test, ex, run_id, checks=by_statement.get(test.statement_id or "", ())))
     context = _Context(cfg, statements, plain_tests, traces, instructions, ())
     prefer = getattr(selector, "prefer", None)  # the both-sides hook (selectors that score instructions)
     if prefer is not None and cfg.selector.both_sides > 0:

@@ -26,6 +26,42 @@ def turn_views(turns: Sequence[Turn]) -> list[TurnView]:
     return [TurnView(role=t.role, text=t.text) for t in turns]
 
 
+#: the tool trace shown to the judge and the auditor is bounded: at most this many calls, each
+#: argument / result text cut to this many characters (a long session must not crowd out the turns)
+TRACE_MAX_CALLS = 40
+TRACE_MAX_CHARS = 160
+
+
+def tool_trace_text(turns: Sequence[Turn]) -> str:
+    """The agent's reported tool calls, one line each, by the user turn they answered
+    (``turn 2: name({...}) -> {...}`` / ``-> error: ...``); "" when none was reported."""
+    lines: list[str] = []
+    user_turn = 0
+    for turn in turns:
+        if turn.role == "user":
+            user_turn += 1
+            continue
+        for call in turn.tool_calls:
+            outcome = f"error: {call.error}" if call.error is not None else (call.result_json or "(no result reported)")
+            lines.append(f"turn {user_turn}: {call.name}({_cut(call.arguments_json)}) -> {_cut(outcome)}")
+    if len(lines) > TRACE_MAX_CALLS:
+        lines = lines[:TRACE_MAX_CALLS] + [f"... {len(lines) - TRACE_MAX_CALLS} more calls not shown"]
+    return "\n".join(lines)
+
+
+def tool_trace_fields(turns: Sequence[Turn], use_tool_trace: bool) -> dict[str, bool | str]:
+    """The judge's and the auditor's ``tool_trace_shown`` / ``tool_trace`` inputs: the trace when
+    ``use_tool_trace`` (``judge.use_tool_trace``) and the target reported any call; else nothing,
+    so a text-only prompt renders exactly as before the trace existed."""
+    text = tool_trace_text(turns) if use_tool_trace else ""
+    return {"tool_trace_shown": bool(text), "tool_trace": text}
+
+
+def _cut(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= TRACE_MAX_CHARS else text[: TRACE_MAX_CHARS - 1] + "…"
+
+
 def trace_view(trace: Trace) -> TraceView:
     return TraceView(trace_id=trace.trace_id, objective=trace.objective, strategy=trace.strategy,
                      turns=turn_views(trace.turns))

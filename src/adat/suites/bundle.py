@@ -10,7 +10,8 @@ the same run id, reads the tests back through their record model, and blesses th
 
 Bundled tables (:data:`BUNDLE_TABLES`): what ``run-suite`` executes (tests), what its
 ``--fail-on regression`` gate and ``adat diff`` compare with (the suite run's executions,
-verdicts, run row), what the test identity matches on (statements), and the audit.
+verdicts, run row), what the test identity matches on (statements), the audit, and the process
+checks its tests' statements carry (process_assertions: ``run-suite`` judges with them).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from adat.warehouse.layout import RUNS_DIR, live_parts, partition_path
 FORMAT = "adat-suite/1"
 MANIFEST = "suite.json"
 BUNDLE_TABLES = ("runs", "tests", "statements", "ranked_statements", "instructions", "executions", "verdicts",
-                 "audit_labels", "execution_labels")
+                 "audit_labels", "execution_labels", "process_assertions")
 
 
 class BundledPart(BaseModel):

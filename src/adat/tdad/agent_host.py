@@ -22,7 +22,7 @@ import jsonschema
 
 from adat.contracts.tdad_spec import RESPOND_TOOL, Spec
 from adat.llm.types import ToolCall
-from adat.spec_records import ObservedToolCall, SpecTurn, ToolFixture
+from adat.spec_records import AgentToolCall, SpecTurn, ToolFixture
 from adat.targets.base import AgentReply
 from adat.targets.hosting import HostedSessions, HostedToolCall, assistant_tool_message, reported_calls
 from adat.tdad.artifact import PromptArtifact
@@ -100,7 +100,7 @@ class SpecAgentHost(HostedSessions[_Session]):
 
     def observed_turn(self, session_id: str, turn: int, user: str) -> SpecTurn:
         s = self._session(session_id)
-        calls = [ObservedToolCall(name=c.name, arguments=c.arguments, output=c.output, error=c.error)
+        calls = [AgentToolCall.observed(c.name, c.arguments, c.output, error=c.error)
                  for c in s.calls if c.turn == turn]
         return SpecTurn(user=user, reply=s.replies.get(turn, ""), respond_json=list(s.responds.get(turn, [])),
                         tool_calls=calls, has_respond=True)

@@ -27,7 +27,7 @@ from adat import conversation
 from adat.config import RunConfig
 from adat.contracts.tdad_spec import Spec
 from adat.conversation import ScriptedUser
-from adat.spec_records import AssertionResult, ObservedToolCall, SpecTest, SpecTestResult, SpecTurn
+from adat.spec_records import AgentToolCall, AssertionResult, SpecTest, SpecTestResult, SpecTurn
 from adat.targets.base import AgentReply, Target
 from adat.tdad.agent_host import SpecAgentHost
 from adat.tdad.artifact import PromptArtifact
@@ -80,13 +80,11 @@ def run_spec_test(cfg: RunConfig, client: LLMClient, spec: Spec, artifact: Promp
 def _observe(host: Any, session: str, turn: int, user: str, reply: AgentReply) -> SpecTurn:
     if isinstance(host, SpecAgentHost):
         return host.observed_turn(session, turn, user)
-    calls: list[ObservedToolCall] | None = None
+    calls: list[AgentToolCall] | None = None
     if reply.tool_calls:  # the tool calls the target reported with this reply
-        calls = [ObservedToolCall(name=c.name, arguments=c.arguments_json,
-                                  output=c.result_json if c.error is None else c.error, error=c.error is not None)
-                 for c in reply.tool_calls]
+        calls = list(reply.tool_calls)
     elif callable(getattr(host, "tool_calls", None)):
-        calls = [ObservedToolCall(name=c.name, arguments=c.arguments, output=c.output, error=c.error)
+        calls = [AgentToolCall.observed(c.name, c.arguments, c.output, error=c.error)
                  for c in host.tool_calls(session) if c.turn == turn]
     payload = _json_object(reply.text)
     text = payload.get("user_message", reply.text) if payload is not None else reply.text

@@ -1,0 +1,128 @@
+"""Process checks (AdaT2, issue 27): statements about *how* the agent must act, checked over the tool trace.
+
+A statement such as "I need your explicit confirmation before I cancel an order" says what the
+agent does, not only what it says. When the target reports its tool calls, the judge's model
+(prompt ``process_checks``) maps each grounded statement, given the tool names seen in discovery,
+to zero or more typed assertions (:class:`~adat.spec_records.SpecAssertion`, the same model TDAD's
+spec tests use). At judging time :func:`check_execution` evaluates the assertions of a test's
+statement over the execution's tool trace with the one shared evaluator
+(:mod:`adat.trace_assertions`), and :func:`apply_checks` makes a verdict *fail* when a check
+fails, naming the statement and the assertion. A check the target cannot show (no tool call
+reported) is *not observable* and leaves the judge's verdict alone; ``judge.use_tool_trace:
+false`` leaves every check out of judging, for a text-only comparison.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from adat.config import RunConfig
+from adat.contracts.process_check_roles import PROMPT_PROCESS_CHECKS, ProcessCheckInput, ProcessCheckOutput
+from adat.llm.types import LLMError, TesterLLM
+from adat.records import ProcessAssertion, ProcessCheckResult, Statement, Trace, Turn, Verdict
+from adat.spec_records import SpecAssertion, SpecTurn
+from adat.stages.plain import top_statements
+from adat.stages.provenance import call_role
+from adat.trace_assertions import evaluate
+
+log = logging.getLogger(__name__)
+
+
+def tools_seen(traces: Sequence[Trace]) -> list[str]:
+    """The names of the tools the agent reported calling in ``traces``, sorted (empty: a text-only target)."""
+    return sorted({c.name for trace in traces for turn in trace.turns for c in turn.tool_calls})
+
+
+def map_statements(cfg: RunConfig, client: TesterLLM, statements: Sequence[Statement], traces: Sequence[Trace],
+                   run_id: str) -> list[ProcessAssertion]:
+    """The process checks of the top ``generation.n`` grounded statements (the ones that get tests).
+
+    No model is asked when the target reported no tool call in discovery (nothing to map onto).
+    ``judge.use_tool_trace`` does not stop the mapping, only the checks' use at judging time: a
+    suite built either way can be run with the switch on and off (the text-only comparison).
+    An assertion naming a tool never seen is dropped (a model cannot check a tool it invented); a
+    failed call maps its statement to no checks.
+    """
+    tools = tools_seen(traces)
+    if not tools:
+        return []
+    out: list[ProcessAssertion] = []
+    known = set(tools)
+    for statement in top_statements(statements, cfg.generation.n):
+        request = ProcessCheckInput(statement=statement.text, condition=statement.condition,
+                                    behavior=statement.behavior, tool_names=tools)
+        try:
+            answer, produced = call_role(client, "judge", PROMPT_PROCESS_CHECKS, request, ProcessCheckOutput)
+        except LLMError as exc:
+            log.warning("process checks of %s: %s", statement.statement_id, exc)
+            continue
+        for mapped in answer.assertions:
+            named = [*mapped.tools, *mapped.gates]
+            assertion = SpecAssertion(kind=mapped.kind, clause=statement.statement_id, tools=list(mapped.tools),
+                                      gates=list(mapped.gates), values=list(mapped.values),
+                                      description=mapped.description)
+            if not named or not set(named) <= known or assertion.problems():
+                continue
+            out.append(ProcessAssertion(run_id=run_id, statement_id=statement.statement_id,
+                                        statement=statement.text, assertion=assertion, tools_seen=tools,
+                                        **produced.fields()))
+    return out
+
+
+def spec_turns(turns: Sequence[Turn], reports_calls: bool) -> list[SpecTurn]:
+    """An execution's conversation as the evaluator's turns: one per user message, with the agent's
+    replies to it. ``tool_calls`` is None (not observable) unless the target reports its calls."""
+    out: list[SpecTurn] = []
+    for turn in turns:
+        if turn.role == "user":
+            out.append(SpecTurn(user=turn.text, tool_calls=[] if reports_calls else None))
+        elif out:
+            current = out[-1]
+            calls = None if current.tool_calls is None else [*current.tool_calls, *turn.tool_calls]
+            out[-1] = current.model_copy(update={"reply": (current.reply + "\n" + turn.text).strip(),
+                                                 "tool_calls": calls})
+    return out
+
+
+def by_statement(rows: Sequence[ProcessAssertion]) -> dict[str, list[ProcessAssertion]]:
+    """The checks of each statement id."""
+    out: dict[str, list[ProcessAssertion]] = {}
+    for row in rows:
+        out.setdefault(row.statement_id, []).append(row)
+    return out
+
+
+def check_execution(checks: Sequence[ProcessAssertion], turns: Sequence[Turn]) -> list[ProcessCheckResult]:
+    """Each check judged on one execution. The trace is observable when the execution shows a tool
+    call or the check was mapped from tools seen in discovery (the target reports its calls, so a
+    turn without any made none); otherwise every check is *not observable*."""
+    observable = any(c.tools_seen for c in checks) or any(t.tool_calls for t in turns)
+    seen = spec_turns(turns, observable)
+    results = []
+    for check in checks:
+        result = evaluate(check.assertion, seen)
+        results.append(ProcessCheckResult(statement_id=check.statement_id, statement=check.statement,
+                                          kind=check.assertion.kind, check=describe(check.assertion),
+                                          outcome=result.outcome, detail=result.detail))
+    return results
+
+
+def describe(assertion: SpecAssertion) -> str:
+    """The assertion in words: its description, then its kind and tools."""
+    tools = ", ".join(assertion.tools + [f"or {g}" for g in assertion.gates])
+    head = f"{assertion.description} " if assertion.description else ""
+    return f"{head}({assertion.kind}: {tools})"
+
+
+def apply_checks(verdict: Verdict, results: list[ProcessCheckResult]) -> Verdict:
+    """The verdict with the checks' results: ``fail`` when one failed, naming the statement and
+    the assertion it breaks; a not-observable or passing check leaves the judge's verdict alone."""
+    failed = [r for r in results if r.outcome == "fail"]
+    update: dict[str, object] = {"process_checks": results, "judge_verdict": verdict.verdict if verdict.judged else None}
+    if failed and verdict.judged:
+        first = failed[0]
+        note = (f" [process check failed: the statement \"{first.statement}\" is broken: {first.check}: "
+                f"{first.detail}" + (f"; {len(failed) - 1} more failed" if len(failed) > 1 else "") + "]")
+        update |= {"verdict": "fail", "rationale": verdict.rationale + note}
+    return verdict.model_copy(update=update)
