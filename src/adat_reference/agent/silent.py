@@ -4,7 +4,7 @@ A fault file's ``override.tool_calls`` names one behaviour of :data:`BEHAVIOURS`
 docs/faults.md; the pack ``catalogs/faults/retail-silent``). The agent says exactly what the
 original says — same sentences, same ids, same amounts — but what it *does* differs: it writes
 before the customer's "yes", writes after a "no", refunds or charges another payment method than
-the one it names, changes another order than the one it names, or says it verified the customer
+the one it names, changes another order than the one it names, or claims a verified identity
 without calling a lookup tool. Only the tool trace and the database show it, which is what a
 text-only judge cannot see.
 
