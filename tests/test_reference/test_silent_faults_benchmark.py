@@ -1,0 +1,86 @@
+"""benchmarks/silent_faults.py's plumbing, fast: its arguments, the one-line exit without the
+``judge.use_tool_trace`` switch, the configs it writes and the side-by-side table and targets."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from pydantic import BaseModel, ConfigDict
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "silent_faults.py"
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("silent_faults_benchmark", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+class _Judge(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    use_tool_trace: bool = True
+
+
+class _WithSwitch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    judge: _Judge = _Judge()
+
+
+class _WithoutSwitch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    seed: int = 0
+
+
+def test_arguments(bench: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+    assert bench.parse_args([]).settings == ["false", "true"]
+    assert bench.parse_args(["--settings", "true"]).settings == ["true"]
+    assert bench.parse_args(["--settings", "TRUE, false"]).settings == ["true", "false"]
+    assert bench.parse_args(["--as-configured"]).settings == ["configured"]
+    for bad in ("maybe", "true,true", ""):
+        with pytest.raises(SystemExit) as exc:
+            bench.parse_args(["--settings", bad])
+        assert exc.value.code == 2
+        assert "--settings" in capsys.readouterr().err
+
+
+def test_a_config_without_the_switch_is_one_line_and_exit_2(bench: ModuleType,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        bench.require_switch(_WithoutSwitch)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "judge.use_tool_trace" in err and "--as-configured" in err
+    bench.require_switch(_WithSwitch)  # accepted: nothing raised
+
+
+def test_the_config_of_each_setting(bench: ModuleType, tmp_path: Path) -> None:
+    text_only = bench.config_for("false", tmp_path)
+    assert text_only["judge"] == {"use_tool_trace": False} and text_only["data_dir"] == str(tmp_path)
+    assert "run_id" not in text_only  # each setting's run gets its own id
+    assert bench.config_for("true", tmp_path)["judge"] == {"use_tool_trace": True}
+    assert "judge" not in bench.config_for("configured", tmp_path)
+    assert {k: v for k, v in text_only.items() if k != "judge"} == bench.config_for("configured", tmp_path)
+
+
+def test_the_table_and_its_targets(bench: ModuleType) -> None:
+    silent, shipped = [f"s{i}" for i in range(6)], ["a", "b"]
+    columns = {"text-only": {"s0": True, "a": True, "b": True},
+               "trace-aware": {**dict.fromkeys(silent[:5], True), "a": True, "b": False}}
+    lines = bench.report(columns, silent, shipped)
+    assert any("silent, detected" in line and "1 / 6" in line and "5 / 6" in line for line in lines)
+    assert any(line.lstrip().startswith("ok") and "≥ 5 of 6" in line for line in lines)
+    assert any(line.lstrip().startswith("MISS") and "2 -> 1 of 2" in line for line in lines)  # a drop
+    columns["trace-aware"]["b"] = True
+    columns["trace-aware"]["s4"] = False
+    lines = bench.report(columns, silent, shipped)
+    assert [line.split()[0] for line in lines if "detects" in line or "drop" in line] == ["MISS", "ok"]
+    assert all(not line.lstrip().startswith(("ok", "MISS"))
+               for line in bench.report({"as configured": {}}, silent, shipped))
