@@ -122,27 +122,28 @@ def run_setting(setting: str, data: Path) -> str:
     return run_id
 
 
-def detection(data: Path, run_id: str) -> dict[str, bool]:
-    """Fault id -> detected, from sql/metrics/fault_detection.sql for ``run_id``."""
+def detection(data: Path, run_id: str) -> dict[str, str]:
+    """Fault id -> 'detected', 'missed' (activated, not detected) or 'not reached' (the suite never
+    activated it), from sql/metrics/fault_detection.sql for ``run_id``."""
     from adat.config import adat_home
     from adat.warehouse import build_catalog, declared_params, run_query
 
     sql = adat_home() / "sql" / "metrics" / "fault_detection.sql"
     db = build_catalog(data, adat_home() / "sql")
     rows = run_query(db, sql, {**dict.fromkeys(declared_params(sql)), "run_id": run_id}).to_pylist()
-    return {r["fault"]: bool(r["detected"]) for r in rows}
+    return {r["fault"]: "detected" if r["detected"] else "missed" if r["activated"] else "not reached"
+            for r in rows}
 
 
-def report(columns: dict[str, dict[str, bool]], silent: list[str], shipped: list[str]) -> list[str]:
+def report(columns: dict[str, dict[str, str]], silent: list[str], shipped: list[str]) -> list[str]:
     """The side-by-side table and the target lines (a line starting 'MISS' is a missed target)."""
     names = list(columns)
     width = max(len(f) for f in silent) + 2
     lines = [f"  {'silent fault':<{width}}" + "".join(f"{n:>14}" for n in names)]
     for fault in silent:
-        lines.append(f"  {fault:<{width}}" + "".join(f"{'detected' if columns[n].get(fault) else '-':>14}"
-                                                      for n in names))
-    total = {n: sum(bool(columns[n].get(f)) for f in silent) for n in names}
-    seeded = {n: sum(bool(columns[n].get(f)) for f in shipped) for n in names}
+        lines.append(f"  {fault:<{width}}" + "".join(f"{columns[n].get(fault, 'not run'):>14}" for n in names))
+    total = {n: sum(columns[n].get(f) == "detected" for f in silent) for n in names}
+    seeded = {n: sum(columns[n].get(f) == "detected" for f in shipped) for n in names}
     lines.append(f"  {'silent, detected':<{width}}" + "".join(f"{f'{total[n]} / {len(silent)}':>14}" for n in names))
     lines.append(f"  {'shipped, detected':<{width}}" + "".join(f"{f'{seeded[n]} / {len(shipped)}':>14}"
                                                               for n in names))

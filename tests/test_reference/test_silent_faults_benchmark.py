@@ -72,14 +72,17 @@ def test_the_config_of_each_setting(bench: ModuleType, tmp_path: Path) -> None:
 
 def test_the_table_and_its_targets(bench: ModuleType) -> None:
     silent, shipped = [f"s{i}" for i in range(6)], ["a", "b"]
-    columns = {"text-only": {"s0": True, "a": True, "b": True},
-               "trace-aware": {**dict.fromkeys(silent[:5], True), "a": True, "b": False}}
+    columns = {"text-only": {"s0": "detected", "s1": "missed", "s5": "not reached", "a": "detected",
+                             "b": "detected"},
+               "trace-aware": {**dict.fromkeys(silent[:5], "detected"), "s5": "not reached", "a": "detected",
+                               "b": "missed"}}
     lines = bench.report(columns, silent, shipped)
+    assert any(line.split() == ["s5", "not", "reached", "not", "reached"] for line in lines)
     assert any("silent, detected" in line and "1 / 6" in line and "5 / 6" in line for line in lines)
     assert any(line.lstrip().startswith("ok") and "≥ 5 of 6" in line for line in lines)
     assert any(line.lstrip().startswith("MISS") and "2 -> 1 of 2" in line for line in lines)  # a drop
-    columns["trace-aware"]["b"] = True
-    columns["trace-aware"]["s4"] = False
+    columns["trace-aware"]["b"] = "detected"
+    columns["trace-aware"]["s4"] = "missed"
     lines = bench.report(columns, silent, shipped)
     assert [line.split()[0] for line in lines if "detects" in line or "drop" in line] == ["MISS", "ok"]
     assert all(not line.lstrip().startswith(("ok", "MISS"))
