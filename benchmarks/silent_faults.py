@@ -37,6 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 SILENT_PACK = REPO / "catalogs" / "faults" / "retail-silent"
 SHIPPED_PACK = REPO / "catalogs" / "faults" / "retail"
 SWITCH = "judge.use_tool_trace"
+REACH_SQL = Path(__file__).with_name("silent_faults_reach.sql")
 SUITE = "demo"  # the demo's pipeline run: the suite both settings execute
 LABELS = {"false": "text-only", "true": "trace-aware", "configured": "as configured"}
 
@@ -123,30 +124,42 @@ def run_setting(setting: str, data: Path) -> str:
 
 
 def detection(data: Path, run_id: str) -> dict[str, str]:
-    """Fault id -> 'detected', 'missed' (activated, not detected) or 'not reached' (the suite never
-    activated it), from sql/metrics/fault_detection.sql for ``run_id``."""
+    """Fault id -> its cell: 'detected', 'missed' (activated, not detected) or 'not reached' (the
+    suite never activated it), with detecting / detectable tests (sql/metrics/fault_detection.sql,
+    and silent_faults_reach.sql beside this file: tests that passed on the original and whose
+    faulty execution the auditor finds not complied, caused by the fault)."""
     from adat.config import adat_home
     from adat.warehouse import build_catalog, declared_params, run_query
 
-    sql = adat_home() / "sql" / "metrics" / "fault_detection.sql"
     db = build_catalog(data, adat_home() / "sql")
-    rows = run_query(db, sql, {**dict.fromkeys(declared_params(sql)), "run_id": run_id}).to_pylist()
-    return {r["fault"]: "detected" if r["detected"] else "missed" if r["activated"] else "not reached"
-            for r in rows}
+
+    def rows(sql: Path) -> dict[str, dict[str, Any]]:
+        found = run_query(db, sql, {**dict.fromkeys(declared_params(sql)), "run_id": run_id}).to_pylist()
+        return {r["fault"]: r for r in found}
+
+    detected = rows(adat_home() / "sql" / "metrics" / "fault_detection.sql")
+    reach = rows(REACH_SQL)
+    cells = {}
+    for fault, r in detected.items():
+        status = "detected" if r["detected"] else "missed" if r["activated"] else "not reached"
+        cells[fault] = f"{status} {r['detecting_tests'] or 0}/{reach.get(fault, {}).get('detectable_tests', 0)}"
+    return cells
 
 
 def report(columns: dict[str, dict[str, str]], silent: list[str], shipped: list[str]) -> list[str]:
     """The side-by-side table and the target lines (a line starting 'MISS' is a missed target)."""
     names = list(columns)
     width = max(len(f) for f in silent) + 2
-    lines = [f"  {'silent fault':<{width}}" + "".join(f"{n:>14}" for n in names)]
+    lines = [f"  {'silent fault':<{width}}" + "".join(f"{n:>20}" for n in names)]
     for fault in silent:
-        lines.append(f"  {fault:<{width}}" + "".join(f"{columns[n].get(fault, 'not run'):>14}" for n in names))
-    total = {n: sum(columns[n].get(f) == "detected" for f in silent) for n in names}
-    seeded = {n: sum(columns[n].get(f) == "detected" for f in shipped) for n in names}
-    lines.append(f"  {'silent, detected':<{width}}" + "".join(f"{f'{total[n]} / {len(silent)}':>14}" for n in names))
-    lines.append(f"  {'shipped, detected':<{width}}" + "".join(f"{f'{seeded[n]} / {len(shipped)}':>14}"
+        lines.append(f"  {fault:<{width}}" + "".join(f"{columns[n].get(fault, 'not run'):>20}" for n in names))
+    total = {n: sum(_detected(columns[n].get(f)) for f in silent) for n in names}
+    seeded = {n: sum(_detected(columns[n].get(f)) for f in shipped) for n in names}
+    lines.append(f"  {'silent, detected':<{width}}" + "".join(f"{f'{total[n]} / {len(silent)}':>20}" for n in names))
+    lines.append(f"  {'shipped, detected':<{width}}" + "".join(f"{f'{seeded[n]} / {len(shipped)}':>20}"
                                                               for n in names))
+    lines.append("  (cell: status, then tests detecting / tests the auditor finds detectable: passed on the "
+                 "original, not complied and caused by the fault on the faulty agent)")
     if "trace-aware" in columns:
         need = math.ceil(len(silent) * 5 / 6)
         ok = total["trace-aware"] >= need
@@ -157,6 +170,10 @@ def report(columns: dict[str, dict[str, str]], silent: list[str], shipped: list[
         lines.append(f"  {'ok  ' if ok else 'MISS'} shipped pack's detection does not drop: "
                      f"{seeded['text-only']} -> {seeded['trace-aware']} of {len(shipped)}")
     return lines
+
+
+def _detected(cell: str | None) -> bool:
+    return bool(cell) and str(cell).startswith("detected")
 
 
 def main(argv: list[str] | None = None) -> int:

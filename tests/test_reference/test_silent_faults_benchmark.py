@@ -72,17 +72,17 @@ def test_the_config_of_each_setting(bench: ModuleType, tmp_path: Path) -> None:
 
 def test_the_table_and_its_targets(bench: ModuleType) -> None:
     silent, shipped = [f"s{i}" for i in range(6)], ["a", "b"]
-    columns = {"text-only": {"s0": "detected", "s1": "missed", "s5": "not reached", "a": "detected",
-                             "b": "detected"},
-               "trace-aware": {**dict.fromkeys(silent[:5], "detected"), "s5": "not reached", "a": "detected",
-                               "b": "missed"}}
+    columns = {"text-only": {"s0": "detected 1/2", "s1": "missed 0/3", "s5": "not reached 0/0",
+                             "a": "detected 2/2", "b": "detected 1/1"},
+               "trace-aware": {**dict.fromkeys(silent[:5], "detected 1/1"), "s5": "not reached 0/0",
+                               "a": "detected 2/2", "b": "missed 0/1"}}
     lines = bench.report(columns, silent, shipped)
-    assert any(line.split() == ["s5", "not", "reached", "not", "reached"] for line in lines)
+    assert any(line.split() == ["s5", "not", "reached", "0/0", "not", "reached", "0/0"] for line in lines)
     assert any("silent, detected" in line and "1 / 6" in line and "5 / 6" in line for line in lines)
     assert any(line.lstrip().startswith("ok") and "≥ 5 of 6" in line for line in lines)
     assert any(line.lstrip().startswith("MISS") and "2 -> 1 of 2" in line for line in lines)  # a drop
-    columns["trace-aware"]["b"] = "detected"
-    columns["trace-aware"]["s4"] = "missed"
+    columns["trace-aware"]["b"] = "detected 1/1"
+    columns["trace-aware"]["s4"] = "missed 0/1"
     lines = bench.report(columns, silent, shipped)
     assert [line.split()[0] for line in lines if "detects" in line or "drop" in line] == ["MISS", "ok"]
     assert all(not line.lstrip().startswith(("ok", "MISS"))
