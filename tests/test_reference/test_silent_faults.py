@@ -133,3 +133,20 @@ def test_the_tester_never_names_the_pack() -> None:
     assert len(files) > 50
     hits = [(str(p.relative_to(ROOT)), w) for p in files for w in words if w in p.read_text(encoding="utf-8")]
     assert hits == []
+
+
+def _other_probes() -> list[list[str]]:
+    packs = (SHIPPED, ROOT / "catalogs" / "faults" / "retail-holdout")
+    return [load_fault(f, pack).probe.messages for pack in packs for f in fault_ids(pack)]
+
+
+@pytest.mark.parametrize("fault_id", FAULTS)
+def test_silent_on_every_other_probe_too(fault_id: str, retail_db: RetailDB) -> None:
+    # silence is not a property of one script: on the other packs' probes (refusals, changes,
+    # lookups, confirmations) the replies stay the original's
+    probes = _other_probes()
+    assert len(probes) >= 40
+    for messages in probes:
+        _, _, replies0, _ = _converse(retail_db, messages, None)
+        _, _, replies1, _ = _converse(retail_db, messages, fault_id)
+        assert replies1 == replies0, messages
