@@ -106,9 +106,11 @@ def _adat(*args: str, fault_dir: Path | None = None) -> None:
 
 
 def _has_run(data: Path, run_id: str) -> bool:
-    from adat.warehouse import read_records
+    """Whether ``run_id`` already has its tests in ``data`` (the demo's suite, or a setting's
+    run-suite copy of it), the check `adat run-suite` itself makes."""
+    from adat.adat2.run_suite_check import has_rows
 
-    return data.is_dir() and any(r.run_id == run_id for r in read_records(data, "runs"))
+    return data.is_dir() and has_rows(data, "tests", run_id)
 
 
 def run_setting(setting: str, data: Path) -> str:
