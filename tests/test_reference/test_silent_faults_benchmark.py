@@ -87,3 +87,37 @@ def test_the_table_and_its_targets(bench: ModuleType) -> None:
     assert [line.split()[0] for line in lines if "detects" in line or "drop" in line] == ["MISS", "ok"]
     assert all(not line.lstrip().startswith(("ok", "MISS"))
                for line in bench.report({"as configured": {}}, silent, shipped))
+
+
+def test_main_runs_the_same_suite_under_each_setting_on_both_packs(bench: ModuleType, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    # the command sequence, with the CLI calls recorded instead of run (the flows take minutes)
+    import yaml
+
+    calls: list[tuple[tuple[str, ...], Path | None, object]] = []
+
+    def adat(*args: str, fault_dir: Path | None = None) -> None:
+        config = yaml.safe_load(Path(args[args.index("-c") + 1]).read_text()) if "-c" in args else None
+        calls.append((args, fault_dir, config and config.get("judge")))
+
+    monkeypatch.setenv("ADAT_CACHE_DIR", str(tmp_path / "cache"))  # main sets it when unset: keep it scoped
+    monkeypatch.setattr(bench, "require_switch", lambda model=None: None)
+    monkeypatch.setattr(bench, "_adat", adat)
+    monkeypatch.setattr(bench, "_has_run", lambda data, run_id: run_id == "demo")
+    monkeypatch.setattr(bench, "detection", lambda data, run_id: {"write_before_yes": "detected 1/1"}
+                        if "trace" in run_id else {})
+    assert bench.main(["--keep", str(tmp_path / "data")]) == 1  # 1 of 7 detected trace-aware: a miss
+    steps = [(args[0], args[args.index("--run-id" if args[0] == "run-suite" else "--run") + 1], fault_dir, judge)
+             for args, fault_dir, judge in calls]
+    assert steps == [
+        ("run-suite", "silent-text-only", None, {"use_tool_trace": False}),
+        ("evaluate", "silent-text-only", bench.SILENT_PACK, {"use_tool_trace": False}),
+        ("regress", "silent-text-only", bench.SHIPPED_PACK, {"use_tool_trace": False}),
+        ("run-suite", "silent-trace-aware", None, {"use_tool_trace": True}),
+        ("evaluate", "silent-trace-aware", bench.SILENT_PACK, {"use_tool_trace": True}),
+        ("regress", "silent-trace-aware", bench.SHIPPED_PACK, {"use_tool_trace": True}),
+    ]
+    assert all(args[args.index("--suite") + 1] == "demo" for args, _, _ in calls if args[0] == "run-suite")
+    out = capsys.readouterr().out
+    assert "text-only" in out and "trace-aware" in out and "MISS trace-aware detects" in out
