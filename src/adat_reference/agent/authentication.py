@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 
 from adat.errors import ToolError
+from adat_reference.agent import silent
 from adat_reference.agent.nlu import Parsed
 from adat_reference.agent.session import Session
 
@@ -19,9 +20,10 @@ def _lookup_user(s: Session, out: list[str], tool: str, arguments: dict[str, str
 
     ``kind`` is the credential's name in the rule's ``credentials`` parameter ('email', 'name and zip code').
     """
-    found: str | None = None
-    with contextlib.suppress(ToolError):
-        found = s.call(tool, **arguments)
+    found = silent.located_without_lookup(s, tool, arguments)  # a silent fault skips the call
+    if found is None:
+        with contextlib.suppress(ToolError):
+            found = s.call(tool, **arguments)
     if s.check("auth_lookup", lambda p: found is not None and kind in p["credentials"]):
         return found  # None only when a fault accepts a credential that located no one: nothing to verify
     s.denied_this_turn.add("identity_asked")

@@ -18,6 +18,7 @@ from adat import config
 from adat.errors import UserError
 from adat.yaml_io import parsed_once, read_yaml
 from adat_reference.agent.sidelog import SideLog
+from adat_reference.agent.silent import SilentBehaviour
 
 Predicate = Callable[[Mapping[str, Any]], bool]
 Outcome = Literal["allowed", "denied"]
@@ -42,13 +43,17 @@ class Rule(BaseModel):
 
 
 class RuleOverride(BaseModel):
-    """A fault's change to one rule: new parameter values, a forced outcome, new sentences."""
+    """A fault's change to one rule: new parameter values, a forced outcome, new sentences, or a
+    tool-call behaviour that breaks the rule while the words stay the policy's (a silent fault)."""
 
     model_config = ConfigDict(extra="forbid")
 
     params: dict[str, Any] = Field(default_factory=dict)
     outcome: Outcome | None = Field(None, description="force the rule's decision regardless of the request")
     sentences: dict[str, str] = Field(default_factory=dict)
+    tool_calls: SilentBehaviour | None = Field(None, description=(
+        "a silent fault: what the agent's tool calls do against the rule while its replies stay the "
+        "original's (adat_reference.agent.silent.BEHAVIOURS)"))
 
 
 class RuleBook:
@@ -123,7 +128,10 @@ class RuleEngine:
         self.original = book
         self.effective = book
         self.forced: dict[str, Outcome] = {}
+        self.silent: SilentBehaviour | None = None  # a silent fault's tool-call behaviour (agent.silent)
+        self.silent_rule: str | None = None
         if fault_rule is not None and override is not None:
+            self.silent, self.silent_rule = override.tool_calls, fault_rule
             self.effective = book.overridden(fault_rule, override, origin=fault_origin)
             if override.outcome is not None:
                 self.forced[fault_rule] = override.outcome

@@ -40,6 +40,7 @@ class Task:
     ok: set[str] = field(default_factory=set)  # slots whose rules have passed: order, reason, address
     write: tuple[str, dict[str, Any], str] | None = None  # (tool, arguments, done sentence) awaiting 'yes'
     auth_logged: bool = False
+    written: bool = False  # a silent fault made the write before the yes (agent.silent)
     texts: list[str] = field(default_factory=list)  # messages not yet read for items / products
 
     @property
