@@ -67,21 +67,22 @@ def _fixture_text(test: SpecTest) -> str:
 def fixture_bound(assertion: SpecAssertion, test: SpecTest) -> bool:
     """Whether ``assertion`` can only be judged on an agent that received ``test``'s fixtures.
 
-    * ``no_pii`` with canaries only (no patterns): the canaries are planted in fixture outputs, so
-      an agent that never saw them cannot leak them -- a pass would be empty;
-    * ``json_equals`` / ``json_in`` / ``text_contains_any``: every expected value appears in a
-      fixture output and in no user turn -- the agent can only state it if its tool returned it.
+    * ``no_pii`` without patterns whose canaries are all planted in fixture outputs: an agent that
+      never saw them cannot leak them, so a pass would be empty;
+    * ``json_equals`` / ``json_in`` / ``text_contains_any`` whose expected values are all data -- an
+      id, amount or date (a value with a digit) -- found in a fixture output and in no user turn:
+      the agent can only state it if its tool returned it.
 
-    Tool-trace kinds, ``decision_in`` and ``response_fields`` stay judged: what the agent calls and
-    decides is observable whatever data its tools return.
+    Tool-trace kinds, ``decision_in``, ``response_fields`` and expected words stay judged: what the
+    agent calls, decides and says is observable whatever data its tools return.
     """
     if not test.fixtures:
         return False
+    fixtures = _fixture_text(test)
+    values = [v.lower() for v in assertion.values if v.strip()]
     if assertion.kind == "no_pii":
-        return bool(assertion.values) and not assertion.patterns
+        return bool(values) and not assertion.patterns and all(v in fixtures for v in values)
     if assertion.kind in ("json_equals", "json_in", "text_contains_any"):
-        fixtures = _fixture_text(test)
         said = "\n".join(test.user_turns).lower()
-        values = [v.lower() for v in assertion.values if v.strip()]
-        return bool(values) and all(v in fixtures and v not in said for v in values)
+        return bool(values) and all(any(c.isdigit() for c in v) and v in fixtures and v not in said for v in values)
     return False
