@@ -28,7 +28,8 @@ DEMO_AGENTS = ("supportops", "expenseguard")
 
 
 def _tdad_root(spec: Path) -> Path:
-    return spec.resolve().parents[3]
+    parents = spec.resolve().parents  # <tdad>/specs/<agent>/<version>/spec.yaml; a shallower path has no layout
+    return parents[3] if len(parents) > 3 else parents[-1]
 
 
 def default_seed(spec: Path) -> Path:

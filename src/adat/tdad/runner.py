@@ -10,7 +10,8 @@ apply only when the target reports its tool calls -- with its reply (an
 :class:`~adat.targets.base.AgentReply`'s ``tool_calls``: the reference agent, the llm-agent, an
 ``http`` target reading ``target.tool_calls_path``) or, failing that, by a ``tool_calls(session_id)``
 method returning records with ``turn``, ``name``, ``arguments``, ``output``, ``error``;
-everything else is ``not_observable``. Such a target's tools answer from its own data, never from
+everything else is ``not_observable``. A target that reported calls on one turn of a test is taken
+to report them on every turn (a turn without calls made none). Such a target's tools answer from its own data, never from
 the test's fixtures: an assertion whose expected value only a fixture holds
 (:func:`adat.tdad.target_fit.fixture_bound`) is ``not_observable`` on it, its detail starting
 with :data:`~adat.tdad.target_fit.FIXTURES_NOT_DELIVERED`.
@@ -72,6 +73,8 @@ def run_spec_test(cfg: RunConfig, client: LLMClient, spec: Spec, artifact: Promp
     error = " ".join(conv.error.split()) if conv.error is not None else None
     if error is not None and len(turns) < len(test.user_turns):
         turns.append(SpecTurn(user=test.user_turns[len(turns)], error=error))
+    if any(t.tool_calls for t in turns):  # the target reports its calls: a turn without any made none
+        turns = [t if t.tool_calls is not None else t.model_copy(update={"tool_calls": []}) for t in turns]
     results = _own_checks(host, turns) + evaluate_all(test.assertions, turns)
     if target is not None:
         results = _without_fixtures(test, results)
