@@ -92,3 +92,28 @@ def test_spec_demo_spec_pairs_a_v2_with_its_v1_and_checks_every_file_first(tmp_p
                        "--data-dir", str(tmp_path / "data"))
     assert code == 2 and len(lines) == 1 and "nope.yaml" in lines[0] and "--spec" in lines[0], lines
     assert not (tmp_path / "data").exists() or not any((tmp_path / "data").rglob("*.parquet"))
+
+
+def test_an_llm_agent_target_runs_the_built_agent_with_the_tests_fixtures(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from adat.llm.client import LLMClient
+    from adat.spec_records import SpecAssertion, SpecTest, ToolFixture
+    from adat.tdad.artifact import PromptArtifact
+    from adat.tdad.spec_loader import parse_spec
+    from adat.tdad.spec_suite_steps import _runner
+    from tests.support.tdad_spec import LIBRARY_SEED_PROMPT, library_spec
+
+    cfg = RunConfig(data_dir=str(tmp_path / "data"), models=RoleModels(spec_agent="openai/never-called"),
+                    target=LLMAgentTarget(model="offline/heuristic"), spec_suite=SpecSuiteConfig(use_target=True))
+    ctx = SimpleNamespace(client=LLMClient(cfg, "r1"), run_id="r1")
+    spec = parse_spec(library_spec())
+    fixtures = [ToolFixture(tool=t.name, output_json='{"fixture": "' + t.name + '"}') for t in spec.tools]
+    test = SpecTest(test_id="t", run_id="r1", spec_id="library_v1", spec_version="1.0", family="MFT",
+                    split="visible", leaf_id="END_LOAN_RENEWED", clauses=["R5_RENEW"], fixtures=fixtures,
+                    user_turns=["please renew my loan, card 7"],
+                    assertions=[SpecAssertion(kind="tool_called", clause="R5_RENEW", tools=["renew_loan"])])
+    got = _runner(cfg, ctx, spec)(PromptArtifact(system_prompt=LIBRARY_SEED_PROMPT, tool_descriptions={}), test, 0)
+    assert got.target == "spec-agent:offline/heuristic"  # the target's model, not models.spec_agent
+    calls = [c for turn in got.turns for c in turn.tool_calls or [] if c.name != "respond" and not c.error]
+    assert calls and all(c.output == f'{{"fixture": "{c.name}"}}' for c in calls)  # the fixtures reached it
