@@ -113,6 +113,7 @@ def test_spec_run_against_the_reference_agent_over_http(tmp_path: Path, prefect_
     assert outcomes["no_pii"] == "not_observable" and outcomes["decision_in"] == "not_observable"
     assert next(a.detail for a in status.assertion_results if a.kind == "no_pii").startswith("fixtures not delivered")
     assert payload_only.not_observable and not payload_only.passed
+    assert "HPR: 0% (0/1); 1 not observable (counted as not passed)" in out  # the summary reports it so
     assert not read_records(root, "mutants", run_id=RUN)  # prompt mutation skipped
     queries = ReportQueries(root, SQL_DIR)
     assert [r["compile_status"] for r in queries.rows("tdad_vpr_by_iteration", run_id=RUN)] == ["not_compiled"]
