@@ -56,3 +56,25 @@ def test_compile_status_and_the_marks_it_puts_on_the_figures(tmp_path: Path) -> 
     ok = summary_lines("ok", spec_metrics(cfg, "ok"))
     assert any("— converged (all visible tests pass after 1 of 4 iterations)" in line for line in ok)
     assert not any("did not converge" in line for line in ok)
+
+
+def test_a_compile_only_run_counts_the_tests_it_wrote(tmp_path: Path) -> None:
+    """`adat spec compile` stops before the reruns: the counts come from spec_tests, never "0 visible, 0 hidden"."""
+    from adat.spec_records import SpecAssertion, SpecTest
+
+    cfg = RunConfig(data_dir=str(tmp_path / "data"))
+    root = cfg.data_path()
+    tests = [SpecTest(test_id=t, run_id="c", spec_id="s", spec_version="1.0", family=f, split=split,  # type: ignore[arg-type]
+                      leaf_id="END_X", user_turns=["hi"], assertions=[SpecAssertion(kind="decision_in", clause="N1",
+                                                                                    values=["OK"])])
+             for t, f, split in (("v1", "MFT", "visible"), ("v2", "INV", "visible"), ("h1", "paraphrase", "hidden"))]
+    write_records(root, "spec_tests", tests, run_id="c")
+    write_records(root, "compile_iterations", [CompileIteration(
+        run_id="c", spec_id="s", spec_version="1.0", iteration=0, candidate_digest="D0", promoted=True,
+        in_effect_digest="D0", budget=8)], run_id="c")
+    write_records(root, "compile_results", [_row("c", "v1", True, scope="full"), _row("c", "v2", True, scope="full")],
+                  run_id="c")
+    lines = summary_lines("c", spec_metrics(cfg, "c"))
+    assert "- tests: 2 visible, 1 hidden" in lines
+    assert "- HPR: — (the hidden tests run after compilation: `adat spec run`)" in lines
+    assert any("— converged (all visible tests pass after 0 of 8 iterations)" in line for line in lines)

@@ -80,9 +80,12 @@ def summary_lines(run_id: str, m: dict[str, list[dict[str, Any]]], *, offline: b
                      + (f"; of them not observable (never a pass): {last['visible_not_observable']}"
                         if last.get("visible_not_observable") else ""))
     hpr = (m["tdad_hidden_pass_rate"] or [{}])[0]
-    lines.append(f"- HPR: {_pct(hpr.get('hpr'))} ({hpr.get('hidden_passed', 0)}/{hpr.get('hidden_tests', 0)})"
-                 + (f"; {hpr['hidden_not_observable']} not observable (counted as not passed)"
-                    if hpr.get("hidden_not_observable") else "") + _mark(hpr))
+    if not hpr and counts.get("hidden_tests") and not m["tdad_pass_k"]:  # `spec compile`: no reruns yet
+        lines.append("- HPR: — (the hidden tests run after compilation: `adat spec run`)")
+    else:
+        lines.append(f"- HPR: {_pct(hpr.get('hpr'))} ({hpr.get('hidden_passed', 0)}/{hpr.get('hidden_tests', 0)})"
+                     + (f"; {hpr['hidden_not_observable']} not observable (counted as not passed)"
+                        if hpr.get("hidden_not_observable") else "") + _mark(hpr))
     ms = m["mutation_score"][0] if m["mutation_score"] else None
     if ms:
         # the paper's MS (killed / activated) next to how many intents the probes activated, so a
