@@ -16,7 +16,7 @@ from prefect.artifacts import create_markdown_artifact
 from adat.config import RunConfig
 from adat.engine.context import new_run_id
 from adat.engine.run_claims import claim_run, release
-from adat.tdad.spec_suite_figures import is_offline, spec_metrics, summary_lines
+from adat.tdad.spec_suite_figures import spec_metrics, summary_for
 from adat.tdad.spec_suite_steps import file_digest
 from flows._run_status import RUN_HOOKS, remember_run
 from tasks import stage_tasks as t
@@ -53,6 +53,6 @@ def spec_suite(config: RunConfig, spec_path: str, start: str, pack_path: str | N
         done.append(bind(t.mutate, cfg, refresh=refresh)(cfg, run_id, [file_digest(spec_path, pack_path), done[0]],
                                                         spec_path=spec_path, pack_path=pack_path))
     t.finish_run(cfg, run_id, "spec_suite", after=done)
-    lines = summary_lines(run_id, spec_metrics(cfg, run_id), offline=is_offline(cfg))
+    lines = summary_for(cfg, run_id, spec_metrics(cfg, run_id))
     create_markdown_artifact(key="adat-spec-suite", markdown="\n".join(lines), description=f"spec suite {run_id}")
     return run_id

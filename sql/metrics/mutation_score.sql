@@ -1,6 +1,6 @@
 -- mutation_score: MS = killed / activated variants, one formula for TDAD prompt mutants and seeded faults.
 -- grain: one row per run_id and kind ('prompt' | 'fault') that has variants in stg_mutants
--- inputs: stg_mutants, int_variant_kills
+-- inputs: stg_mutants, int_variant_kills, int_tdad_compile_status
 -- params: run_id, faults
 -- faults: comma-separated variant ids to count (`adat regress --fault X`); null = every variant.
 -- A variant is a stg_mutants row: a prompt mutant of a TDAD intent, or a seeded fault the
@@ -17,6 +17,9 @@
 -- (prompt_digest) from different intents are one mutant in activated / killed / MS, named by
 -- their intents joined with '+' (e.g. 'A+B') in the lists and in `duplicates`; activated_intents
 -- counts intents, so activation_rate stays TDAD's activated / intents. Seeded faults never merge.
+-- compile_status: for prompt mutants, whether the run's compilation converged
+-- (int_tdad_compile_status: converged | not_converged | not_compiled), so an MS of a prompt that
+-- never compiled is marked so; NULL for seeded faults.
 with variants as (
     select run_id, mutant_id as variant, kind, activated,
            -- one mutant per mutated artifact: activated prompt mutants merge on their prompt
@@ -46,9 +49,9 @@ per_mutant as (
     group by run_id, kind, mutant_key
 )
 select
-    run_id,
-    kind,
-    sum(intents)::bigint as variants,
+    m.run_id,
+    m.kind,
+    sum(m.intents)::bigint as variants,
     count(*) filter (where activated) as activated,
     coalesce(sum(intents) filter (where activated), 0)::bigint as activated_intents,
     count(*) filter (where activated and killed) as killed,
@@ -58,7 +61,9 @@ select
     coalesce(list(variant order by variant) filter (where activated and killed), []) as killed_variants,
     coalesce(list(variant order by variant) filter (where activated and not killed), []) as survivors,
     coalesce(list(variant order by variant) filter (where not activated), []) as not_activated,
-    coalesce(list(variant order by variant) filter (where intents > 1), []) as duplicates
-from per_mutant
-group by run_id, kind
-order by run_id, kind
+    coalesce(list(variant order by variant) filter (where intents > 1), []) as duplicates,
+    any_value(case when m.kind = 'prompt' then s.compile_status end) as compile_status
+from per_mutant as m
+left join int_tdad_compile_status as s on s.run_id = m.run_id
+group by m.run_id, m.kind
+order by m.run_id, m.kind

@@ -369,6 +369,8 @@ class CompileIteration(Produced):
     failing_tests: list[str] = Field(default_factory=list, description="visible tests failing on the parent")
     failing_clauses: list[str] = Field(default_factory=list, description="their spec clauses, most failures first")
     start: str = Field("", description="iteration 0 only: seed (shipped seed prompt) or a run id (evolution)")
+    budget: int = Field(-1, description="PromptSmith iterations the compilation was allowed; 0 = not compiled "
+                                        "(the agent does not read the prompt); -1 = not recorded")
     artifact_json: str = Field("{}", description="the prompt artifact in effect after the iteration, as JSON")
 
 

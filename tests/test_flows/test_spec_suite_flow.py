@@ -64,7 +64,14 @@ def test_spec_suite_v1_then_v2_offline(prefect_harness, tmp_path: Path) -> None:
     # v2 starts from v1's compiled prompt and reruns the v1 tests whose clauses it keeps
     start_v2 = read_records(root, "compile_iterations", run_id=v2)[0]
     assert start_v2.start == v1 and start_v2.candidate_digest == vpr[-1]["in_effect_digest"]
-    assert m2["tdad_surs"] and m2["tdad_surs"][0]["invariant_tests"] > 0
+    # ... filed by their v1 verdict: only a test that passed on v1 counts in SURS (issue #28 item 6)
+    passed_v1 = {r.test_id for r in read_records(root, "spec_reruns", run_id=v1)
+                 if r.scope == "suite" and r.rerun == 0 and r.passed}
+    filed = {r.test_id: r.scope for r in read_records(root, "spec_reruns", run_id=v2) if r.scope.startswith("invariant")}
+    assert filed and all((scope == "invariant") == (test in passed_v1) for test, scope in filed.items())
+    assert m2["tdad_surs"][0]["invariant_tests"] == sum(scope == "invariant" for scope in filed.values())
+    assert sorted(m2["tdad_surs"][0]["v1_failed"]) == sorted(t for t, s in filed.items() if s == "invariant_v1_failed")
+    assert m1["tdad_vpr_by_iteration"][-1]["compile_status"] in ("converged", "not_converged")
     # hidden tests never ran during compilation
     hidden = {t.test_id for t in read_records(root, "spec_tests", run_id=v1) if t.split == "hidden"}
     assert hidden and not hidden & {r.test_id for r in read_records(root, "compile_results", run_id=v1)}

@@ -27,7 +27,7 @@ FD_COLUMNS = ("run_id", "fault", "base_run", "activated", "tests_run", "pass_to_
               "detecting_tests", "detected", "evidence")
 AUDITED = "audited: TP attributed to the fault"
 MS_COLUMNS = ("run_id", "kind", "variants", "activated", "activated_intents", "killed", "mutation_score",
-              "activation_rate", "killed_variants", "survivors", "not_activated", "duplicates")
+              "activation_rate", "killed_variants", "survivors", "not_activated", "duplicates", "compile_status")
 SFD_COLUMNS = ("run_id", "seeded", "detected", "detection_rate", "activated", "activation_rate", "detected_faults",
                "unreached", "reached_undetected")
 
@@ -190,9 +190,11 @@ EXPECTED: dict[str, list[Case]] = {
     # no kill; M3 fails nothing; M4 not activated: not scored -> 1 / 3. r1 has no variant: no row.
     "mutation_score": [Case(
         MS_COLUMNS,
-        [("r2", "fault", 4, 3, 3, 2, 2 / 3, 3 / 4, ["F1", "F4"], ["F2"], ["F3"], []),
-         ("r2", "prompt", 4, 3, 3, 1, 1 / 3, 3 / 4, ["M1"], ["M2", "M3"], ["M4"], [])], {"faults": None}),
-        Case(MS_COLUMNS, [("r2", "fault", 2, 1, 1, 1, 1.0, 1 / 2, ["F1"], [], ["F3"], [])],
+        [("r2", "fault", 4, 3, 3, 2, 2 / 3, 3 / 4, ["F1", "F4"], ["F2"], ["F3"], [], None),
+         # the spec run's compilation ended at 2/3 visible: its MS is marked not_converged
+         ("r2", "prompt", 4, 3, 3, 1, 1 / 3, 3 / 4, ["M1"], ["M2", "M3"], ["M4"], [], "not_converged")],
+        {"faults": None}),
+        Case(MS_COLUMNS, [("r2", "fault", 2, 1, 1, 1, 1.0, 1 / 2, ["F1"], [], ["F3"], [], None)],
              {"faults": "F1,F3"})],   # only the variants asked for
     # The seeded-fault headline counts detected faults out of all seeded ones (the paper's RQ4):
     # F1, F4 detected of F1..F4 -> 2 / 4, where MS above gives 2 / 3 by leaving F3 (unreached) out.
@@ -258,21 +260,29 @@ EXPECTED: dict[str, list[Case]] = {
          "distinct_denied_rules", "grounded_statements", "matched_grounded_statements",
          "distinct_rules_grounded", "rule_ids"),
         [("r1", 8, 6, 5, 4, 3, 7, 5, 4, ["R_auth", "R_cancel", "R_exchange", "R_refund", "R_status"])])],
+    # visible / hidden from spec_tests; invariant: i1 i2 (passed on v1); i4 not runnable
     "tdad_test_counts": [Case(
-        ("run_id", "spec_id", "spec_version", "visible_tests", "hidden_tests", "invariant_tests"),
-        [("r2", "sx", "1", 3, 2, 2)])],
+        ("run_id", "spec_id", "spec_version", "visible_tests", "hidden_tests", "invariant_tests",
+         "not_runnable_invariants"),
+        [("r2", "sx", "1", 3, 2, 2, 1)])],
     "tdad_vpr_by_iteration": [Case(
         ("run_id", "iteration", "promoted", "in_effect_digest", "visible_tests", "visible_passed", "vpr",
-         "visible_not_observable", "failing"),
-        [("r2", 0, True, "D0", 3, 1, 1 / 3, 1, ["a2", "a3"]),   # the start prompt: a1 only; a3 not observable
-         ("r2", 1, True, "D1", 3, 2, 2 / 3, 0, ["a3"]),         # D1 promoted: a1 a2
-         ("r2", 2, False, "D1", 3, 2, 2 / 3, 0, ["a3"])])],     # D2's 1 pass < 2: D1 stays, its it1 run
+         "visible_not_observable", "failing", "budget", "compile_status"),
+        # the budget is not recorded (-1); the last prompt in effect passes 2 of 3: not converged
+        [("r2", 0, True, "D0", 3, 1, 1 / 3, 1, ["a2", "a3"], -1, "not_converged"),  # the start prompt: a1; a3 n/o
+         ("r2", 1, True, "D1", 3, 2, 2 / 3, 0, ["a3"], -1, "not_converged"),        # D1 promoted: a1 a2
+         ("r2", 2, False, "D1", 3, 2, 2 / 3, 0, ["a3"], -1, "not_converged")])],    # D2's 1 < 2: D1 stays
     "tdad_hidden_pass_rate": [Case(
-        ("run_id", "hidden_tests", "hidden_passed", "hidden_not_observable", "hpr"),
-        [("r2", 2, 1, 1, 1 / 2)])],                  # h1 first run T, h2 first run not observable
+        ("run_id", "hidden_tests", "hidden_passed", "hidden_not_observable", "hpr", "compile_status"),
+        [("r2", 2, 1, 1, 1 / 2, "not_converged")])],   # h1 first run T, h2 first run not observable
     "tdad_surs": [Case(
-        ("run_id", "invariant_tests", "invariant_passed", "surs", "broken"),
-        [("r2", 2, 1, 1 / 2, ["i2"])])],
+        ("run_id", "invariant_tests", "invariant_passed", "surs", "broken", "v1_failed", "not_runnable",
+         "compile_status"),
+        # i1 i2 passed on v1; i3 failed on v1 (passes on v2, counted nowhere); i4 not runnable
+        [("r2", 2, 1, 1 / 2, ["i2"], ["i3"], ["i4"], "not_converged")])],
+    # i3's no_pii (clause P7) was not observable for want of fixtures
+    "tdad_unobservable_without_fixtures": [Case(
+        ("run_id", "assertion_kind", "clause", "assertions", "tests"), [("r2", "no_pii", "P7", 1, 1)])],
     "tdad_pass_k": [Case(
         ("run_id", "split", "tests", "k", "tests_pass_k", "pass_k_rate", "mean_pass_rate", "flaky"),
         [("r2", "visible", 3, 3, 1, 1 / 3, (1 + 2 / 3 + 0) / 3, 1),   # a1 TTT; a2 TFT flaky; a3 FFF

@@ -40,6 +40,7 @@ from adat.records import (
     Turn,
     Verdict,
 )
+from adat.spec_records import SpecTest
 from adat.warehouse import write_records
 
 T0 = datetime(2031, 1, 1, 12, 0, tzinfo=UTC)
@@ -255,7 +256,9 @@ def tdad_tables(r: str) -> dict[str, list]:
     Compilation (full visible runs): it0 D0: a1 pass, a2 fail, a3 fail; it1 D1 (promoted): a1 a2
     pass, a3 fail; it2 D2 (not promoted: 1 < 2): a3 passes in the inner loop, full run a3 pass,
     a1 a2 fail. Reruns on the compiled prompt (k = 3): a1 TTT, a2 TFT, a3 FFF, h1 TTT, h2 FTT;
-    invariants i1 T, i2 F (these reruns are also what tdad_test_counts counts). Mutants: M1 fails a1; M2 fails a2 (flaky on the base) and a3 (fails on
+    invariants i1 T, i2 F (passed on v1), i3 T (failed on v1: scope invariant_v1_failed; its no_pii
+    assertion not observable for want of fixtures), i4 not runnable on v2. spec_tests: the five
+    tests TestSmith wrote (what tdad_test_counts counts). Mutants: M1 fails a1; M2 fails a2 (flaky on the base) and a3 (fails on
     the base); M3 fails nothing; M4 fails a1 but its probe never held (not activated).
     """
     compile_runs = [(0, "D0", "full", {"a1": True, "a2": False, "a3": False}),
@@ -278,8 +281,15 @@ def tdad_tables(r: str) -> dict[str, list]:
                                     not_observable=(t, i) == ("h2", 0))
                         for t, (split, flags) in reruns.items() for i, flag in enumerate(flags)]
         + [spec_result(r, "k-i1", "i1", True, scope="invariant"), spec_result(r, "k-i2", "i2", False, scope="invariant"),
+           spec_result(r, "k-i3", "i3", True, scope="invariant_v1_failed").model_copy(update={"assertion_results": [
+               AssertionOutcome(index=0, kind="no_pii", clause="P7", outcome="not_observable",
+                                detail="fixtures not delivered: the expected value exists only in the fixtures")]}),
+           spec_result(r, "k-i4", "i4", False, scope="not_runnable"),
            # another prompt's rerun: not the compiled prompt, counts nowhere
            spec_result(r, "k-a3-x", "a3", True, variant="seed", rerun=3)],
+        "spec_tests": [SpecTest(test_id=t, run_id=r, spec_id="sx", spec_version="1", family="MFT" if s == "visible"
+                                else "paraphrase", split=s, leaf_id="END_X", user_turns=["hi"])  # type: ignore[arg-type]
+                       for t, (s, _) in reruns.items()],
         "mutants": [MutantRow(run_id=r, mutant_id=m, spec_id="sx", spec_version="1", activated=m != "M4",
                               activation_attempts=1 if m != "M4" else 5) for m in on_mutants],
         "mutant_results": [spec_result(r, f"m-{m}-{t}", t, ok, variant=m, digest=f"D-{m}")

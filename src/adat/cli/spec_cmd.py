@@ -13,7 +13,7 @@ from rich.console import Console
 
 from adat.cli.app import AdatTyper, check_out_file, fail
 
-console = Console(highlight=False)
+console = Console(highlight=False, soft_wrap=True)  # one finding per line, however long
 spec_app = AdatTyper(help="TDAD spec-driven suites: lint a spec, write its tests, compile, mutate, evolve.",
                      no_args_is_help=True)
 
@@ -25,7 +25,8 @@ def lint(spec: SpecPath,
          pack: Annotated[Path | None, typer.Option("--pack", help="Also check this mutation pack's probes.")] = None,
          ) -> None:
     """Report dangling branch targets, unreachable nodes, decisions missing from the respond enum,
-    response fields missing from the contract and probes naming unknown tools. Exit 1 on errors."""
+    response fields missing from the contract and probes naming unknown tools. Exit 1 on errors;
+    warnings (an undeclared ``END_*`` leaf, an unreachable node) leave it 0."""
     from adat.tdad.spec_loader import lint_spec, load_mutation_pack, load_spec
 
     loaded = load_spec(spec)

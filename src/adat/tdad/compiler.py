@@ -85,7 +85,7 @@ def compile_artifact(start: Any, tests: Sequence[Any], run_test: RunTest, propos
     spec_id, spec_version = (tests[0].spec_id, tests[0].spec_version) if tests else ("", "")
     out = CompileOutcome(artifact=start)
     meta = dict(run_id=run_id, spec_id=spec_id, spec_version=spec_version, produced_by=produced_by,
-                prompt_id=prompt_id, prompt_version=prompt_version)
+                prompt_id=prompt_id, prompt_version=prompt_version, budget=max_iterations)
 
     def run(artifact: Any, chosen: Sequence[Any], iteration: int, scope: str) -> list[Any]:
         results = run_tests(run_test, artifact, chosen, workers=workers)

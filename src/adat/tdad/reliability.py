@@ -2,8 +2,9 @@
 
 k defaults to the spec's ``defaults.reliability.reruns`` (``spec_suite.reruns`` overrides it).
 The rows give HPR (hidden tests, first run), pass^k and per-test pass rates, the flaky tests,
-SURS (scope ``invariant``: v1 invariant tests on a v2 compilation) and the base of mutation
-kills: a test kills a mutant only if it passed here in every rerun.
+SURS (v1 invariant tests on a v2 compilation: scope ``invariant`` when they passed on v1,
+``invariant_v1_failed`` when not, ``not_runnable`` rows for those that cannot run on v2) and the
+base of mutation kills: a test kills a mutant only if it passed here in every rerun.
 """
 
 from __future__ import annotations
@@ -25,3 +26,13 @@ def rerun_suite(artifact: Any, tests: Sequence[Any], run_test: RunTest, *, k: in
         rows += [stage_row(r, run_id=run_id, variant="compiled", digest=artifact.digest(), scope=scope, rerun=rerun)
                  for r in run_tests(run_test, artifact, tests, workers=workers, rerun=rerun)]
     return rows
+
+
+def not_runnable_rows(artifact: Any, tests: Sequence[Any], why: dict[str, str], *, run_id: str) -> list[SpecResult]:
+    """One ``not_runnable`` row per v1 invariant test that cannot run on v2 (``why``: test id ->
+    reason): never executed, never passed, listed by ``tdad_surs`` and counted nowhere else."""
+    return [SpecResult(run_id=run_id, result_id=f"not-runnable-{t.test_id}", spec_id=t.spec_id,
+                       spec_version=t.spec_version, test_id=t.test_id, split=t.split, family=t.family,
+                       agent_variant="compiled", artifact_digest=artifact.digest(), scope="not_runnable",
+                       passed=False, error=f"not runnable on v2: {why[t.test_id]}")
+            for t in tests if t.test_id in why]

@@ -10,7 +10,11 @@ apply only when the target reports its tool calls -- with its reply (an
 :class:`~adat.targets.base.AgentReply`'s ``tool_calls``: the reference agent, the llm-agent, an
 ``http`` target reading ``target.tool_calls_path``) or, failing that, by a ``tool_calls(session_id)``
 method returning records with ``turn``, ``name``, ``arguments``, ``output``, ``error``;
-everything else is ``not_observable``.
+everything else is ``not_observable``. A target that reported calls on one turn of a test is taken
+to report them on every turn (a turn without calls made none). Such a target's tools answer from its own data, never from
+the test's fixtures: an assertion whose expected value only a fixture holds
+(:func:`adat.tdad.target_fit.fixture_bound`) is ``not_observable`` on it, its detail starting
+with :data:`~adat.tdad.target_fit.FIXTURES_NOT_DELIVERED`.
 
 A test's verdict is :func:`adat.tdad.assertions.verdict_of`: ``pass``, ``fail`` or
 ``not_observable`` (nothing it needs was observed; never a pass).
@@ -32,6 +36,7 @@ from adat.targets.base import AgentReply, Target
 from adat.tdad.agent_host import SpecAgentHost
 from adat.tdad.artifact import PromptArtifact
 from adat.tdad.assertions import evaluate_all, verdict_of
+from adat.tdad.target_fit import FIXTURES_NOT_DELIVERED, fixture_bound
 
 if TYPE_CHECKING:
     from adat.llm.client import LLMClient
@@ -41,23 +46,25 @@ DEFAULT_MAX_STEPS = 8
 
 
 def spec_agent_for(cfg: RunConfig, client: LLMClient, spec: Spec, artifact: PromptArtifact, test: SpecTest,
-                   *, rerun: int = 0, variant: str = "") -> SpecAgentHost:
-    """The default target: the spec agent on ``cfg.models.spec_agent``, bound to the test's fixtures.
+                   *, rerun: int = 0, variant: str = "", model: str | None = None) -> SpecAgentHost:
+    """The default target: the spec agent on ``model`` (default ``cfg.models.spec_agent``; an
+    ``llm-agent`` target's model when the suite runs on it), bound to the test's fixtures.
 
     The cache tag names the rerun, so pass^k reruns are fresh calls, not cache hits.
     """
     limit = spec.defaults.limits.max_tool_calls_per_turn
     steps = max(DEFAULT_MAX_STEPS, (limit or 0) + 2)
-    return SpecAgentHost(client, model=cfg.models.spec_agent, spec=spec, artifact=artifact,
+    return SpecAgentHost(client, model=model or cfg.models.spec_agent, spec=spec, artifact=artifact,
                          fixtures=test.fixtures, max_steps=steps, cache_tag=f"{test.test_id}|{variant}|rerun={rerun}")
 
 
 def run_spec_test(cfg: RunConfig, client: LLMClient, spec: Spec, artifact: PromptArtifact, test: SpecTest, *,
                   run_id: str, rerun: int = 0, target: Target | None = None,
-                  agent_variant: str = "compiled") -> SpecTestResult:
-    """Run ``test`` once and judge it (see the module docstring)."""
+                  agent_variant: str = "compiled", agent_model: str | None = None) -> SpecTestResult:
+    """Run ``test`` once and judge it (see the module docstring); ``agent_model`` picks the built
+    spec agent's model when no ``target`` is given."""
     host = target if target is not None else spec_agent_for(cfg, client, spec, artifact, test, rerun=rerun,
-                                                            variant=agent_variant)
+                                                            variant=agent_variant, model=agent_model)
     started = time.perf_counter()
     turns: list[SpecTurn] = []
     conv = conversation.converse(host, ScriptedUser(test.user_turns), turn_limit=len(test.user_turns),
@@ -66,7 +73,11 @@ def run_spec_test(cfg: RunConfig, client: LLMClient, spec: Spec, artifact: Promp
     error = " ".join(conv.error.split()) if conv.error is not None else None
     if error is not None and len(turns) < len(test.user_turns):
         turns.append(SpecTurn(user=test.user_turns[len(turns)], error=error))
+    if any(t.tool_calls for t in turns):  # the target reports its calls: a turn without any made none
+        turns = [t if t.tool_calls is not None else t.model_copy(update={"tool_calls": []}) for t in turns]
     results = _own_checks(host, turns) + evaluate_all(test.assertions, turns)
+    if target is not None:
+        results = _without_fixtures(test, results)
     verdict = verdict_of(results, turns, error)
     return SpecTestResult(
         result_id=uuid.uuid4().hex, run_id=run_id, test_id=test.test_id, spec_id=test.spec_id,
@@ -99,6 +110,20 @@ def _json_object(text: str) -> dict[str, Any] | None:
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
+
+
+def _without_fixtures(test: SpecTest, results: list[AssertionResult]) -> list[AssertionResult]:
+    """An external target never received the fixtures: what only a fixture holds is unobservable."""
+    out = []
+    for result in results:
+        assertion = test.assertions[result.index] if 0 <= result.index < len(test.assertions) else None
+        if assertion is not None and fixture_bound(assertion, test):
+            result = result.model_copy(update={
+                "outcome": "not_observable",
+                "detail": f"{FIXTURES_NOT_DELIVERED}: the expected value exists only in the test's fixtures, "
+                          f"which this target's tools never returned"})
+        out.append(result)
+    return out
 
 
 def _own_checks(host: Any, turns: list[SpecTurn]) -> list[AssertionResult]:

@@ -3,13 +3,15 @@
 ``load_spec`` / ``load_mutation_pack`` turn a YAML file into the models of
 :mod:`adat.contracts.tdad_spec` / :mod:`adat.tdad.pack_model`; any problem is ONE line naming the
 file and the key path (``decision_tree[3].branches[0].next``) -- a :class:`UserError`.
-``lint_spec`` finds what validates but cannot work: dangling branch targets, unreachable nodes,
+``lint_spec`` finds what validates but cannot work: dangling branch targets (an undeclared
+``END_*`` leaf is only a warning), unreachable nodes,
 decisions ``respond`` does not accept, response fields missing from the contract, probes that
 name tools the spec does not have.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -20,6 +22,9 @@ from adat.contracts.tdad_spec import RESPOND_TOOL, Spec
 from adat.errors import UserError
 from adat.tdad.pack_model import JSON_KEY_SYNONYMS, JsonPredicate, MutationPack
 from adat.yaml_io import read_yaml
+
+#: node ids that start so are leaves (the TDAD shape's terminal nodes): an undeclared one still ends a path
+LEAF_PREFIX = "END_"
 
 __all__ = ["LintFinding", "MutationPack", "Spec", "key_path", "lint_spec", "load_mutation_pack", "load_spec",
            "parse_spec"]
@@ -153,9 +158,7 @@ def _tree_findings(spec: Spec) -> list[LintFinding]:
     for i, node in enumerate(spec.decision_tree):
         for j, branch in enumerate(node.branches):
             if branch.next not in seen:
-                out.append(LintFinding(severity="error", code="dangling-branch",
-                                       path=f"decision_tree[{i}].branches[{j}].next",
-                                       message=f"{node.node_id} branches to {branch.next!r}, which is not a node"))
+                out.append(_undeclared_target(node.node_id, branch.next, ids, f"decision_tree[{i}].branches[{j}].next"))
         for k, tool in enumerate(node.requirements.must_call_tools_in_order):
             if tool not in tools:
                 out.append(LintFinding(severity="error", code="unknown-tool",
@@ -180,6 +183,24 @@ def _tree_findings(spec: Spec) -> list[LintFinding]:
             out.append(LintFinding(severity="warning", code="unreachable-node", path=f"decision_tree[{i}]",
                                    message=f"{node.node_id} is not reachable from {ids[0]}"))
     return out
+
+
+def _undeclared_target(node_id: str, target: str, declared: list[str], path: str) -> LintFinding:
+    """A branch to a node the tree does not declare.
+
+    **Decision** (docs/spec_tests.md): a target named as a leaf (``END_*``, the TDAD shape's
+    terminal nodes) ends a path -- TestSmith takes it as a leaf and the spec stays usable, so it is
+    a warning. Any other undeclared target, or an ``END_*`` one that nearly spells a declared node
+    (a typo), is a genuinely dangling branch: an error.
+    """
+    close = difflib.get_close_matches(target, declared, n=1, cutoff=0.85)
+    if target.startswith(LEAF_PREFIX) and not close:
+        return LintFinding(severity="warning", code="undeclared-leaf", path=path,
+                           message=f"{node_id} branches to {target!r}, a leaf the tree does not declare; it ends "
+                                   f"the path (declare it to give it a description)")
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return LintFinding(severity="error", code="dangling-branch", path=path,
+                       message=f"{node_id} branches to {target!r}, which is not a node{hint}")
 
 
 def _contract_findings(spec: Spec) -> list[LintFinding]:

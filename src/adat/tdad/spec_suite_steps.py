@@ -22,6 +22,8 @@ from adat.errors import UserError
 from adat.records import CompileIteration
 
 SEED_START = "seed"
+#: ``start`` of a run on an agent that does not read the prompt and has no seed prompt: an empty artifact
+NO_PROMPT_START = "none"
 
 
 def file_digest(*paths: str | Path | None) -> str:
@@ -39,19 +41,23 @@ def file_digest(*paths: str | Path | None) -> str:
 
 
 def _runner(cfg: RunConfig, ctx: RunContext, spec: Any, variant: str = "compiled") -> Any:
-    """Run one spec test on the built spec agent, or on ``target:`` when ``spec_suite.use_target``
-    (an external agent ignores the artifact: compilation and prompt mutants cannot change it)."""
+    """Run one spec test on the built spec agent (on an ``llm-agent`` target's model when the
+    suite runs on one), or on any other ``target:`` when ``spec_suite.use_target``
+    (:mod:`adat.tdad.target_fit`: such an agent ignores the artifact and the fixtures)."""
     from adat.tdad.runner import run_spec_test
+    from adat.tdad.target_fit import target_fit
 
+    fit = target_fit(cfg)
     target = None
-    if cfg.spec_suite.use_target:
+    if not fit.prompt_driven:
         from adat.targets.target_factory import build_target
 
         target = build_target(cfg.target, cfg, client=ctx.client)
+    model = fit.agent_model if fit.kind == "llm-agent" else None
 
     def run(artifact: Any, test: Any, rerun: int) -> Any:
         return run_spec_test(cfg, ctx.client, spec, artifact, test, run_id=ctx.run_id, rerun=rerun,
-                             agent_variant=variant, target=target)
+                             agent_variant=variant, target=target, agent_model=model)
 
     return run
 
@@ -99,15 +105,22 @@ def compile_step(ctx: RunContext, spec_path: str, start: str) -> Outcome:
     from adat.tdad.compiler import compile_artifact
     from adat.tdad.promptsmith import ROLE, promptsmith_proposer
     from adat.tdad.spec_loader import load_spec
+    from adat.tdad.target_fit import target_fit
 
     cfg, run_id = ctx.cfg, ctx.run_id
     spec = load_spec(spec_path)
     if start.startswith("run:"):
         artifact, label = compiled_artifact(cfg, start.removeprefix("run:")), start.removeprefix("run:")
+    elif start == NO_PROMPT_START:
+        from adat.tdad.artifact import PromptArtifact
+
+        artifact, label = PromptArtifact(system_prompt="", tool_descriptions={}), NO_PROMPT_START
     else:
         artifact, label = seed_artifact(start), SEED_START
     visible = [t for t in _tests(ctx) if t.split == "visible"]
-    budget = cfg.spec_suite.max_iterations or spec.defaults.compile_budget.max_iterations
+    # an agent that does not read the prompt cannot be compiled: iteration 0 alone, budget 0 (not compiled)
+    budget = (cfg.spec_suite.max_iterations or spec.defaults.compile_budget.max_iterations
+              if target_fit(cfg).prompt_driven else 0)
     out = compile_artifact(artifact, visible, _runner(cfg, ctx, spec, "candidate"),
                            promptsmith_proposer(ctx.client, spec), clause_text=clause_texts(spec),
                            max_iterations=budget, inner_attempts=cfg.spec_suite.inner_attempts, run_id=run_id,
@@ -121,10 +134,10 @@ def compile_step(ctx: RunContext, spec_path: str, start: str) -> Outcome:
 
 def reliability_step(ctx: RunContext, spec_path: str, base_run: str | None = None,
                      base_spec_path: str | None = None) -> Outcome:
-    """k reruns of every test on the compiled prompt (and, for a v2 run, of the v1 invariant
-    tests) → ``spec_reruns``."""
+    """k reruns of every test on the compiled prompt (and, for a v2 run, one run of each v1
+    invariant test, filed by its v1 verdict; :mod:`adat.tdad.evolution`) → ``spec_reruns``."""
     from adat.tdad.evolution import invariant_tests
-    from adat.tdad.reliability import rerun_suite
+    from adat.tdad.reliability import not_runnable_rows, rerun_suite
     from adat.tdad.spec_loader import load_spec
 
     cfg, run_id = ctx.cfg, ctx.run_id
@@ -133,13 +146,20 @@ def reliability_step(ctx: RunContext, spec_path: str, base_run: str | None = Non
     k = cfg.spec_suite.reruns or spec.defaults.reliability.reruns
     run = _runner(cfg, ctx, spec)
     rows = rerun_suite(compiled, _tests(ctx), run, k=k, run_id=run_id, scope="suite", workers=cfg.llm.concurrency)
-    invariants: list[Any] = []
+    counts = {"k": k}
     if base_run and base_spec_path:
-        invariants = invariant_tests(_tests(ctx, base_run), load_spec(base_spec_path), spec)
-        rows += rerun_suite(compiled, invariants, run, k=1, run_id=run_id, scope="invariant",
-                            workers=cfg.llm.concurrency)
+        found = invariant_tests(_tests(ctx, base_run), load_spec(base_spec_path), spec)
+        # only a test that passed on v1 (first run on the compiled v1 prompt) can be broken by v2
+        passed_v1 = {r.test_id for r in ctx.read("spec_reruns", base_run)
+                     if r.scope == "suite" and r.rerun == 0 and r.agent_variant == "compiled" and r.passed}
+        for scope, chosen in (("invariant", [t for t in found.tests if t.test_id in passed_v1]),
+                              ("invariant_v1_failed", [t for t in found.tests if t.test_id not in passed_v1])):
+            rows += rerun_suite(compiled, chosen, run, k=1, run_id=run_id, scope=scope, workers=cfg.llm.concurrency)
+            counts[scope] = len(chosen)
+        rows += not_runnable_rows(compiled, _tests(ctx, base_run), found.not_runnable, run_id=run_id)
+        counts["not_runnable"] = len(found.not_runnable)
     ctx.write("spec_reruns", rows)
-    return Outcome(counts={"k": k, "invariant_tests": len(invariants)})
+    return Outcome(counts=counts)
 
 
 def mutate_step(ctx: RunContext, spec_path: str, pack_path: str) -> Outcome:
