@@ -21,12 +21,13 @@ from adat.llm.types import LLMRequest, LLMResponse, ToolCall
 from adat_offline.tdad_rules import Rules, Step, parse_rules
 from adat_offline.tdad_text import (
     Atom,
+    condition_atoms,
     confirmation,
     decisions_for,
     find_field,
     literal,
     overlap,
-    parse_condition,
+    parse_alternatives,
     stems,
     words,
 )
@@ -110,23 +111,35 @@ def _walk(view: View, rules: Rules) -> tuple[str, dict[str, Any]]:
         if [f for f in step.must_have if not _user_value(view, f)]:
             return _respond(view, rules, node, [step.missing_decision] if step.missing_decision
                             else decisions_for(node, _decisions(view)))
+        failed = ""
         for tool in step.tools:
             need = _need_call(view, rules, tool)
             if need == "call":
                 return tool, _args(view, tool)
             if need == "failed":
-                return _respond(view, rules, node, _failure_decisions(view, node))
-        nxt = next((n for cond, n in step.branches if _holds(cond, view, step, rules)), None)
-        if nxt is None or nxt == node:
+                failed = tool
+                break
+        # after a failed call only a branch about failures or retries applies (no output to test)
+        nxt = next((n for cond, n in step.branches if (not failed or _about_failure(cond))
+                    and _holds(cond, view, step, rules)), None)
+        if nxt == node:  # the step loops to itself: call its tool again, or ask again for what it needs
+            again = failed or next(iter(step.tools), "")
+            if again and failed:
+                return again, _args(view, again)
+            return _respond(view, rules, node, [step.ask_decision] if step.ask_decision
+                            else decisions_for(node, _decisions(view)))
+        if failed and nxt is None:  # no branch says what a failed call leads to
+            return _respond(view, rules, node, _failure_decisions(view, node))
+        if nxt is None:
             return _respond(view, rules, node, decisions_for(node, _decisions(view)))
         node = nxt
     return _respond(view, rules, node, decisions_for(node, _decisions(view)))
 
 
 def _need_call(view: View, rules: Rules, tool: str) -> str:
-    if view.latest(tool) is not None:
-        return "done"
     mine = [(err, out) for name, err, out in view.this_turn if name == tool]
+    if view.latest(tool) is not None:  # called before; again only for another value the user gave this turn
+        return "call" if not mine and _restated(view, tool) else "done"
     if not mine:
         return "call"
     retriable = tool in rules.retry_on_timeout and '"timeout"' in mine[-1][1] and len(mine) < 2
@@ -138,11 +151,26 @@ def _failure_decisions(view: View, node: str) -> list[str]:
     return decisions_for("ticket error failed " + node, _decisions(view))
 
 
+def _restated(view: View, tool: str) -> bool:
+    """The latest user turn gives one of ``tool``'s inputs a value other than its last call had."""
+    last_args: dict[str, Any] = next((args for name, args, _, error in reversed(view.outputs) if name == tool and not error), {})
+    params = (view.tools.get(tool, {}).get("parameters") or {}).get("properties") or {}
+    for name in params:
+        said = find_field(name, view.users[-1]) if view.users else None
+        if said is not None and isinstance(last_args.get(name), str | int) and str(last_args[name]) != said:
+            return True
+    return False
+
+
+def _about_failure(cond: str) -> bool:
+    return any(a.is_error or a.is_counter for a in condition_atoms(cond))
+
+
 def _holds(cond: str, view: View, step: Step, rules: Rules) -> bool:
-    atoms = parse_condition(cond)
-    if atoms is None:
+    alternatives = parse_alternatives(cond)
+    if alternatives is None:
         return False
-    return all(_atom(a, view, step, rules) for a in atoms)
+    return any(all(_atom(a, view, step, rules) for a in atoms) for atoms in alternatives)
 
 
 def _keywords(text: str) -> set[str]:
@@ -160,7 +188,7 @@ def _keywords(text: str) -> set[str]:
 def _intent_score(value: str, view: View, rules: Rules) -> float:
     """Share of the intent's words in what the user said; the items enumerated by a policy whose id
     shares a word with the intent (P1_NO_PII listing "SSN, DOB" for a pii intent) count half."""
-    wanted = stems(value)
+    wanted = (stems(value) - _GENERIC) or stems(value)  # "details", "request" say nothing of the topic
     if not wanted:
         return 0.0
     said = stems(view.text)
@@ -170,7 +198,7 @@ def _intent_score(value: str, view: View, rules: Rules) -> float:
 
 def _best_intent(rules: Rules, view: View) -> str:
     """The intent named anywhere in the steps' branches that the user's words fit best ('' = none)."""
-    known = [n.rhs for st in rules.steps.values() for c, _ in st.branches for n in parse_condition(c) or []
+    known = [n.rhs for st in rules.steps.values() for c, _ in st.branches for n in condition_atoms(c)
              if n.name == "intent"]
     scored = [(s, -i, v) for i, v in enumerate(dict.fromkeys(known)) if v != "unknown"
               and (s := _intent_score(v, view, rules)) > 0]
@@ -186,22 +214,52 @@ def _atom(a: Atom, view: View, step: Step, rules: Rules) -> bool:
         return result if a.op == "==" else not result
     if "confirm" in a.name:
         said = confirmation(view.users[-1]) if len(view.users) > 1 else "unclear"
-        match = said == str(literal(a.rhs)).lower() or (said == "unclear" and a.rhs.lower() in ("ambiguous", "unclear"))
+        match = said == str(a.value).lower() or (said == "unclear" and a.rhs.lower() in ("ambiguous", "unclear"))
         return match if a.op == "==" else not match
-    left = _lookup(view, a.lhs)
+    if a.is_error:  # how the step's tool call failed this turn ('' when it did not)
+        left: Any = _failure(view, step, a)
+    else:
+        left = _lookup(view, a.lhs)
+    if left is None and a.is_counter:
+        left = _count(view, step, a)
     if a.op in (">", ">=", "<", "<="):
         right = _lookup(view, a.rhs)
-        right = literal(a.rhs) if right is None else right
+        right = a.value if right is None else right
         if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (left, right)):
             return False
         lv, rv = float(left), float(right)  # type: ignore[arg-type]
         return {">": lv > rv, ">=": lv >= rv, "<": lv < rv, "<=": lv <= rv}[a.op]
-    want = literal(a.rhs)
+    want = a.value
     if left is None and isinstance(want, bool):
         # no output says it: true only when the user's words say it, else false (closed world)
         left = bool(stems(a.lhs)) and stems(a.lhs) <= stems(view.text)
     equal = left == want or (isinstance(left, str) and left.lower() == str(want).lower())
     return equal if a.op == "==" else not equal
+
+
+def _step_tool(view: View, step: Step, a: Atom) -> str:
+    """The tool an error or counter atom is about: the step's tool named most like it, else its first."""
+    tools = step.tools or list(dict.fromkeys(n for n, *_ in view.outputs))
+    return max(tools, key=lambda t: (overlap(a.lhs, t), -tools.index(t)), default="")
+
+
+def _failure(view: View, step: Step, a: Atom) -> str:
+    tool = _step_tool(view, step, a)
+    mine = [out for name, err, out in view.this_turn if name == tool]
+    if not mine or '"error"' not in mine[-1][:20]:
+        return ""
+    try:
+        return str(json.loads(mine[-1]).get("error", ""))
+    except (ValueError, AttributeError):
+        return "error"
+
+
+def _count(view: View, step: Step, a: Atom) -> int:
+    """Calls of the step's tool: this turn's retries (``retry_count``), else attempts in the session."""
+    tool = _step_tool(view, step, a)
+    if a.counts_retries:
+        return max(0, sum(1 for name, *_ in view.this_turn if name == tool) - 1)
+    return sum(1 for name, *_ in view.outputs if name == tool)
 
 
 def _find(obj: Any, name: str) -> Any:
@@ -260,6 +318,7 @@ def _user_value(view: View, name: str) -> Any:
     return find_field(name, view.text)
 
 
+
 def _args(view: View, tool: str) -> dict[str, Any]:
     params = view.tools.get(tool, {}).get("parameters") or {}
     context = view.system.replace('"', " ").replace("'", " ")
@@ -273,7 +332,8 @@ def _args(view: View, tool: str) -> dict[str, Any]:
             if any(v is not None for v in sub.values()):
                 args[name] = {k: v for k, v in sub.items() if v is not None}
             continue
-        value = find_field(name, view.text)
+        value = find_field(name, view.users[-1]) if view.users else None  # the latest value the user gave
+        value = find_field(name, view.text) if value is None else value
         if value is None:
             value = next((v for n, *_ in view.outputs if (v := _find(view.latest(n), name)) is not None), None)
         if value is None:

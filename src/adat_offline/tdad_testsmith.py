@@ -71,6 +71,12 @@ def _turns(spec: Spec, sc: Scenario, seed: int, *, style: str = "plain", drop: t
         turns.append(yes if sc.confirm_turn in ("yes", "true") else "No, I changed my mind.")
     if sc.extra_turn_node:
         turns.append(UNCLEAR[1])
+    attempts = max((sc.calls.get(t, 0) for t in sc.calls if t not in sc.failures), default=0)
+    for n in range(1, attempts):  # a loop counter: the user tries again with another value each time
+        again = [_mention(spec, f"{f}={value_for(f, seed + 7 * n)}", seed, style=style) for f in sc.retry_fields
+                 if f not in drop]
+        if again:
+            turns.append(f"Sorry, let me try again: {', '.join(again)}.")
     return turns
 
 
@@ -170,8 +176,12 @@ def _assertions(spec: Spec, path: list[PathStep], leaf: str, sc: Scenario, turns
     return out
 
 
-def _fixtures(outputs: dict[str, Any]) -> list[ToolFixture]:
-    return [ToolFixture(tool=t, output_json=json.dumps(o, sort_keys=True)) for t, o in outputs.items()]
+def _fixtures(outputs: dict[str, Any], failures: dict[str, str] | None = None) -> list[ToolFixture]:
+    """One fixture per tool: its output, or -- for a tool the path needs to fail -- the failure
+    alone (every call), never a failure next to an output that contradicts it."""
+    failures = failures or {}
+    return [ToolFixture(tool=t, failure=failures[t]) if t in failures
+            else ToolFixture(tool=t, output_json=json.dumps(o, sort_keys=True)) for t, o in outputs.items()]
 
 
 def _metamorphic(obj: Any, seed: int) -> Any:
@@ -191,7 +201,7 @@ def _test(family: str, title: str, turns: list[str], outputs: dict[str, Any], sc
           assertions: list[SpecAssertion], varies: str = "") -> GeneratedSpecTest:
     # what the assertions cite; testsmith() adds every node of the path the test derives from
     clauses = list(dict.fromkeys(a.clause for a in assertions))
-    return GeneratedSpecTest(family=family, title=title, user_turns=turns, fixtures=_fixtures(outputs),  # type: ignore[arg-type]
+    return GeneratedSpecTest(family=family, title=title, user_turns=turns, fixtures=_fixtures(outputs, sc.failures),  # type: ignore[arg-type]
                              pii_canaries=sc.canaries, assertions=assertions, varies=varies, clauses=clauses)
 
 
@@ -250,7 +260,7 @@ def _dir(spec: Spec, path: list[PathStep], sc: Scenario, seed: int, base: list[S
         for tool in tools:
             t = spec.tool(tool)
             if t and t.retry_policy.retries >= 1 and "timeout" in t.retry_policy.on and tool not in sc.negative_tools:
-                fixtures = _fixtures(sc.outputs)
+                fixtures = _fixtures(sc.outputs, sc.failures)
                 for f in fixtures:
                     if f.tool == tool:
                         f.failure, f.fail_times = "timeout", 1
