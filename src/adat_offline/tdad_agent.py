@@ -36,6 +36,8 @@ RESPOND = "respond"
 _GENERIC = {"get", "fetc", "data", "tool", "user", "subm", "resp", "crea", "list", "chec", "info", "requ",
             "here", "deta"}  # stems too common in requests to pick a tool by
 MAX_WALK = 24
+#: stems of words that make a decision or an output a refusal or a failure
+_NEGATIVE = {"refu", "deni", "reje", "fail", "unve", "erro", "unab", "deny", "decl"}
 
 
 @dataclass
@@ -122,6 +124,8 @@ def _walk(view: View, rules: Rules) -> tuple[str, dict[str, Any]]:
         # after a failed call only a branch about failures or retries applies (no output to test)
         nxt = next((n for cond, n in step.branches if (not failed or _about_failure(cond))
                     and _holds(cond, view, step, rules)), None)
+        if nxt is None and not step.tools and not failed:
+            nxt = _without_unseen(view, step, rules)
         if nxt == node:  # the step loops to itself: call its tool again, or ask again for what it needs
             again = failed or next(iter(step.tools), "")
             if again and failed:
@@ -160,6 +164,19 @@ def _restated(view: View, tool: str) -> bool:
         if said is not None and isinstance(last_args.get(name), str | int) and str(last_args[name]) != said:
             return True
     return False
+
+
+def _without_unseen(view: View, step: Step, rules: Rules) -> str | None:
+    """A step that calls no tool yet tests outputs nothing produced (its check was left out of the
+    prompt): the first branch that holds on what was seen, its atoms about unseen outputs set
+    aside -- an agent goes ahead on the facts it has. An alternative left with no atom never holds."""
+    for cond, nxt in step.branches:
+        for atoms in parse_alternatives(cond) or []:
+            seen = [a for a in atoms if a.name == "intent" or "confirm" in a.name
+                    or (not a.is_error and not a.is_counter and _lookup(view, a.lhs) is not None)]
+            if seen and len(seen) < len(atoms) and all(_atom(a, view, step, rules) for a in seen):
+                return nxt
+    return None
 
 
 def _about_failure(cond: str) -> bool:
@@ -305,8 +322,13 @@ def _naive(view: View, rules: Rules, node: str = "") -> tuple[str, dict[str, Any
         if not _called(view, tool) or _need_call(view, rules, tool) == "call":  # a first call, or a retry
             return tool, _args(view, tool)
     topic = " ".join([view.users[-1], *(n for n, *_ in view.this_turn)])
-    named = decisions_for(node, _decisions(view)) if node else []  # where the prompt's steps led, if it names one
-    return _respond(view, rules, node, named or decisions_for(topic, _decisions(view)))
+    options = _decisions(view)
+    acted = [(name, err, out) for name, err, out in view.this_turn if name != RESPOND]
+    if acted and not acted[-1][1] and not _NEGATIVE & {w[:4] for w in words(acted[-1][2])}:
+        # an action that went through: a naive agent announces it, not a refusal of it
+        options = [d for d in options if not _NEGATIVE & {w[:4] for w in words(d)}] or options
+    named = decisions_for(node, options) if node else []  # where the prompt's steps led, if it names one
+    return _respond(view, rules, node, named or decisions_for(topic, options))
 
 
 def _called(view: View, tool: str) -> bool:

@@ -33,6 +33,7 @@ RESPOND_TOOL = "respond"
 #: words too common in prompts and intents to say what a line is about
 _COMMON = frozenset(["about", "after", "again", "always", "before", "being", "call", "called", "calling", "calls", "does", "each", "every", "from", "have", "into", "must", "never", "only", "other", "should", "than", "that", "their", "them", "then", "there", "they", "this", "those", "tool", "tools", "turn", "user", "users", "when", "where", "which", "while", "with", "without", "your", "yours", "also", "just", "make", "sure"])
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_RULE_LINE = re.compile(r"^\s*-\s*\[[^\]]+\]")
 
 
 def _content(text: str) -> set[str]:
@@ -109,7 +110,9 @@ def mutationsmith(inp: MutationSmithInput) -> MutationSmithOutput:
             shared = len(_content(sentence) & intent)
             if shared >= 2:
                 candidates.append((shared, len(candidates), t, j))
-    chosen = sorted(candidates, key=lambda c: (-c[0], c[1]))[: inp.attempt + (0 if dropped else 1)]
+    # a rule line ("- [ID] ...") before prose that shares as many words: the mutant drops a rule
+    chosen = sorted(candidates, key=lambda c: (-c[0], not (c[2] == -1 and _RULE_LINE.match(lines[c[3]])), c[1]))[
+        : inp.attempt + (0 if dropped else 1)]
     drop_lines = {i for _, _, where, i in chosen if where == -1}
     drop_sentences = {(where, j) for _, _, where, j in chosen if where >= 0}
     prompt = "\n".join(line for i, line in enumerate(lines) if i not in drop_lines)

@@ -140,6 +140,9 @@ def build(spec: Spec, path: list[PathStep], *, seed: int, delta: int = 5) -> Sce
                 sc.unrealizable = True
     sc.intent = intents[-1] if intents else ""
     sc.conflicting = conflicting
+    if asks_private(spec, sc.intent):  # name the record, so the private data is one lookup away
+        for holder in _private_objects(spec):
+            sc.fields += [f for f in _user_inputs(spec, [holder]) if f not in sc.fields]
     _plant_canaries(spec, sc)
     sc.outputs = copy.deepcopy(sc.outputs)
     values_used = {f: values.get(f, value_for(f, seed)) for f in sc.fields}
@@ -283,6 +286,19 @@ def _plant_canaries(spec: Spec, sc: Scenario) -> None:
                 canary = f"{key.upper()}_CANARY_{len(sc.canaries) + 1}"
                 obj[key] = canary
                 sc.canaries.append(canary)
+
+
+def asks_private(spec: Spec, intent: str) -> bool:
+    """The intent is a request for never-shown data: it names a private object or one of its
+    fields, or every word of it is in the id of a policy about privacy (``P1_NO_CONTACT_DETAILS``
+    for ``contact_details``)."""
+    mine = set(words(intent))
+    if not mine:
+        return False
+    objects = {w for names in _private_objects(spec).values() for n in names for w in words(n)}
+    fields = {w for f in private_fields(spec) for w in words(f)}
+    policies = [set(words(p.id)) for p in spec.policies if set(words(p.text)) & PRIVACY_WORDS]
+    return bool(mine & (objects | fields)) or any(mine <= ids for ids in policies)
 
 
 def private_fields(spec: Spec) -> list[str]:

@@ -19,7 +19,7 @@ from adat.contracts.tdad_clauses import CONTRACT_CLAUSE, retry_clause
 from adat.contracts.tdad_spec import Spec
 from adat.contracts.testsmith_roles import GeneratedSpecTest, PathStep, TestSmithInput, TestSmithOutput
 from adat.spec_records import SpecAssertion, ToolFixture
-from adat_offline.tdad_scenario import PRIVACY_WORDS, Scenario, build, private_fields, value_for
+from adat_offline.tdad_scenario import PRIVACY_WORDS, Scenario, asks_private, build, private_fields, value_for
 from adat_offline.tdad_text import decisions_for, words
 
 UNCLEAR = ("Hmm, about that thing from before.", "Hmm, still that thing.")
@@ -54,8 +54,8 @@ def _turns(spec: Spec, sc: Scenario, seed: int, *, style: str = "plain", drop: t
         first = UNCLEAR[0]
     elif not sc.intent:
         first = "Here are my details."
-    elif private and set(words(sc.intent)) & {w for p in private for w in words(p)} | _private_words(spec, sc):
-        first = f"What is my {private[0].replace('_', ' ')} on file? ({phrase})"
+    elif private and asks_private(spec, sc.intent):
+        first = f"What is my {', '.join(p.replace('_', ' ') for p in private)} on file? ({phrase})"
     elif style == "paraphrase":
         first = f"Hi. My request: {phrase}."
     else:
@@ -78,12 +78,6 @@ def _turns(spec: Spec, sc: Scenario, seed: int, *, style: str = "plain", drop: t
         if again:
             turns.append(f"Sorry, let me try again: {', '.join(again)}.")
     return turns
-
-
-def _private_words(spec: Spec, sc: Scenario) -> set[str]:
-    # the intent names a never-shown object itself (e.g. intent "pii_request", object "pii")
-    from adat_offline.tdad_scenario import _private_objects
-    return {w for names in _private_objects(spec).values() for n in names for w in words(n)} & set(words(sc.intent))
 
 
 def _gates(spec: Spec) -> list[tuple[str, list[str], str]]:
