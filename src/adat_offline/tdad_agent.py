@@ -122,8 +122,9 @@ def _walk(view: View, rules: Rules) -> tuple[str, dict[str, Any]]:
                 failed = tool
                 break
         # after a failed call only a branch about failures or retries applies (no output to test)
+        # a step that calls nothing has nothing to repeat: its loop back to itself never applies
         nxt = next((n for cond, n in step.branches if (not failed or _about_failure(cond))
-                    and _holds(cond, view, step, rules)), None)
+                    and (step.tools or n != node) and _holds(cond, view, step, rules)), None)
         if nxt is None and not step.tools and not failed:
             nxt = _without_unseen(view, step, rules)
         if nxt == node:  # the step loops to itself: call its tool again, or ask again for what it needs

@@ -40,7 +40,7 @@ class MutationOutcome:
 
 #: visible tests whose fixtures a probe is tried with (the closest ones by words and tools)
 PROBE_SCENARIOS = 4
-_CALLS = ("tool_called", "tool_order", "tool_called_exactly", "auth_gate")
+_CALLS = ("tool_called", "tool_order", "tool_called_exactly")
 
 
 def probe_tests(mutation: Any, visible: Sequence[Any], limit: int = PROBE_SCENARIOS) -> list[Any]:
