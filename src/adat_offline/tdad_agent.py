@@ -173,8 +173,8 @@ def _without_unseen(view: View, step: Step, rules: Rules) -> str | None:
     aside -- an agent goes ahead on the facts it has. An alternative left with no atom never holds."""
     for cond, nxt in step.branches:
         for atoms in parse_alternatives(cond) or []:
-            seen = [a for a in atoms if a.name == "intent" or "confirm" in a.name
-                    or (not a.is_error and not a.is_counter and _lookup(view, a.lhs) is not None)]
+            seen = [a for a in atoms if a.name == "intent" or (not a.is_error and not a.is_counter
+                                                                  and _lookup(view, a.lhs) is not None)]
             if seen and len(seen) < len(atoms) and all(_atom(a, view, step, rules) for a in seen):
                 return nxt
     return None
@@ -230,7 +230,7 @@ def _atom(a: Atom, view: View, step: Step, rules: Rules) -> bool:
         if a.rhs == "unknown" and a.rest:  # "unknown after clarify": still unknown on a later turn
             result = result and len(view.users) > 1
         return result if a.op == "==" else not result
-    if "confirm" in a.name:
+    if "confirm" in a.name and _lookup(view, a.lhs) is None:  # the user's yes / no, not a tool's output
         said = confirmation(view.users[-1]) if len(view.users) > 1 else "unclear"
         match = said == str(a.value).lower() or (said == "unclear" and a.rhs.lower() in ("ambiguous", "unclear"))
         return match if a.op == "==" else not match
@@ -321,7 +321,15 @@ def _naive(view: View, rules: Rules, node: str = "") -> tuple[str, dict[str, Any
         if tool in rules.confirm_before and confirmation(view.users[-1]) != "yes":
             return _respond(view, rules, node, decisions_for("ask confirm " + tool, _decisions(view)))
         if not _called(view, tool) or _need_call(view, rules, tool) == "call":  # a first call, or a retry
-            return tool, _args(view, tool)
+            args = _args(view, tool)
+            params = view.tools.get(tool, {}).get("parameters") or {}
+            asked = {f for st in rules.steps.values() for f in [*st.ask_fields, *st.must_have]}
+            for name in params.get("required") or []:
+                prop = (params.get("properties") or {}).get(name) or {}
+                if name not in args and name not in asked and prop.get("type") == "string" and view.users:
+                    args[name] = view.users[-1]  # free text the agent writes itself (a statement, a note)
+            if all(r in args for r in params.get("required") or []):  # else nothing to call it with: skip it
+                return tool, args
     topic = " ".join([view.users[-1], *(n for n, *_ in view.this_turn)])
     options = _decisions(view)
     acted = [(name, err, out) for name, err, out in view.this_turn if name != RESPOND]

@@ -52,6 +52,8 @@ def value_for(name: str, seed: int) -> str:
         return str(10000 + seed % 89999)
     if "date" in words(name):  # a date, not a placeholder: an ISO day
         return f"2027-{1 + seed % 12:02d}-{1 + seed % 28:02d}"
+    if "year" in words(name):  # a year, not a placeholder
+        return str(1950 + seed % 50)
     stem = "".join(w[:3] for w in words(name.removesuffix("_id"))).upper() or "ID"
     return f"{stem}-{n}"
 
@@ -119,7 +121,7 @@ def build(spec: Spec, path: list[PathStep], *, seed: int, delta: int = 5) -> Sce
             if atom.name == "intent":
                 if atom.rest:
                     sc.extra_turn_node = step.node_id
-            elif "confirm" in atom.name:
+            elif "confirm" in atom.name and not locate(sc.outputs, atom.lhs):  # the user's yes / no
                 sc.confirm_turn, sc.confirm_node = str(atom.value).lower(), step.node_id
             elif atom.is_error and step_tools:
                 failing = _about(spec, atom, step_tools)
