@@ -230,7 +230,7 @@ def _atom(a: Atom, view: View, step: Step, rules: Rules) -> bool:
         if a.rhs == "unknown" and a.rest:  # "unknown after clarify": still unknown on a later turn
             result = result and len(view.users) > 1
         return result if a.op == "==" else not result
-    if "confirm" in a.name and _lookup(view, a.lhs) is None:  # the user's yes / no, not a tool's output
+    if "confirm" in a.name and not a.is_counter and _lookup(view, a.lhs) is None:  # the user's yes / no
         said = confirmation(view.users[-1]) if len(view.users) > 1 else "unclear"
         match = said == str(a.value).lower() or (said == "unclear" and a.rhs.lower() in ("ambiguous", "unclear"))
         return match if a.op == "==" else not match

@@ -87,7 +87,11 @@ def _without_tools(text: str, dropped: list[str]) -> str:
 
 def mutationsmith(inp: MutationSmithInput) -> MutationSmithOutput:
     intent = _content(inp.intent)
-    dropped = dropped_tools(inp.intent, [v.name for v in inp.tool_descriptions])
+    named = [v.name for v in inp.tool_descriptions]
+    # tools the prompt orders by name count too: an artifact may describe none of its tools
+    named += [t.strip() for m in _ORDER_LIST.finditer(inp.system_prompt) for t in m.group(2).split(",")
+              if t.strip() and t.strip() not in named]
+    dropped = dropped_tools(inp.intent, named)
     source = inp.system_prompt
     if dropped:
         source = "\n".join(_without_tools(line, dropped) if line.strip() else line for line in source.splitlines())

@@ -121,7 +121,7 @@ def build(spec: Spec, path: list[PathStep], *, seed: int, delta: int = 5) -> Sce
             if atom.name == "intent":
                 if atom.rest:
                     sc.extra_turn_node = step.node_id
-            elif "confirm" in atom.name and not locate(sc.outputs, atom.lhs):  # the user's yes / no
+            elif "confirm" in atom.name and not atom.is_counter and not locate(sc.outputs, atom.lhs):  # yes / no
                 sc.confirm_turn, sc.confirm_node = str(atom.value).lower(), step.node_id
             elif atom.is_error and step_tools:
                 failing = _about(spec, atom, step_tools)

@@ -49,14 +49,18 @@ def probe_tests(mutation: Any, visible: Sequence[Any], limit: int = PROBE_SCENAR
     probe = mutation.activation_probe
     words = " ".join([probe.case.replace("_", " "), *probe.user_turns])
 
-    trace = probe.expect_violation.trace
+    trace, answer = probe.expect_violation.trace, probe.expect_violation.json_
     named = set(trace.tools()) if trace else set()  # the tools the predicates are about
+    violating = {str(v) for v in answer.equals.values()} | {str(v) for vs in answer.in_.values() for v in vs} \
+        if answer else set()
 
     def score(test: Any) -> float:
-        # words shared with the probe, plus the share of its tools the test expects called
+        # words shared with the probe, plus the share of its tools the test expects called, less
+        # one for a test that expects the violating answer (the compiled prompt already gives it)
         called = {t for a in test.assertions if a.kind in _CALLS for t in a.tools}
+        expects = {str(v) for a in test.assertions if a.kind == "decision_in" for v in a.values}
         return (overlap(words, " ".join([test.title, test.leaf_id.replace("_", " "), *test.user_turns]))
-                + (len(named & called) / len(named) if named else 0.0))
+                + (len(named & called) / len(named) if named else 0.0) - bool(violating & expects))
 
     closest = sorted(visible, key=lambda t: (-score(t), visible.index(t)))[:limit]
     out = []
