@@ -205,7 +205,7 @@ def _keywords(text: str) -> set[str]:
 
 def _intent_score(value: str, view: View, rules: Rules) -> float:
     """Share of the intent's words in what the user said; the items enumerated by a policy whose id
-    shares a word with the intent (P1_NO_PII listing "SSN, DOB" for a pii intent) count half."""
+    shares a word with the intent (a policy P9_NO_SECRETS listing "PIN, password, token" for a secrets intent) count half."""
     wanted = (stems(value) - _GENERIC) or stems(value)  # "details", "request" say nothing of the topic
     if not wanted:
         return 0.0
@@ -273,7 +273,7 @@ def _failure(view: View, step: Step, a: Atom) -> str:
 
 
 def _count(view: View, step: Step, a: Atom) -> int:
-    """Calls of the step's tool: this turn's retries (``retry_count``), else attempts in the session."""
+    """Calls of the step's tool: this turn's retries (``retries >= 1``), else attempts in the session."""
     tool = _step_tool(view, step, a)
     if a.counts_retries:
         return max(0, sum(1 for name, *_ in view.this_turn if name == tool) - 1)

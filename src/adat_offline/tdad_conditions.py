@@ -2,7 +2,7 @@
 
 A condition names output fields (``parcel.status``, ``a.b.name`` -- the output dict holding
 ``name``, preferring tools named like ``a.b``), how the step's tool call failed (``x.error ==
-'timeout'``) or a loop counter of the step's tool (``retry_count >= 1``, ``verify_attempts < 2``);
+'unreachable'``) or a loop counter of the step's tool (``retries >= 1``, ``login_attempts < 3``);
 see :class:`adat_offline.tdad_text.Atom`. This module sets output fields; failures and counters
 are the scenario's (:mod:`adat_offline.tdad_scenario`), because they are fixtures and turns, not
 fields. Nothing here knows a spec: enum values come from the output schemas read at run time.

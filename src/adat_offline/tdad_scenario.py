@@ -292,8 +292,8 @@ def _plant_canaries(spec: Spec, sc: Scenario) -> None:
 
 def asks_private(spec: Spec, intent: str) -> bool:
     """The intent is a request for never-shown data: it names a private object or one of its
-    fields, or every word of it is in the id of a policy about privacy (``P1_NO_CONTACT_DETAILS``
-    for ``contact_details``)."""
+    fields, or every word of it is in the id of a policy about privacy (``P9_NO_SECRETS``
+    for ``secrets``)."""
     mine = set(words(intent))
     if not mine:
         return False

@@ -15,7 +15,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 _VALUE = r"'[^']*'|\"[^\"]*\"|[\w.\-]+"
 _ATOM = re.compile(rf"^\s*([A-Za-z_][\w.]*)\s*(==|!=|>=|<=|>|<)\s*({_VALUE})\s*(.*)$")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
-#: names of loop counters: how often the step's tool was called (``verify_attempts``) or retried
+#: names of loop counters: how often the step's tool was called (``login_attempts``) or retried
 _COUNTER = re.compile(r"(?:^|_)(?:count|counter|attempts?|tries|retries)$")
 _STOP = frozenset(["a", "an", "and", "the", "to", "of", "for", "in", "on", "at", "is", "are", "my", "me", "i", "you", "your", "it", "this", "that", "be", "with", "as", "or", "please", "can", "could", "would", "want", "need", "help", "do", "what", "when", "how"])
 AFFIRMATIVE = ("yes", "yeah", "yep", "confirm", "go ahead", "do it", "sure", "proceed", "definitely")
@@ -60,12 +60,12 @@ class Atom:
 
     @property
     def is_error(self) -> bool:
-        """``lookup.error == 'timeout'``: how the step's tool call failed, not a field of its output."""
+        """``fetch.error == 'unreachable'``: how the step's tool call failed, not a field of its output."""
         return self.name in ("error", "failure") or self.name.endswith("_error")
 
     @property
     def is_counter(self) -> bool:
-        """``retry_count >= 1`` / ``verify_attempts < 2``: a loop counter of the step's tool."""
+        """``retries >= 1`` / ``login_attempts < 3``: a loop counter of the step's tool."""
         return bool(_COUNTER.search(self.name))
 
     @property
