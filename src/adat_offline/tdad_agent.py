@@ -332,12 +332,17 @@ def _naive(view: View, rules: Rules, node: str = "") -> tuple[str, dict[str, Any
                 return tool, args
     topic = " ".join([view.users[-1], *(n for n, *_ in view.this_turn)])
     options = _decisions(view)
-    acted = [(name, err, out) for name, err, out in view.this_turn if name != RESPOND]
-    if acted and not acted[-1][1] and not _NEGATIVE & {w[:4] for w in words(acted[-1][2])}:
-        # an action that went through: a naive agent announces it, not a refusal of it
-        options = [d for d in options if not _NEGATIVE & {w[:4] for w in words(d)}] or options
     named = decisions_for(node, options) if node else []  # where the prompt's steps led, if it names one
+    acted = [(name, err, out) for name, err, out in view.this_turn if name != RESPOND]
+    if named and acted and not acted[-1][1] and not _refusal(acted[-1][2]) and any(_refusal(d) for d in named):
+        # the node names a refusal and a success of one thing, and the action went through: a
+        # naive agent announces it rather than refusing it
+        named = decisions_for(node, [d for d in options if not _refusal(d)]) or named
     return _respond(view, rules, node, named or decisions_for(topic, options))
+
+
+def _refusal(text: str) -> bool:
+    return bool(_NEGATIVE & {w[:4] for w in words(text)})
 
 
 def _called(view: View, tool: str) -> bool:
