@@ -26,7 +26,7 @@ from adat.tdad.testsmith import generate_tests
 class SuiteFigures:
     visible: int
     hidden: int
-    vpr: list[float]  # per compile iteration
+    vpr: list[float]  # visible pass rate of the prompt in effect after each compile iteration
     hidden_passed: int
     activated: list[str]
     not_activated: list[str]
@@ -52,11 +52,10 @@ def run_suite(spec_path: Path, seed_dir: Path, pack_path: Path, tmp_path: Path, 
     out = compile_artifact(seed_artifact(seed_dir), visible, run, promptsmith_proposer(client, spec),
                            clause_text=clause_texts(spec), max_iterations=budget,
                            inner_attempts=cfg.spec_suite.inner_attempts, run_id="gen", start_label="seed")
-    vpr = []
+    vpr: list[float] = []  # of the prompt in effect after each iteration (a candidate kept back changes nothing)
     for it in out.iterations:
         rows = [r for r in out.results if r.iteration == it.iteration and r.scope == "full"]
-        if rows:
-            vpr.append(sum(r.passed for r in rows) / len(rows))
+        vpr.append(sum(r.passed for r in rows) / len(rows) if it.promoted and rows else vpr[-1] if vpr else 0.0)
     hidden_passed = sum(run(out.artifact, t, 0).passed for t in hidden)
     mutants = mutate_compiled(out.artifact, pack, visible, run, mutant_maker(client, pack), run_id="gen").mutants
     return SuiteFigures(visible=len(visible), hidden=len(hidden), vpr=vpr, hidden_passed=hidden_passed,
