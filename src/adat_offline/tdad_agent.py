@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from adat.llm.types import LLMRequest, LLMResponse, ToolCall
@@ -25,14 +24,23 @@ from adat_offline.tdad_text import (
     confirmation,
     decisions_for,
     find_field,
-    literal,
     overlap,
     parse_alternatives,
     stems,
     words,
 )
+from adat_offline.tdad_view import (
+    RESPOND,
+    View,
+    called,
+    lookup,
+    offered_decisions,
+    read_view,
+    respond_with,
+    tool_args,
+    user_value,
+)
 
-RESPOND = "respond"
 _GENERIC = {"get", "fetc", "data", "tool", "user", "subm", "resp", "crea", "list", "chec", "info", "requ",
             "here", "deta"}  # stems too common in requests to pick a tool by
 MAX_WALK = 24
@@ -40,57 +48,8 @@ MAX_WALK = 24
 _NEGATIVE = {"refu", "deni", "reje", "fail", "unve", "erro", "unab", "deny", "decl"}
 
 
-@dataclass
-class View:
-    system: str
-    tools: dict[str, dict[str, Any]]  # name -> function definition
-    users: list[str]
-    outputs: list[tuple[str, dict[str, Any], str, bool]] = field(default_factory=list)  # name, args, output, error
-    this_turn: list[tuple[str, bool, str]] = field(default_factory=list)  # name, error, output
-
-    @property
-    def text(self) -> str:
-        return "\n".join(self.users)
-
-    def latest(self, tool: str) -> Any:
-        for name, _, out, error in reversed(self.outputs):
-            if name == tool and not error:
-                try:
-                    return json.loads(out)
-                except ValueError:
-                    return None
-        return None
-
-
-def _view(request: LLMRequest) -> View:
-    tools = {t["function"]["name"]: t["function"] for t in request.tools or [] if t.get("type") == "function"}
-    system = "\n".join(str(m.get("content") or "") for m in request.messages if m.get("role") == "system")
-    view = View(system=system, tools=tools, users=[])
-    pending: dict[str, tuple[str, dict[str, Any]]] = {}
-    for m in request.messages:
-        role = m.get("role")
-        if role == "user":
-            view.users.append(str(m.get("content") or ""))
-            view.this_turn = []
-        elif role == "assistant":
-            for tc in m.get("tool_calls") or []:
-                fn = tc.get("function", {})
-                try:
-                    args = json.loads(fn.get("arguments") or "{}")
-                except ValueError:
-                    args = {}
-                pending[tc.get("id", "")] = (fn.get("name", ""), args if isinstance(args, dict) else {})
-        elif role == "tool":
-            name, args = pending.get(str(m.get("tool_call_id", "")), ("", {}))
-            out = str(m.get("content") or "")
-            error = '"error"' in out[:20]
-            view.outputs.append((name, args, out, error))
-            view.this_turn.append((name, error, out))
-    return view
-
-
 def act(request: LLMRequest) -> LLMResponse:
-    view = _view(request)
+    view = read_view(request)
     rules = parse_rules(view.system, {n: str(f.get("description") or "") for n, f in view.tools.items()})
     call = _walk(view, rules) if rules.root() else _naive(view, rules)
     name, args = call
@@ -106,18 +65,18 @@ def _walk(view: View, rules: Rules) -> tuple[str, dict[str, Any]]:
         if step is None:  # the prompt leads here but says nothing about it: back to naive habits
             return _naive(view, rules, node)
         if not (step.branches or step.tools or step.ask_fields or step.must_have):
-            return _respond(view, rules, node, decisions_for(node, _decisions(view)))
-        missing = [f for f in step.ask_fields if not _user_value(view, f)]
+            return respond_with(view, rules, node, decisions_for(node, offered_decisions(view)))
+        missing = [f for f in step.ask_fields if not user_value(view, f)]
         if missing:
-            return _respond(view, rules, node, [step.ask_decision] if step.ask_decision else [])
-        if [f for f in step.must_have if not _user_value(view, f)]:
-            return _respond(view, rules, node, [step.missing_decision] if step.missing_decision
-                            else decisions_for(node, _decisions(view)))
+            return respond_with(view, rules, node, [step.ask_decision] if step.ask_decision else [])
+        if [f for f in step.must_have if not user_value(view, f)]:
+            return respond_with(view, rules, node, [step.missing_decision] if step.missing_decision
+                            else decisions_for(node, offered_decisions(view)))
         failed = ""
         for tool in step.tools:
             need = _need_call(view, rules, tool)
             if need == "call":
-                return tool, _args(view, tool)
+                return tool, tool_args(view, tool)
             if need == "failed":
                 failed = tool
                 break
@@ -130,15 +89,15 @@ def _walk(view: View, rules: Rules) -> tuple[str, dict[str, Any]]:
         if nxt == node:  # the step loops to itself: call its tool again, or ask again for what it needs
             again = failed or next(iter(step.tools), "")
             if again and failed:
-                return again, _args(view, again)
-            return _respond(view, rules, node, [step.ask_decision] if step.ask_decision
-                            else decisions_for(node, _decisions(view)))
+                return again, tool_args(view, again)
+            return respond_with(view, rules, node, [step.ask_decision] if step.ask_decision
+                            else decisions_for(node, offered_decisions(view)))
         if failed and nxt is None:  # no branch says what a failed call leads to
-            return _respond(view, rules, node, _failure_decisions(view, node))
+            return respond_with(view, rules, node, _failure_decisions(view, node))
         if nxt is None:
-            return _respond(view, rules, node, decisions_for(node, _decisions(view)))
+            return respond_with(view, rules, node, decisions_for(node, offered_decisions(view)))
         node = nxt
-    return _respond(view, rules, node, decisions_for(node, _decisions(view)))
+    return respond_with(view, rules, node, decisions_for(node, offered_decisions(view)))
 
 
 def _need_call(view: View, rules: Rules, tool: str) -> str:
@@ -153,7 +112,7 @@ def _need_call(view: View, rules: Rules, tool: str) -> str:
 
 def _failure_decisions(view: View, node: str) -> list[str]:
     # a tool failed for good: the decision that names an escalation or a failure, else the step's own
-    return decisions_for("ticket error failed " + node, _decisions(view))
+    return decisions_for("ticket error failed " + node, offered_decisions(view))
 
 
 def _restated(view: View, tool: str) -> bool:
@@ -174,7 +133,7 @@ def _without_unseen(view: View, step: Step, rules: Rules) -> str | None:
     for cond, nxt in step.branches:
         for atoms in parse_alternatives(cond) or []:
             seen = [a for a in atoms if a.name == "intent" or (not a.is_error and not a.is_counter
-                                                                  and _lookup(view, a.lhs) is not None)]
+                                                                  and lookup(view, a.lhs) is not None)]
             if seen and len(seen) < len(atoms) and all(_atom(a, view, step, rules) for a in seen):
                 return nxt
     return None
@@ -230,18 +189,18 @@ def _atom(a: Atom, view: View, step: Step, rules: Rules) -> bool:
         if a.rhs == "unknown" and a.rest:  # "unknown after clarify": still unknown on a later turn
             result = result and len(view.users) > 1
         return result if a.op == "==" else not result
-    if "confirm" in a.name and not a.is_counter and _lookup(view, a.lhs) is None:  # the user's yes / no
+    if "confirm" in a.name and not a.is_counter and lookup(view, a.lhs) is None:  # the user's yes / no
         said = confirmation(view.users[-1]) if len(view.users) > 1 else "unclear"
         match = said == str(a.value).lower() or (said == "unclear" and a.rhs.lower() in ("ambiguous", "unclear"))
         return match if a.op == "==" else not match
     if a.is_error:  # how the step's tool call failed this turn ('' when it did not)
         left: Any = _failure(view, step, a)
     else:
-        left = _lookup(view, a.lhs)
+        left = lookup(view, a.lhs)
     if left is None and a.is_counter:
         left = _count(view, step, a)
     if a.op in (">", ">=", "<", "<="):
-        right = _lookup(view, a.rhs)
+        right = lookup(view, a.rhs)
         right = a.value if right is None else right
         if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (left, right)):
             return False
@@ -280,30 +239,6 @@ def _count(view: View, step: Step, a: Atom) -> int:
     return sum(1 for name, *_ in view.outputs if name == tool)
 
 
-def _find(obj: Any, name: str) -> Any:
-    if isinstance(obj, dict):
-        if name in obj:
-            return obj[name]
-        for v in obj.values():
-            found = _find(v, name)
-            if found is not None:
-                return found
-    elif isinstance(obj, list) and obj:
-        return _find(obj[0], name)
-    return None
-
-
-def _lookup(view: View, lhs: str) -> Any:
-    name = lhs.rsplit(".", 1)[-1]
-    prefix = lhs.rsplit(".", 1)[0] if "." in lhs else ""
-    tools = sorted({n for n, *_ in view.outputs}, key=lambda t: -overlap(prefix, t) if prefix else 0)
-    for tool in tools:
-        value = _find(view.latest(tool), name)
-        if value is not None:
-            return value
-    return None
-
-
 # --- naive habits (nothing in the prompt says what to do) ----------------------------------------
 def _naive(view: View, rules: Rules, node: str = "") -> tuple[str, dict[str, Any]]:
     request = stems(view.users[-1]) - _GENERIC
@@ -316,12 +251,12 @@ def _naive(view: View, rules: Rules, node: str = "") -> tuple[str, dict[str, Any
             scored.append((-score, name))
     for _, tool in sorted(scored):
         for gate, guarded in rules.gates:
-            if tool in guarded and view.latest(gate) is None and not _called(view, gate):
-                return gate, _args(view, gate)
+            if tool in guarded and view.latest(gate) is None and not called(view, gate):
+                return gate, tool_args(view, gate)
         if tool in rules.confirm_before and confirmation(view.users[-1]) != "yes":
-            return _respond(view, rules, node, decisions_for("ask confirm " + tool, _decisions(view)))
-        if not _called(view, tool) or _need_call(view, rules, tool) == "call":  # a first call, or a retry
-            args = _args(view, tool)
+            return respond_with(view, rules, node, decisions_for("ask confirm " + tool, offered_decisions(view)))
+        if not called(view, tool) or _need_call(view, rules, tool) == "call":  # a first call, or a retry
+            args = tool_args(view, tool)
             params = view.tools.get(tool, {}).get("parameters") or {}
             asked = {f for st in rules.steps.values() for f in [*st.ask_fields, *st.must_have]}
             for name in params.get("required") or []:
@@ -331,83 +266,15 @@ def _naive(view: View, rules: Rules, node: str = "") -> tuple[str, dict[str, Any
             if all(r in args for r in params.get("required") or []):  # else nothing to call it with: skip it
                 return tool, args
     topic = " ".join([view.users[-1], *(n for n, *_ in view.this_turn)])
-    options = _decisions(view)
+    options = offered_decisions(view)
     named = decisions_for(node, options) if node else []  # where the prompt's steps led, if it names one
     acted = [(name, err, out) for name, err, out in view.this_turn if name != RESPOND]
     if named and acted and not acted[-1][1] and not _refusal(acted[-1][2]) and any(_refusal(d) for d in named):
         # the node names a refusal and a success of one thing, and the action went through: a
         # naive agent announces it rather than refusing it
         named = decisions_for(node, [d for d in options if not _refusal(d)]) or named
-    return _respond(view, rules, node, named or decisions_for(topic, options))
+    return respond_with(view, rules, node, named or decisions_for(topic, options))
 
 
 def _refusal(text: str) -> bool:
     return bool(_NEGATIVE & {w[:4] for w in words(text)})
-
-
-def _called(view: View, tool: str) -> bool:
-    return any(name == tool for name, *_ in view.outputs)
-
-
-# --- tool arguments and the answer ---------------------------------------------------------------
-def _user_value(view: View, name: str) -> Any:
-    return find_field(name, view.text)
-
-
-
-def _args(view: View, tool: str) -> dict[str, Any]:
-    params = view.tools.get(tool, {}).get("parameters") or {}
-    context = view.system.replace('"', " ").replace("'", " ")
-    args: dict[str, Any] = {}
-    for name, prop in (params.get("properties") or {}).items():
-        if isinstance(prop, dict) and prop.get("type") == "object" and not prop.get("properties"):
-            args[name] = {}  # a free-form object: nothing in the conversation fixes its shape
-            continue
-        if isinstance(prop, dict) and prop.get("type") == "object" and prop.get("properties"):
-            sub = {k: find_field(k, view.text) for k in prop["properties"]}
-            if any(v is not None for v in sub.values()):
-                args[name] = {k: v for k, v in sub.items() if v is not None}
-            continue
-        value = find_field(name, view.users[-1]) if view.users else None  # the latest value the user gave
-        value = find_field(name, view.text) if value is None else value
-        if value is None:
-            value = next((v for n, *_ in view.outputs if (v := _find(view.latest(n), name)) is not None), None)
-        if value is None:
-            value = find_field(name, context)
-        if value is not None:
-            kind = prop.get("type") if isinstance(prop, dict) else None
-            args[name] = literal(str(value)) if kind in ("number", "integer") else value
-    return args
-
-
-def _decisions(view: View) -> list[str]:
-    fn = view.tools.get(RESPOND, {})
-    enum = (((fn.get("parameters") or {}).get("properties") or {}).get("decision") or {}).get("enum") or []
-    return [str(d) for d in enum]
-
-
-def _respond(view: View, rules: Rules, node: str, decisions: list[str]) -> tuple[str, dict[str, Any]]:
-    options = _decisions(view)
-    decision = next((d for d in decisions if d in options), options[0] if options else "")
-    asked = set(words(view.users[-1]))
-    facts: list[str] = []
-    for name, *_ in dict.fromkeys((n,) for n, *_ in view.outputs):
-        _facts(view.latest(name), asked, rules.private, facts, inside_private=False)
-    message = f"{decision.replace('_', ' ').capitalize()}." + (f" {'; '.join(facts[:6])}." if facts else "")
-    props = ((view.tools.get(RESPOND, {}).get("parameters") or {}).get("properties") or {})
-    payload = {"node_id": node or "UNKNOWN", "decision": decision,
-               "tool_actions": [n for n, *_ in view.this_turn], "evidence": "; ".join(facts[:3]) or "none",
-               "user_message": message}
-    return RESPOND, {k: v for k, v in payload.items() if k in props}
-
-
-def _facts(obj: Any, asked: set[str], private: set[str], out: list[str], *, inside_private: bool) -> None:
-    """Scalar fields of the outputs the user asked about by name; private ones only if no rule hides them."""
-    if not isinstance(obj, dict):
-        return
-    for key, value in obj.items():
-        hidden = inside_private or bool(set(words(key)) & private)
-        if isinstance(value, dict):
-            _facts(value, asked, private, out, inside_private=hidden)
-        elif not isinstance(value, list) and set(words(key)) & asked and not hidden:
-            out.append(f"{key} {value}")

@@ -10,17 +10,16 @@ tie to a tool output or to the user are left alone.
 from __future__ import annotations
 
 import copy
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from adat.contracts.tdad_spec import Spec
 from adat.contracts.testsmith_roles import PathStep
 from adat_offline.tdad_conditions import enum_values, locate, set_atom, tool_of
+from adat_offline.tdad_privacy import asks_private, private_objects
 from adat_offline.tdad_text import Atom, literal, overlap, parse_alternatives, words
 
 NEGATIVE_VALUES = ("false", "failed", "denied", "error", "rejected", "not_found")
-PRIVACY_WORDS = frozenset({"pii", "private", "privacy", "reveal", "personal", "confidential"})
 
 
 @dataclass
@@ -143,7 +142,7 @@ def build(spec: Spec, path: list[PathStep], *, seed: int, delta: int = 5) -> Sce
     sc.intent = intents[-1] if intents else ""
     sc.conflicting = conflicting
     if asks_private(spec, sc.intent):  # name the record, so the private data is one lookup away
-        for holder in _private_objects(spec):
+        for holder in private_objects(spec):
             sc.fields += [f for f in _user_inputs(spec, [holder]) if f not in sc.fields]
     _plant_canaries(spec, sc)
     sc.outputs = copy.deepcopy(sc.outputs)
@@ -263,23 +262,8 @@ def _attach(spec: Spec, outputs: dict[str, Any], atom: Atom, tools: list[str]) -
     return True
 
 
-def _private_objects(spec: Spec) -> dict[str, list[str]]:
-    """tool -> names of output objects the spec says must never be shown."""
-    privacy = [p.text for p in spec.policies if set(words(p.text)) & PRIVACY_WORDS]
-    policy_words = {w for text in privacy for w in re.findall(r"[a-z0-9_]+", text.lower())}
-    out: dict[str, list[str]] = {}
-    for tool in spec.tools:
-        for name, prop in ((tool.output_schema or {}).get("properties") or {}).items():
-            if not isinstance(prop, dict) or "properties" not in prop:
-                continue
-            desc = str(prop.get("description", "")).lower()
-            if ("never" in desc and ("shown" in desc or "reveal" in desc)) or name.lower() in policy_words:
-                out.setdefault(tool.name, []).append(name)
-    return out
-
-
 def _plant_canaries(spec: Spec, sc: Scenario) -> None:
-    for tool, names in _private_objects(spec).items():
+    for tool, names in private_objects(spec).items():
         for name in names:
             obj = sc.outputs.get(tool, {}).get(name)
             if not isinstance(obj, dict):
@@ -288,27 +272,3 @@ def _plant_canaries(spec: Spec, sc: Scenario) -> None:
                 canary = f"{key.upper()}_CANARY_{len(sc.canaries) + 1}"
                 obj[key] = canary
                 sc.canaries.append(canary)
-
-
-def asks_private(spec: Spec, intent: str) -> bool:
-    """The intent is a request for never-shown data: it names a private object or one of its
-    fields, or every word of it is in the id of a policy about privacy (``P9_NO_SECRETS``
-    for ``secrets``)."""
-    mine = set(words(intent))
-    if not mine:
-        return False
-    objects = {w for names in _private_objects(spec).values() for n in names for w in words(n)}
-    fields = {w for f in private_fields(spec) for w in words(f)}
-    policies = [set(words(p.id)) for p in spec.policies if set(words(p.text)) & PRIVACY_WORDS]
-    return bool(mine & (objects | fields)) or any(mine <= ids for ids in policies)
-
-
-def private_fields(spec: Spec) -> list[str]:
-    """Sub-field names of the never-shown objects (what a user asking for private data names)."""
-    out = []
-    for tool, names in _private_objects(spec).items():
-        t = spec.tool(tool)
-        for name in names:
-            props = ((t.output_schema if t else {}).get("properties") or {}).get(name, {}).get("properties") or {}
-            out += [k for k in props if k not in out]
-    return out

@@ -19,7 +19,8 @@ from adat.contracts.tdad_clauses import CONTRACT_CLAUSE, retry_clause
 from adat.contracts.tdad_spec import Spec
 from adat.contracts.testsmith_roles import GeneratedSpecTest, PathStep, TestSmithInput, TestSmithOutput
 from adat.spec_records import SpecAssertion, ToolFixture
-from adat_offline.tdad_scenario import PRIVACY_WORDS, Scenario, asks_private, build, private_fields, value_for
+from adat_offline.tdad_privacy import PRIVACY_WORDS, asks_private, private_fields
+from adat_offline.tdad_scenario import Scenario, build, value_for
 from adat_offline.tdad_text import decisions_for, words
 
 UNCLEAR = ("Hmm, about that thing from before.", "Hmm, still that thing.")

@@ -137,3 +137,22 @@ def test_parceldesk_compiles_and_activates_five_of_seven_intents(tmp_path: Path)
     assert (f.visible, f.hidden) == (43, 32)
     assert f.vpr[-1] >= 0.9 and f.hpr >= 0.9
     assert len(f.activated) >= 5, f.not_activated
+
+
+def test_an_order_intent_puts_the_first_tool_before_the_second() -> None:
+    from adat.contracts.tdad_roles import MutationSmithInput, ToolDescriptionView
+    from adat_offline.tdad_compilers import mutationsmith, reordered_tools
+
+    tools = {"ship_box": "Ship a box.", "check_badge": "Check a staff badge.", "respond": "Answer."}
+    assert reordered_tools("Ship the box first and check the badge afterwards.", tools, list(tools)) == (
+        "ship_box", "check_badge")
+    assert reordered_tools("Call ship_box before check_badge.", tools, list(tools)) == ("ship_box", "check_badge")
+    assert reordered_tools("Answer politely.", tools, list(tools)) is None
+    prompt = ("- [S1] Check the badge. Call the tools in this order: check_badge.\n"
+              "- [P1] Call check_badge before ship_box. Keep it short.\n")
+    out = mutationsmith(MutationSmithInput(
+        mutation_id="m", intent="Ship the box first and check the badge afterwards.", constraints=[],
+        system_prompt=prompt, tool_descriptions=[ToolDescriptionView(name=k, description=v) for k, v in tools.items()],
+        attempt=0))
+    assert "Call the tools in this order: ship_box, check_badge." in out.system_prompt
+    assert "check_badge before ship_box" not in out.system_prompt and "- [P1] Keep it short." in out.system_prompt
