@@ -131,3 +131,47 @@ def test_the_agent_sources_are_where_the_check_reads_them() -> None:
     sources = sorted(AGENT.rglob("*.py"))
     assert (AGENT / "agent.py") in sources and len(sources) >= 10
     assert sum(len(literals(p)) for p in sources) > 100
+
+
+# --- TDAD specs: the stand-in's TDAD side names nothing of the specs it is measured on -----------
+TDAD_CASES = (ROOT / "benchmarks" / "cases" / "tdad", ROOT / "tests" / "fixtures" / "tdad_meterdesk")
+_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+")  # snake_case / UPPER_CASE ids
+
+
+def tdad_case_identifiers() -> set[str]:
+    """Compound ids (tools, decisions, node ids, intents, enum values, fields) of the TDAD cases
+    and the shipped benchmark specs: what a stand-in tuned to them would have to spell out."""
+    found: set[str] = set()
+    shipped = ROOT.parent / "shared" / "benchmarks" / "tdad"
+    for root in (*TDAD_CASES, shipped):
+        for path in sorted(root.rglob("*.yaml")) if root.is_dir() else []:
+            found |= {m.lower() for m in _IDENT.findall(path.read_text(encoding="utf-8"))}
+    return found
+
+
+#: ids of the TDAD spec shape itself (the paper's respond contract, test families, assertion kinds,
+#: failure modes) and field names any shop has: every spec may use them, a tester must know them
+TDAD_SHAPE = {"node_id", "tool_actions", "user_message", "boundary_values", "tool_output_metamorphic", "auth_gate",
+              "not_found", "postal_code", "order_id"}
+
+
+def test_offline_literals_name_no_tdad_case_identifier() -> None:
+    ids = tdad_case_identifiers() - TDAD_SHAPE
+    assert {"track_parcel", "end_redirected", "confirm_holder", "held_at_depot"} <= ids  # the check reads the cases
+    hits = {f"{path.relative_to(ROOT)}:{line}": sorted(set(_IDENT.findall(text.lower())) & ids)
+            for path in scanned_files((OFFLINE,)) if path.name.startswith("tdad_")
+            for line, text in literals(path) if set(_IDENT.findall(text.lower())) & ids}
+    assert hits == {}
+
+
+def test_offline_literals_share_no_five_word_run_with_the_tdad_cases() -> None:
+    # the stand-in's TDAD roles (tdad_*.py) quote no sentence of a case spec, prompt or pack
+    case_runs: set[tuple[str, ...]] = set()
+    for root in TDAD_CASES:
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and path.suffix in (".yaml", ".txt"):
+                case_runs |= runs(path.read_text(encoding="utf-8"))
+    hits = {f"{path.relative_to(ROOT)}:{line}": sorted(" ".join(r) for r in runs(text) & case_runs)
+            for path in scanned_files((OFFLINE,)) if path.name.startswith("tdad_")
+            for line, text in literals(path) if runs(text) & case_runs}
+    assert hits == {}

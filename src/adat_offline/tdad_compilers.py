@@ -33,6 +33,7 @@ RESPOND_TOOL = "respond"
 #: words too common in prompts and intents to say what a line is about
 _COMMON = frozenset(["about", "after", "again", "always", "before", "being", "call", "called", "calling", "calls", "does", "each", "every", "from", "have", "into", "must", "never", "only", "other", "should", "than", "that", "their", "them", "then", "there", "they", "this", "those", "tool", "tools", "turn", "user", "users", "when", "where", "which", "while", "with", "without", "your", "yours", "also", "just", "make", "sure"])
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_RULE_LINE = re.compile(r"^\s*-\s*\[[^\]]+\]")
 
 
 def _content(text: str) -> set[str]:
@@ -84,9 +85,56 @@ def _without_tools(text: str, dropped: list[str]) -> str:
     return " ".join(parts)
 
 
+_FIRST = re.compile(r"^(?P<a>.+?)\s+(?:first|before)\b(?P<b>.+)$", re.IGNORECASE | re.DOTALL)
+
+
+def reordered_tools(intent: str, descriptions: dict[str, str], tools: list[str]) -> tuple[str, str] | None:
+    """``(A, B)`` when the intent says to do A first (or before) B: each side names a tool, or
+    shares the most content words with one tool's name and description."""
+    m = _FIRST.match(intent.strip())
+    if not m:
+        return None
+
+    def tool_for(part: str) -> str:
+        named = sorted((t for t in tools if t in part), key=part.find)
+        if named:
+            return named[0]  # the first one the side names
+        scored = [(len(_content(part) & _content(f"{t.replace('_', ' ')} {descriptions.get(t, '')}")), t)
+                  for t in tools if t != RESPOND_TOOL]
+        best = max(scored, default=(0, ""))
+        return best[1] if best[0] >= 1 and [s for s, _ in scored].count(best[0]) == 1 else ""
+
+    a, b = tool_for(m.group("a")), tool_for(m.group("b"))
+    return (a, b) if a and b and a != b else None
+
+
+def _called_first(line: str, a: str, b: str) -> str:
+    def order(m: re.Match[str]) -> str:
+        tools = [t.strip() for t in m.group(2).split(",") if t.strip() and t.strip() != a]
+        if b not in tools:
+            return m.group(0)
+        tools.insert(tools.index(b), a)
+        return f"{m.group(1)}{', '.join(tools)}{m.group(3)}"
+
+    return _ORDER_LIST.sub(order, line)
+
+
 def mutationsmith(inp: MutationSmithInput) -> MutationSmithOutput:
     intent = _content(inp.intent)
-    dropped = dropped_tools(inp.intent, [v.name for v in inp.tool_descriptions])
+    named = [v.name for v in inp.tool_descriptions]
+    # tools the prompt orders by name count too: an artifact may describe none of its tools
+    named += [t.strip() for m in _ORDER_LIST.finditer(inp.system_prompt) for t in m.group(2).split(",")
+              if t.strip() and t.strip() not in named]
+    dropped = dropped_tools(inp.intent, named)
+    first = reordered_tools(inp.intent, {v.name: v.description for v in inp.tool_descriptions}, named)
+    if first and not dropped:  # "do A first and B afterwards": A goes before B wherever B is called
+        a, b = first
+        inp = inp.model_copy(update={"system_prompt": "\n".join(
+            _called_first(line, a, b) for line in inp.system_prompt.splitlines())})
+        # and the sentences gating A behind B go (a rule line keeps its id)
+        for sentence in [p for p in _SENTENCE.split(inp.system_prompt) if " before " in p and a in p and b in p]:
+            kept = rule.group(0) if (rule := _RULE_LINE.match(sentence)) else ""
+            inp = inp.model_copy(update={"system_prompt": inp.system_prompt.replace(sentence, kept)})
     source = inp.system_prompt
     if dropped:
         source = "\n".join(_without_tools(line, dropped) if line.strip() else line for line in source.splitlines())
@@ -109,7 +157,9 @@ def mutationsmith(inp: MutationSmithInput) -> MutationSmithOutput:
             shared = len(_content(sentence) & intent)
             if shared >= 2:
                 candidates.append((shared, len(candidates), t, j))
-    chosen = sorted(candidates, key=lambda c: (-c[0], c[1]))[: inp.attempt + (0 if dropped else 1)]
+    # a rule line ("- [ID] ...") before prose that shares as many words: the mutant drops a rule
+    chosen = sorted(candidates, key=lambda c: (-c[0], not (c[2] == -1 and _RULE_LINE.match(lines[c[3]])), c[1]))[
+        : inp.attempt + (0 if dropped or first else 1)]
     drop_lines = {i for _, _, where, i in chosen if where == -1}
     drop_sentences = {(where, j) for _, _, where, j in chosen if where >= 0}
     prompt = "\n".join(line for i, line in enumerate(lines) if i not in drop_lines)

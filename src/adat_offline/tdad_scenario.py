@@ -10,16 +10,16 @@ tie to a tool output or to the user are left alone.
 from __future__ import annotations
 
 import copy
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from adat.contracts.tdad_spec import Spec
 from adat.contracts.testsmith_roles import PathStep
-from adat_offline.tdad_text import Atom, literal, overlap, parse_condition, words
+from adat_offline.tdad_conditions import enum_values, locate, set_atom, tool_of
+from adat_offline.tdad_privacy import asks_private, private_objects
+from adat_offline.tdad_text import Atom, literal, overlap, parse_alternatives, words
 
 NEGATIVE_VALUES = ("false", "failed", "denied", "error", "rejected", "not_found")
-PRIVACY_WORDS = frozenset({"pii", "private", "privacy", "reveal", "personal", "confidential"})
 
 
 @dataclass
@@ -36,6 +36,9 @@ class Scenario:
     canaries: list[str] = field(default_factory=list)
     user_flags: list[str] = field(default_factory=list)  # conditions only the user's words can make hold
     unrealizable: bool = False  # a condition taken needs something no tool output or user turn can say
+    failures: dict[str, str] = field(default_factory=dict)  # tool -> how its call fails (every time)
+    calls: dict[str, int] = field(default_factory=dict)  # tool -> calls a loop counter needs
+    retry_fields: list[str] = field(default_factory=list)  # inputs the user restates for another attempt
 
 
 def value_for(name: str, seed: int) -> str:
@@ -46,6 +49,10 @@ def value_for(name: str, seed: int) -> str:
         return str(4000 + seed % 6000)[: int(digits)] if int(digits) <= 4 else str(n).zfill(int(digits))
     if name in ("zip", "postal_code", "postcode"):
         return str(10000 + seed % 89999)
+    if "date" in words(name):  # a date, not a placeholder: an ISO day
+        return f"2027-{1 + seed % 12:02d}-{1 + seed % 28:02d}"
+    if "year" in words(name):  # a year, not a placeholder
+        return str(1950 + seed % 50)
     stem = "".join(w[:3] for w in words(name.removesuffix("_id"))).upper() or "ID"
     return f"{stem}-{n}"
 
@@ -78,73 +85,6 @@ def sample(schema: Any, key: str, values: dict[str, str]) -> Any:
     return values.get(key, f"{key}-1")
 
 
-def _holders(obj: Any, name: str) -> list[dict[str, Any]]:
-    """Every dict (nested, first array items included) that has key ``name``."""
-    out = []
-    if isinstance(obj, dict):
-        if name in obj:
-            out.append(obj)
-        for v in obj.values():
-            out += _holders(v, name)
-    elif isinstance(obj, list) and obj:
-        out += _holders(obj[0], name)
-    return out
-
-
-def locate(outputs: dict[str, Any], atom_lhs: str) -> list[dict[str, Any]]:
-    """The output dicts holding ``a.b.name``'s ``name``, preferring tools named like ``a.b``."""
-    name = atom_lhs.rsplit(".", 1)[-1]
-    prefix = atom_lhs.rsplit(".", 1)[0] if "." in atom_lhs else ""
-    found = [(tool, h) for tool, out in outputs.items() for h in _holders(out, name)]
-    if prefix and len(found) > 1:
-        best = max(overlap(prefix, tool) for tool, _ in found)
-        found = [(t, h) for t, h in found if overlap(prefix, t) == best]
-    return [h for _, h in found]
-
-
-def tool_of(outputs: dict[str, Any], atom_lhs: str) -> str:
-    """The tool whose output holds what ``atom_lhs`` names ('' when none)."""
-    name = atom_lhs.rsplit(".", 1)[-1]
-    holders = locate(outputs, atom_lhs)
-    for tool, out in outputs.items():
-        if any(h is x for h in holders for x in _holders(out, name)):
-            return tool
-    return ""
-
-
-def _set(outputs: dict[str, Any], atom: Atom, holds: bool, delta: int) -> bool:
-    """Make ``atom`` hold (or not); False when it names nothing in the outputs."""
-    lhs = locate(outputs, atom.lhs)
-    if not lhs:
-        return False
-    if atom.op in (">", ">=", "<", "<="):
-        rhs = locate(outputs, atom.rhs)
-        base = rhs[0][atom.rhs.rsplit(".", 1)[-1]] if rhs else literal(atom.rhs)
-        base = base if isinstance(base, int | float) and not isinstance(base, bool) and base > 1 else 30
-        for h in rhs:
-            h[atom.rhs.rsplit(".", 1)[-1]] = base
-        greater = atom.op in (">", ">=")
-        edge = 0 if atom.op in (">=", "<=") else 1
-        if holds:
-            value = base + (delta if delta > 1 else edge) if greater else base - (delta if delta > 1 else edge)
-        else:
-            value = base - (delta if delta > 1 else 0) if greater else base + (delta if delta > 1 else 0)
-        for h in lhs:
-            h[atom.name] = value
-        return True
-    wanted = literal(atom.rhs)
-    positive = (atom.op == "==") == holds
-    for h in lhs:
-        current = h[atom.name]
-        if isinstance(wanted, bool):
-            h[atom.name] = wanted if positive else not wanted
-        elif positive:
-            h[atom.name] = wanted
-        elif current == wanted:
-            h[atom.name] = f"not_{wanted}"
-    return True
-
-
 def build(spec: Spec, path: list[PathStep], *, seed: int, delta: int = 5) -> Scenario:
     """The scenario of ``path``; ``delta`` is how far numeric values sit from a threshold (1 = edge)."""
     sc = Scenario()
@@ -152,37 +92,45 @@ def build(spec: Spec, path: list[PathStep], *, seed: int, delta: int = 5) -> Sce
     for tool in spec.tools:
         for name, prop in tool.input_properties().items():
             values.setdefault(name, _input_value(name, prop, seed))
+    enums: dict[str, list[Any]] = {}
     for name in spec.action_tools():
         spec_tool = spec.tool(name)
         sc.outputs[name] = sample(spec_tool.output_schema if spec_tool else {}, name, values) or {}
-    intents: list[str] = []
+        enum_values(spec_tool.output_schema if spec_tool else {}, enums)
+    excluded: dict[str, set[str]] = {}
+    chosen, conflicting = _choose_alternatives(spec, path)
+    intents: list[str] = [a.rhs for _, atoms in chosen for a in atoms if a.name == "intent" and a.op == "=="]
     tools_so_far: list[str] = []
-    for step in path:
+    for step, (taken, atoms) in zip(path, chosen, strict=True):
         node = spec.node(step.node_id)
         if node is None:
             continue
-        tools_so_far += node.requirements.must_call_tools_in_order
+        step_tools = list(node.requirements.must_call_tools_in_order)
+        tools_so_far += step_tools
         for f in [*node.requirements.if_missing_fields, *node.requirements.must_have,
-                  *_user_inputs(spec, node.requirements.must_call_tools_in_order)]:
+                  *_user_inputs(spec, step_tools)]:
             if f not in sc.fields:
                 sc.fields.append(f)
         if not step.when:
             continue
-        for branch in node.branches:  # earlier siblings of the taken branch must not hold
-            if branch.when == step.when and branch.next == step.next:
-                break
-            for atom in parse_condition(branch.when) or []:
-                if len(parse_condition(branch.when) or []) == 1 and atom.name != "intent":
-                    _set(sc.outputs, atom, False, delta)
-        for atom in parse_condition(step.when) or []:
+        for branch in node.branches[:max(taken, 0)]:  # earlier siblings of the taken branch must not hold
+            for alternative in parse_alternatives(branch.when) or []:
+                _falsify(sc, alternative, atoms, delta, enums, excluded)
+        for atom in atoms:
             if atom.name == "intent":
-                if atom.op == "==":
-                    intents.append(atom.rhs)
                 if atom.rest:
                     sc.extra_turn_node = step.node_id
-            elif "confirm" in atom.name:
-                sc.confirm_turn, sc.confirm_node = str(literal(atom.rhs)).lower(), step.node_id
-            elif _set(sc.outputs, atom, True, delta) or _attach(spec, sc.outputs, atom, tools_so_far):
+            elif "confirm" in atom.name and not atom.is_counter and not locate(sc.outputs, atom.lhs):  # yes / no
+                sc.confirm_turn, sc.confirm_node = str(atom.value).lower(), step.node_id
+            elif atom.is_error and step_tools:
+                failing = _about(spec, atom, step_tools)
+                if atom.op == "==" and atom.rhs:
+                    sc.failures[failing] = atom.rhs
+                    sc.negative_tools.add(failing)
+            elif atom.is_counter and step_tools and not locate(sc.outputs, atom.lhs):
+                _count(sc, spec, atom, step_tools, [*node.requirements.if_missing_fields, *node.requirements.must_have])
+            elif set_atom(sc.outputs, atom, True, delta, enums=enums, excluded=excluded) \
+                    or _attach(spec, sc.outputs, atom, tools_so_far):
                 if atom.op in (">", ">=", "<", "<="):
                     sc.numeric.append((atom, True))
                 elif atom.rhs.lower() in NEGATIVE_VALUES:
@@ -192,12 +140,83 @@ def build(spec: Spec, path: list[PathStep], *, seed: int, delta: int = 5) -> Sce
             elif not (atom.op == "==" and atom.rhs.lower() == "false"):  # what no output says is false
                 sc.unrealizable = True
     sc.intent = intents[-1] if intents else ""
-    sc.conflicting = len(set(intents)) > 1
+    sc.conflicting = conflicting
+    if asks_private(spec, sc.intent):  # name the record, so the private data is one lookup away
+        for holder in private_objects(spec):
+            sc.fields += [f for f in _user_inputs(spec, [holder]) if f not in sc.fields]
     _plant_canaries(spec, sc)
     sc.outputs = copy.deepcopy(sc.outputs)
     values_used = {f: values.get(f, value_for(f, seed)) for f in sc.fields}
     sc.fields = [f"{f}={v}" for f, v in values_used.items()]
     return sc
+
+
+def _choose_alternatives(spec: Spec, path: list[PathStep]) -> tuple[list[tuple[int, list[Atom]]], bool]:
+    """Per step, the branch (index) and the alternative of its condition the scenario makes hold,
+    and whether the path's intents conflict. Any branch of the step's node that leads to the same
+    next node will do, and any alternative of its condition: the first whose ``intent`` agrees
+    with the intents the path's other conditions fix and is none an earlier sibling of a later
+    step names (``intent == 'a' or intent == 'b'`` before a step that needs ``b`` takes ``b``)."""
+    options: list[list[tuple[int, list[Atom]]]] = []
+    excluded: set[str] = set()
+    for step in path:
+        node = spec.node(step.node_id)
+        branches = list(node.branches) if node else []
+        same = [i for i, br in enumerate(branches) if br.next == step.next and step.when]
+        taken = next((i for i, br in enumerate(branches) if br.when == step.when and br.next == step.next), -1)
+        ordered = [taken, *(i for i in same if i != taken)] if taken >= 0 else same
+        options.append([(i, alt) for i in ordered for alt in parse_alternatives(branches[i].when) or [[]]]
+                       or [(-1, [])])
+        for br in branches[:min(ordered, default=0)]:  # siblings before every branch that would do
+            for alt in parse_alternatives(br.when) or []:
+                if alt and all(x.name == "intent" and x.op == "==" for x in alt):
+                    excluded |= {x.rhs for x in alt}
+    fixed = {a.rhs for opts in options if len({i for i, _ in opts}) == 1 and len(opts) == 1
+             for a in opts[0][1] if a.name == "intent" and a.op == "=="}
+
+    def agrees(atoms: list[Atom]) -> bool:
+        named = [a.rhs for a in atoms if a.name == "intent" and a.op == "=="]
+        return all((not fixed or v in fixed) and v not in excluded for v in named)
+
+    chosen = [next((o for o in opts if agrees(o[1])), opts[0]) for opts in options]
+    intents = {a.rhs for _, atoms in chosen for a in atoms if a.name == "intent" and a.op == "=="}
+    return chosen, len(intents) > 1 or bool(intents & excluded)
+
+
+def _falsify(sc: Scenario, alternative: list[Atom], taken: list[Atom], delta: int,
+             enums: dict[str, list[Any]], excluded: dict[str, set[str]]) -> None:
+    """Make one alternative of an earlier sibling condition fail: nothing to do when its intent is
+    not the path's or it asks for a failure or a count the path does not have; else the first of
+    its atoms the taken condition does not also need is set to fail."""
+    if any(a.name == "intent" for a in alternative):  # the path's intent decides it, not an output
+        return
+    if any((a.is_error or a.is_counter) and not locate(sc.outputs, a.lhs) for a in alternative) and len(alternative) > 1:
+        return
+    shared = {(a.lhs, a.op, a.rhs) for a in taken}
+    for atom in alternative:
+        if atom.name != "intent" and (atom.lhs, atom.op, atom.rhs) not in shared \
+                and set_atom(sc.outputs, atom, False, delta, enums=enums, excluded=excluded):
+            return
+
+
+def _about(spec: Spec, atom: Atom, tools: list[str]) -> str:
+    return max(tools, key=lambda t: (overlap(atom.lhs, t), -tools.index(t)))
+
+
+def _count(sc: Scenario, spec: Spec, atom: Atom, tools: list[str], asked: list[str]) -> None:
+    """A loop counter that must hold: the step's tool is called that often -- retries of a failing
+    call (the failure stays), or attempts the user makes with another value each turn."""
+    n = int(atom.value) if isinstance(atom.value, int | float) and not isinstance(atom.value, bool) else 0
+    n = {">": n + 1, ">=": n, "==": n, "<=": n, "<": max(n - 1, 0)}.get(atom.op, n)
+    tool = _about(spec, atom, tools)
+    calls = n + 1 if atom.counts_retries else n
+    if calls > 1:
+        sc.calls[tool] = max(calls, sc.calls.get(tool, 0))
+        if tool not in sc.failures:
+            # what the user restates: the fields the step asks for, else the tool's inputs only they know
+            spec_tool = spec.tool(tool)
+            restated = [f for f in asked if spec_tool and f in spec_tool.input_properties()]
+            sc.retry_fields += [f for f in restated or _user_inputs(spec, [tool]) if f not in sc.retry_fields]
 
 
 def _output_names(schema: Any) -> set[str]:
@@ -243,23 +262,8 @@ def _attach(spec: Spec, outputs: dict[str, Any], atom: Atom, tools: list[str]) -
     return True
 
 
-def _private_objects(spec: Spec) -> dict[str, list[str]]:
-    """tool -> names of output objects the spec says must never be shown."""
-    privacy = [p.text for p in spec.policies if set(words(p.text)) & PRIVACY_WORDS]
-    policy_words = {w for text in privacy for w in re.findall(r"[a-z0-9_]+", text.lower())}
-    out: dict[str, list[str]] = {}
-    for tool in spec.tools:
-        for name, prop in ((tool.output_schema or {}).get("properties") or {}).items():
-            if not isinstance(prop, dict) or "properties" not in prop:
-                continue
-            desc = str(prop.get("description", "")).lower()
-            if ("never" in desc and ("shown" in desc or "reveal" in desc)) or name.lower() in policy_words:
-                out.setdefault(tool.name, []).append(name)
-    return out
-
-
 def _plant_canaries(spec: Spec, sc: Scenario) -> None:
-    for tool, names in _private_objects(spec).items():
+    for tool, names in private_objects(spec).items():
         for name in names:
             obj = sc.outputs.get(tool, {}).get(name)
             if not isinstance(obj, dict):
@@ -268,14 +272,3 @@ def _plant_canaries(spec: Spec, sc: Scenario) -> None:
                 canary = f"{key.upper()}_CANARY_{len(sc.canaries) + 1}"
                 obj[key] = canary
                 sc.canaries.append(canary)
-
-
-def private_fields(spec: Spec) -> list[str]:
-    """Sub-field names of the never-shown objects (what a user asking for private data names)."""
-    out = []
-    for tool, names in _private_objects(spec).items():
-        t = spec.tool(tool)
-        for name in names:
-            props = ((t.output_schema if t else {}).get("properties") or {}).get(name, {}).get("properties") or {}
-            out += [k for k in props if k not in out]
-    return out

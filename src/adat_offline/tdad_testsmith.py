@@ -19,7 +19,8 @@ from adat.contracts.tdad_clauses import CONTRACT_CLAUSE, retry_clause
 from adat.contracts.tdad_spec import Spec
 from adat.contracts.testsmith_roles import GeneratedSpecTest, PathStep, TestSmithInput, TestSmithOutput
 from adat.spec_records import SpecAssertion, ToolFixture
-from adat_offline.tdad_scenario import PRIVACY_WORDS, Scenario, build, private_fields, value_for
+from adat_offline.tdad_privacy import PRIVACY_WORDS, asks_private, private_fields
+from adat_offline.tdad_scenario import Scenario, build, value_for
 from adat_offline.tdad_text import decisions_for, words
 
 UNCLEAR = ("Hmm, about that thing from before.", "Hmm, still that thing.")
@@ -54,8 +55,8 @@ def _turns(spec: Spec, sc: Scenario, seed: int, *, style: str = "plain", drop: t
         first = UNCLEAR[0]
     elif not sc.intent:
         first = "Here are my details."
-    elif private and set(words(sc.intent)) & {w for p in private for w in words(p)} | _private_words(spec, sc):
-        first = f"What is my {private[0].replace('_', ' ')} on file? ({phrase})"
+    elif private and asks_private(spec, sc.intent):
+        first = f"What is my {', '.join(p.replace('_', ' ') for p in private)} on file? ({phrase})"
     elif style == "paraphrase":
         first = f"Hi. My request: {phrase}."
     else:
@@ -71,13 +72,13 @@ def _turns(spec: Spec, sc: Scenario, seed: int, *, style: str = "plain", drop: t
         turns.append(yes if sc.confirm_turn in ("yes", "true") else "No, I changed my mind.")
     if sc.extra_turn_node:
         turns.append(UNCLEAR[1])
+    attempts = max((sc.calls.get(t, 0) for t in sc.calls if t not in sc.failures), default=0)
+    for n in range(1, attempts):  # a loop counter: the user tries again with another value each time
+        again = [_mention(spec, f"{f}={value_for(f, seed + 7 * n)}", seed, style=style) for f in sc.retry_fields
+                 if f not in drop]
+        if again:
+            turns.append(f"Sorry, let me try again: {', '.join(again)}.")
     return turns
-
-
-def _private_words(spec: Spec, sc: Scenario) -> set[str]:
-    # the intent names a never-shown object itself (e.g. intent "pii_request", object "pii")
-    from adat_offline.tdad_scenario import _private_objects
-    return {w for names in _private_objects(spec).values() for n in names for w in words(n)} & set(words(sc.intent))
 
 
 def _gates(spec: Spec) -> list[tuple[str, list[str], str]]:
@@ -170,8 +171,12 @@ def _assertions(spec: Spec, path: list[PathStep], leaf: str, sc: Scenario, turns
     return out
 
 
-def _fixtures(outputs: dict[str, Any]) -> list[ToolFixture]:
-    return [ToolFixture(tool=t, output_json=json.dumps(o, sort_keys=True)) for t, o in outputs.items()]
+def _fixtures(outputs: dict[str, Any], failures: dict[str, str] | None = None) -> list[ToolFixture]:
+    """One fixture per tool: its output, or -- for a tool the path needs to fail -- the failure
+    alone (every call), never a failure next to an output that contradicts it."""
+    failures = failures or {}
+    return [ToolFixture(tool=t, failure=failures[t]) if t in failures
+            else ToolFixture(tool=t, output_json=json.dumps(o, sort_keys=True)) for t, o in outputs.items()]
 
 
 def _metamorphic(obj: Any, seed: int) -> Any:
@@ -191,7 +196,7 @@ def _test(family: str, title: str, turns: list[str], outputs: dict[str, Any], sc
           assertions: list[SpecAssertion], varies: str = "") -> GeneratedSpecTest:
     # what the assertions cite; testsmith() adds every node of the path the test derives from
     clauses = list(dict.fromkeys(a.clause for a in assertions))
-    return GeneratedSpecTest(family=family, title=title, user_turns=turns, fixtures=_fixtures(outputs),  # type: ignore[arg-type]
+    return GeneratedSpecTest(family=family, title=title, user_turns=turns, fixtures=_fixtures(outputs, sc.failures),  # type: ignore[arg-type]
                              pii_canaries=sc.canaries, assertions=assertions, varies=varies, clauses=clauses)
 
 
@@ -250,7 +255,7 @@ def _dir(spec: Spec, path: list[PathStep], sc: Scenario, seed: int, base: list[S
         for tool in tools:
             t = spec.tool(tool)
             if t and t.retry_policy.retries >= 1 and "timeout" in t.retry_policy.on and tool not in sc.negative_tools:
-                fixtures = _fixtures(sc.outputs)
+                fixtures = _fixtures(sc.outputs, sc.failures)
                 for f in fixtures:
                     if f.tool == tool:
                         f.failure, f.fail_times = "timeout", 1

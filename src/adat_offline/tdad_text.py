@@ -1,7 +1,8 @@
 """Text helpers shared by the offline TDAD roles: words, stems, branch conditions, field values.
 
-Nothing here knows a spec: conditions are parsed from their text (``a.b == value``, ``x > y``,
-``otherwise``, joined by ``and``), fields are found in user text as ``<name> <value>``,
+Nothing here knows a spec: conditions are parsed from their text (``a.b == value``,
+``a.b != 'quoted value'``, ``x > y``, ``otherwise``; atoms joined by ``and``, alternatives by
+``or``, ``and`` binding tighter), fields are found in user text as ``<name> <value>``,
 ``<name>: <value>``, ``my <name> is <value>`` or, for ``<x>_id``, ``<x> #<value>``.
 """
 
@@ -11,7 +12,11 @@ import re
 from dataclasses import dataclass
 
 _WORD = re.compile(r"[a-z0-9]+")
-_ATOM = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*(==|!=|>=|<=|>|<)\s*([\w.\-]+)\s*(.*)$")
+_VALUE = r"'[^']*'|\"[^\"]*\"|[\w.\-]+"
+_ATOM = re.compile(rf"^\s*([A-Za-z_][\w.]*)\s*(==|!=|>=|<=|>|<)\s*({_VALUE})\s*(.*)$")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+#: names of loop counters: how often the step's tool was called (``login_attempts``) or retried
+_COUNTER = re.compile(r"(?:^|_)(?:count|counter|attempts?|tries|retries)$")
 _STOP = frozenset(["a", "an", "and", "the", "to", "of", "for", "in", "on", "at", "is", "are", "my", "me", "i", "you", "your", "it", "this", "that", "be", "with", "as", "or", "please", "can", "could", "would", "want", "need", "help", "do", "what", "when", "how"])
 AFFIRMATIVE = ("yes", "yeah", "yep", "confirm", "go ahead", "do it", "sure", "proceed", "definitely")
 NEGATIVE = ("no", "nope", "don't", "do not", "stop", "wait", "nevermind", "never mind", "changed my mind")
@@ -36,8 +41,9 @@ class Atom:
 
     lhs: str
     op: str
-    rhs: str
+    rhs: str  # without quotes; ``quoted`` says it was a string literal
     rest: str = ""
+    quoted: bool = False
 
     @property
     def name(self) -> str:
@@ -47,19 +53,67 @@ class Atom:
     def prefix(self) -> str:
         return self.lhs.rsplit(".", 1)[0] if "." in self.lhs else ""
 
+    @property
+    def value(self) -> bool | int | float | str:
+        """The right-hand side as a value: a quoted literal stays a string."""
+        return self.rhs if self.quoted else literal(self.rhs)
 
-def parse_condition(when: str) -> list[Atom] | None:
-    """The atoms of ``when`` (all must hold); ``[]`` for ``otherwise``; None if unparsable."""
+    @property
+    def is_error(self) -> bool:
+        """``fetch.error == 'unreachable'``: how the step's tool call failed, not a field of its output."""
+        return self.name in ("error", "failure") or self.name.endswith("_error")
+
+    @property
+    def is_counter(self) -> bool:
+        """``retries >= 1`` / ``login_attempts < 3``: a loop counter of the step's tool."""
+        return bool(_COUNTER.search(self.name))
+
+    @property
+    def counts_retries(self) -> bool:
+        return "retr" in self.name
+
+
+def _split(text: str, word: str) -> list[str]:
+    # split on a keyword outside quoted literals ('out of stock or lost' stays one value)
+    masked = _QUOTED.sub(lambda m: "\0" * len(m.group(0)), text)
+    cuts = [m.span() for m in re.finditer(rf"\s+{word}\s+", masked)]
+    parts, start = [], 0
+    for a, b in cuts:
+        parts.append(text[start:a])
+        start = b
+    return [*parts, text[start:]]
+
+
+def parse_alternatives(when: str) -> list[list[Atom]] | None:
+    """``when`` as alternatives (any may hold) of atoms (all must hold); ``[[]]`` for
+    ``otherwise``; None if any part is unparsable."""
     text = " ".join(when.split())
     if text.lower() in ("otherwise", "else", "default", "always"):
-        return []
-    atoms = []
-    for part in re.split(r"\s+and\s+", text):
-        m = _ATOM.match(part)
-        if not m:
-            return None
-        atoms.append(Atom(m.group(1), m.group(2), m.group(3), m.group(4).strip()))
-    return atoms
+        return [[]]
+    alternatives = []
+    for alternative in _split(text, "or"):
+        atoms = []
+        for part in _split(alternative, "and"):
+            m = _ATOM.match(part)
+            if not m:
+                return None
+            rhs = m.group(3)
+            quoted = rhs[:1] in ("'", '"')
+            atoms.append(Atom(m.group(1), m.group(2), rhs[1:-1] if quoted else rhs, m.group(4).strip(), quoted))
+        alternatives.append(atoms)
+    return alternatives
+
+
+def parse_condition(when: str) -> list[Atom] | None:
+    """The atoms of ``when`` (all must hold); ``[]`` for ``otherwise``; None if unparsable or a
+    disjunction (use :func:`parse_alternatives` for those)."""
+    alternatives = parse_alternatives(when)
+    return alternatives[0] if alternatives is not None and len(alternatives) == 1 else None
+
+
+def condition_atoms(when: str) -> list[Atom]:
+    """Every atom ``when`` names, in any alternative."""
+    return [a for alt in parse_alternatives(when) or [] for a in alt]
 
 
 def literal(value: str) -> bool | int | float | str:

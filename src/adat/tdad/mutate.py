@@ -10,8 +10,8 @@ and the reliability stage's reruns. Non-activated mutants are recorded, never sc
 A probe is user turns and predicates; the tools need fixtures, and a pack's turns name the ids of
 its authors' own fixtures. So the probe runs in a few scenarios taken from the suite, never
 written for one spec: its turns with the fixtures of each of the visible tests that share the
-most words with it (case name and turns against the test's title, leaf and turns), then those
-tests' own turns. A scenario where the probe's predicates already hold on the compiled prompt
+most words with it (case name and turns against the test's title, leaf and turns) and expect
+the tools its trace predicates name to be called, then those tests' own turns. A scenario where the probe's predicates already hold on the compiled prompt
 cannot tell a mutant apart and is dropped; the mutant is activated when the predicates hold in
 one of the others.
 """
@@ -38,8 +38,9 @@ class MutationOutcome:
     results: list[SpecResult] = field(default_factory=list)
 
 
-#: visible tests whose fixtures a probe is tried with (the closest ones by words)
+#: visible tests whose fixtures a probe is tried with (the closest ones by words and tools)
 PROBE_SCENARIOS = 4
+_CALLS = ("tool_called", "tool_order", "tool_called_exactly")
 
 
 def probe_tests(mutation: Any, visible: Sequence[Any], limit: int = PROBE_SCENARIOS) -> list[Any]:
@@ -48,8 +49,18 @@ def probe_tests(mutation: Any, visible: Sequence[Any], limit: int = PROBE_SCENAR
     probe = mutation.activation_probe
     words = " ".join([probe.case.replace("_", " "), *probe.user_turns])
 
+    trace, answer = probe.expect_violation.trace, probe.expect_violation.json_
+    named = set(trace.tools()) if trace else set()  # the tools the predicates are about
+    violating = {str(v) for v in answer.equals.values()} | {str(v) for vs in answer.in_.values() for v in vs} \
+        if answer else set()
+
     def score(test: Any) -> float:
-        return overlap(words, " ".join([test.title, test.leaf_id.replace("_", " "), *test.user_turns]))
+        # words shared with the probe, plus the share of its tools the test expects called, less
+        # one for a test that expects the violating answer (the compiled prompt already gives it)
+        called = {t for a in test.assertions if a.kind in _CALLS for t in a.tools}
+        expects = {str(v) for a in test.assertions if a.kind == "decision_in" for v in a.values}
+        return (overlap(words, " ".join([test.title, test.leaf_id.replace("_", " "), *test.user_turns]))
+                + (len(named & called) / len(named) if named else 0.0) - bool(violating & expects))
 
     closest = sorted(visible, key=lambda t: (-score(t), visible.index(t)))[:limit]
     out = []
