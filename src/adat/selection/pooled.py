@@ -29,6 +29,10 @@ a higher floor) over the tests of factor f already made on statements h' near h,
 kind of change on a near-duplicate statement makes a near-duplicate test.
 The caller's both-sides weight (:meth:`prefer`) enters as a bonus that shrinks by
 ``side_gamma`` per test the instruction already wrote under one (:meth:`side_weights`).
+A test that only rewords the request (a factor of ``REWORDING_FACTORS``) is a near-duplicate of
+its plain test: each one written in the run multiplies the rewording instructions' score by
+``REWORDING_GAMMA`` (issue 28 item 4), so the suite's share of rewordings falls while the
+both-sides bonus keeps rewarding a change that reaches a new side.
 Two rules are added to the walk: before the last pass, a statement whose novelty is below
 ``defer_novelty`` (a near-duplicate of a statement with a test) waits for the next pass,
 so the tests spread over statements at no cost in attempts; and from a cold start, once
@@ -74,6 +78,12 @@ REASON_SHARE = 1.0          # prior weight of a 'statement' n/a against the fact
 REASON_PRIOR_WEIGHT = 2.0   # weight of REASON_SHARE as the prior of the learned share
 UNAVAILABLE_PRIOR_WEIGHT = 10.0  # weight, in instructions, of the unavailable_prior setting
 INSTRUCTION_REASON_SHARE = 0.5   # prior share of an applicable instruction's n/a tagged 'instruction'
+#: Issue 28 item 4: a test of a factor that keeps the request and changes only its words
+#: (``REWORDING_FACTORS``) is a near-duplicate of the plain test it came from; each one already
+#: written anywhere in the run multiplies the score of that factor's instructions by this, so
+#: rewordings stop crowding out the changes that reach a new side of a boundary.
+REWORDING_GAMMA = 0.85
+REWORDING_FACTORS = frozenset({"wording"})
 
 
 def _logit(p: np.ndarray) -> np.ndarray:
@@ -170,6 +180,8 @@ class PooledSelector(NoveltyOrderSelector):
         self.spread_w = neighbour_weights(cos, SPREAD_FLOOR)
         self.near_factor_tests = np.zeros((n_s, n_f))  # Σ w_spread(h, h') over tests of factor f at h'
         self.side_tests = np.zeros(n_k)  # tests each instruction wrote under a both-sides bonus (prefer())
+        self.rewording = np.array([i.factor in REWORDING_FACTORS for i in self.instructions], dtype=bool)
+        self.rewording_tests = 0  # tests of a rewording factor written in the run (REWORDING_GAMMA)
         self._chosen_bonus = False        # whether the pair being learned was chosen under one
         # cold start: from this many tests on, the walk exploits (None: never)
         self.exploit_after = cfg.cold_exploit_after * n_target if cold_start else None
@@ -399,7 +411,9 @@ class PooledSelector(NoveltyOrderSelector):
         mean, sd = self.applicability(h, arms)
         penalty = self.cfg.gamma ** self.block_tests[self.block, arms] \
             * self.cfg.spread_gamma ** self.near_factor_tests[h, self.factor_of[arms]] \
-            * self.side_weights(h, arms)  # the caller's prefer() hook (both sides of a boundary)
+            * self.side_weights(h, arms) \
+            * np.where(self.rewording[arms], REWORDING_GAMMA ** self.rewording_tests, 1.0)
+        # ^ the caller's prefer() hook (both sides of a boundary); near-duplicate rewordings
         score = (mean + self.cfg.kappa * sd) * penalty
         return score, mean, sd
 
@@ -443,6 +457,7 @@ class PooledSelector(NoveltyOrderSelector):
             self.near_success[:, k] += w
             self.near_factor_tests[:, f] += self.spread_w[:, h]
             self.side_tests[k] += self._chosen_bonus
+            self.rewording_tests += int(self.rewording[k])
         else:
             self.near_failure[:, k] += w
             if self.na_reason == "statement":
