@@ -31,8 +31,10 @@ The caller's both-sides weight (:meth:`prefer`) enters as a bonus that shrinks b
 ``side_gamma`` per test the instruction already wrote under one (:meth:`side_weights`).
 A test that only rewords the request (a factor of ``REWORDING_FACTORS``) is a near-duplicate of
 its plain test: each one written in the run multiplies the rewording instructions' score by
-``REWORDING_GAMMA`` (issue 28 item 4), so the suite's share of rewordings falls while the
-both-sides bonus keeps rewarding a change that reaches a new side.
+``REWORDING_GAMMA``, and each test an instruction wrote multiplies its own score by
+``INSTRUCTION_REUSE_GAMMA`` (issue 28 item 4), so the suite's share of rewordings falls, no other
+instruction takes their place with near-duplicates of its own, and the both-sides bonus keeps
+rewarding a change that reaches a new side.
 Two rules are added to the walk: before the last pass, a statement whose novelty is below
 ``defer_novelty`` (a near-duplicate of a statement with a test) waits for the next pass,
 so the tests spread over statements at no cost in attempts; and from a cold start, once
@@ -82,8 +84,12 @@ INSTRUCTION_REASON_SHARE = 0.5   # prior share of an applicable instruction's n/
 #: (``REWORDING_FACTORS``) is a near-duplicate of the plain test it came from; each one already
 #: written anywhere in the run multiplies the score of that factor's instructions by this, so
 #: rewordings stop crowding out the changes that reach a new side of a boundary.
-REWORDING_GAMMA = 0.85
+REWORDING_GAMMA = 0.97
 REWORDING_FACTORS = frozenset({"wording"})
+#: ... and any one instruction that keeps applying writes near-duplicates too (the same change on
+#: statement after statement: every request without identity): each test it wrote in the run
+#: multiplies its own score by this (AdaT2's reuse penalty, run-wide rather than per block).
+INSTRUCTION_REUSE_GAMMA = 0.92
 
 
 def _logit(p: np.ndarray) -> np.ndarray:
@@ -182,6 +188,7 @@ class PooledSelector(NoveltyOrderSelector):
         self.side_tests = np.zeros(n_k)  # tests each instruction wrote under a both-sides bonus (prefer())
         self.rewording = np.array([i.factor in REWORDING_FACTORS for i in self.instructions], dtype=bool)
         self.rewording_tests = 0  # tests of a rewording factor written in the run (REWORDING_GAMMA)
+        self.instruction_tests = np.zeros(n_k)  # tests each instruction wrote in the run (INSTRUCTION_REUSE_GAMMA)
         self._chosen_bonus = False        # whether the pair being learned was chosen under one
         # cold start: from this many tests on, the walk exploits (None: never)
         self.exploit_after = cfg.cold_exploit_after * n_target if cold_start else None
@@ -412,7 +419,8 @@ class PooledSelector(NoveltyOrderSelector):
         penalty = self.cfg.gamma ** self.block_tests[self.block, arms] \
             * self.cfg.spread_gamma ** self.near_factor_tests[h, self.factor_of[arms]] \
             * self.side_weights(h, arms) \
-            * np.where(self.rewording[arms], REWORDING_GAMMA ** self.rewording_tests, 1.0)
+            * np.where(self.rewording[arms], REWORDING_GAMMA ** self.rewording_tests, 1.0) \
+            * INSTRUCTION_REUSE_GAMMA ** self.instruction_tests[arms]
         # ^ the caller's prefer() hook (both sides of a boundary); near-duplicate rewordings
         score = (mean + self.cfg.kappa * sd) * penalty
         return score, mean, sd
@@ -458,6 +466,7 @@ class PooledSelector(NoveltyOrderSelector):
             self.near_factor_tests[:, f] += self.spread_w[:, h]
             self.side_tests[k] += self._chosen_bonus
             self.rewording_tests += int(self.rewording[k])
+            self.instruction_tests[k] += 1
         else:
             self.near_failure[:, k] += w
             if self.na_reason == "statement":
