@@ -52,7 +52,7 @@ OUTSIDE_REQUESTS = (
      "Could I get a coupon or some store credit on order {order} for the trouble?"),
 )
 #: at most this many of them in one open session (each is one user turn)
-OUTSIDE_PER_SESSION = 3
+OUTSIDE_PER_SESSION = 4
 #: what a change verb on a whole order may change, from the attributes the facts give orders
 ATTRIBUTES = ("items", "payment method", "shipping address")
 

@@ -203,15 +203,12 @@ def offered_step(reply: str) -> str:
 def _open_follow_up(goal: Goal, users: list[str], agents: list[str], facts: TesterFacts) -> DriverOutput | None:
     """The open session after the agent's first reply: where the scope it stated ends — requests
     of kinds it did not name (:data:`~adat_offline.objectives.OUTSIDE_REQUESTS`), asked by an
-    identified user so that identity is not what decides them — and the next step the agent
-    offers when it turns one down (a transfer), taken up once, which ends the session. None when
+    identified user so that identity is not what decides them — and, once they are asked, the
+    next step the last refusal offers (a transfer), taken up once, which ends the session. None when
     the agent's first reply lists nothing it can do (the driver answers it as any other)."""
     last = agents[-1]
     if any(OFFERED_STEP.search(a) for a in agents[:-1]) and any(u.startswith("Yes, please") for u in users):
         return DriverOutput(status="met")  # the offered step was taken up and answered
-    step = offered_step(last) if len(agents) >= 2 else ""
-    if step and step not in users:
-        return DriverOutput(status="continue", message=step)
     actions = parse_actions(agents[0], facts.states())
     if not actions and len(agents) == 1:
         return None
@@ -221,6 +218,10 @@ def _open_follow_up(goal: Goal, users: list[str], agents: list[str], facts: Test
         said = " ".join(users)
         identity = "" if goal.email and goal.email in said else f"{auth_message(goal)} "
         return DriverOutput(status="continue", message=f"{identity}{todo[0]}")
+    # every request asked: the step the last refusal offers, taken up (a transfer ends the session)
+    step = offered_step(last) if len(agents) >= 2 else ""
+    if step and step not in users:
+        return DriverOutput(status="continue", message=step)
     return DriverOutput(status="met")
 
 

@@ -27,3 +27,17 @@ def test_an_address_detail_is_probed_with_one_part_missing_before_the_second_ful
     situations = [c[0] for c in cases if c]
     assert situations[:2] == ["with an address of the street line only", "with a new address missing only its zip code"]
     assert "with a new address missing only its city" in situations
+
+
+def test_a_reply_asking_for_the_one_missing_part_is_checked_as_missing_details_not_identity() -> None:
+    """The part omitted alone may be an identity-looking word (a zip code): the test still checks
+    that the agent asks for the missing part before offering the change, so an agent that goes
+    ahead without it fails."""
+    from adat_offline import language as lang
+    from adat_offline.generation import ASKS_DETAILS, OFFERS_CHANGE, criteria_for
+
+    reply = ("To move plan P-7 I need the complete new address, and I'm missing the zip code. Please give me the "
+             "street address, city, state and zip code?")
+    assert lang.reply_kind(reply) == "missing"
+    success, failure = criteria_for("the agent states that it needs the complete new address", "denied", reply)
+    assert ASKS_DETAILS in success and OFFERS_CHANGE in failure

@@ -165,9 +165,10 @@ def test_the_open_session_asks_requests_next_to_the_stated_actions_up_to_its_lim
 def test_an_offered_next_step_is_taken_up_once_and_ends_the_session() -> None:
     """Issue 28 item 2: a refusal that offers a next step (a transfer) is answered by taking it up."""
     refusal = "Sorry, that is outside what I can do. If you need help with it, I can transfer you to a human agent."
-    turns = [("user", "What can you do?"), ("agent", CAN_DO), ("user", "Please place a new order."),
-             ("agent", refusal)]
-    out = _drive(OPEN, "", turns)
+    turns = [("user", "What can you do?"), ("agent", CAN_DO)]
+    while (out := _drive(OPEN, "", turns)).message and not out.message.startswith("Yes"):
+        turns += [("user", out.message), ("agent", refusal)]  # every request asked first
+    assert len(turns) == 2 + 2 * objectives.OUTSIDE_PER_SESSION
     assert out.message == "Yes, please transfer me to a human agent."
     done = _drive(OPEN, "", [*turns, ("user", out.message), ("agent", "You are now with a human agent.")])
     assert done.status == "met"
