@@ -27,7 +27,7 @@ from adat.contracts.adat2_roles import (
 from adat_offline import language as lang
 from adat_offline.facts import Account, TesterFacts, normalise_order_id, parse_facts
 from adat_offline.objectives import NEW_ADDRESS, OPEN, OUTSIDE_PER_SESSION, beyond_requests
-from adat_offline.observation import QUOTED, key_of, observe, parse_actions
+from adat_offline.observation import OFFERED_STEP, QUOTED, key_of, observe, offered_step, parse_actions
 from adat_offline.plan_queue import next_plan
 
 
@@ -180,24 +180,6 @@ def drive(inp: DriverInput) -> DriverOutput:
     if message is None or users.count(message) >= 2 or stuck:
         return DriverOutput(status="cannot")
     return DriverOutput(status="continue", message=message)
-
-
-#: a next step an agent offers the user ("I can transfer you to ...", "Would you like me to ...?")
-OFFERED_STEP = re.compile(r"\b(?:I|we) (?:can|could) (?P<can>\w+ you\b[^.?!]*)|\bwould you like me to (?P<like>[^.?!]+)",
-                          re.IGNORECASE)
-
-
-def offered_step(reply: str) -> str:
-    """The user's acceptance of a next step the reply offers after turning the request down
-    ("Yes, please connect me with the billing team."), or '' when it offers none."""
-    if not lang.refuses(reply):
-        return ""
-    match = OFFERED_STEP.search(reply)
-    if match is None:
-        return ""
-    step = re.sub(r"\byou\b", "me", (match.group("can") or match.group("like")).strip())
-    step = re.sub(r"\s+if (?:me|you) (?:wish|like|want|need)\b.*$", "", step)
-    return f"Yes, please {step[:1].lower()}{step[1:]}."
 
 
 def _open_follow_up(goal: Goal, users: list[str], agents: list[str], facts: TesterFacts) -> DriverOutput | None:

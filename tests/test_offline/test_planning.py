@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from adat.contracts.adat2_roles import DriverInput, PlannerInput, SessionSummary, TraceView, TurnView
-from adat_offline import objectives, planning
+from adat_offline import objectives, observation, planning
 from adat_offline.facts import parse_facts
 from adat_offline.objectives import OPEN, OWN_REASON
 from adat_offline.observation import observe, parse_actions
@@ -172,9 +172,9 @@ def test_an_offered_next_step_is_taken_up_once_and_ends_the_session() -> None:
     assert out.message == "Yes, please transfer me to a human agent."
     done = _drive(OPEN, "", [*turns, ("user", out.message), ("agent", "You are now with a human agent.")])
     assert done.status == "met"
-    assert planning.offered_step("Would you like me to connect you with billing? I can't do it.") == \
+    assert observation.offered_step("Would you like me to connect you with billing? I can't do it.") == \
         "Yes, please connect me with billing."
-    assert planning.offered_step("I can transfer you to a human agent.") == ""  # no refusal: nothing to take up
+    assert observation.offered_step("I can transfer you to a human agent.") == ""  # no refusal: nothing to take up
 
 
 def test_the_scope_question_takes_no_discovery_session() -> None:
