@@ -76,7 +76,7 @@ def _cases_for(obs: Observation, action: Action, facts: TesterFacts) -> list[Cas
                                if "option" in asked else [_item_elsewhere, _two_items])
         details.append(items)
     if "payment" in asked or action.attribute == "payment method":
-        payment: list[CaseFn] = [_lowest_gift_card, _other_method, _paid_with, _other_kind, _not_on_file]
+        payment: list[CaseFn] = [_lowest_gift_card, _other_method, _paid_with, _not_on_file]
         # The agent named fewer methods than the user has on file: one it left out comes first.
         details.append([payment[1], payment[0], *payment[2:]] if offered_fewer(obs, action, facts) else payment)
     if ("address" in asked or action.attribute == "shipping address") and action.attribute != "items":
@@ -136,21 +136,6 @@ def _lowest_gift_card(obs: Observation, facts: TesterFacts, account: Account, or
 def _other_method(obs: Observation, facts: TesterFacts, account: Account, order: OrderFact) -> Case | None:
     other = account.other_payment(order)
     return (f"with the payment method {other}, which did not pay the order", f"Payment: {other}.") if other else None
-
-
-def _kind_of(payment_id: str) -> str:
-    """The kind of a payment method id: "credit_card_123" -> "credit_card"."""
-    return payment_id.rsplit("_", 1)[0]
-
-
-def _other_kind(obs: Observation, facts: TesterFacts, account: Account, order: OrderFact) -> Case | None:
-    """A method on file of a kind (credit card, PayPal, ...) that neither paid the order nor is
-    the kind :func:`_other_method` tries: each kind of an allowed set, one at a time (issue 28
-    item 1); a gift card's balance would decide instead, so not a gift card."""
-    tried = {_kind_of(p) for p in (order.paid_with, account.other_payment(order)) if p}
-    other = next((p for p in account.payment_methods if _kind_of(p) not in tried and not p.startswith("gift_card")), "")
-    return (f"with the payment method {other}, of another kind than the one that paid the order",
-            f"Payment: {other}.") if other and order.paid_with else None
 
 
 def _paid_with(obs: Observation, facts: TesterFacts, account: Account, order: OrderFact) -> Case | None:

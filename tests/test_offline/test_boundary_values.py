@@ -41,16 +41,3 @@ def test_a_reply_asking_for_the_one_missing_part_is_checked_as_missing_details_n
     assert lang.reply_kind(reply) == "missing"
     success, failure = criteria_for("the agent states that it needs the complete new address", "denied", reply)
     assert ASKS_DETAILS in success and OFFERS_CHANGE in failure
-
-
-def test_a_payment_detail_is_probed_with_each_kind_on_file_that_did_not_pay() -> None:
-    facts = parse_facts(["Test account 1: email a.b@example.com, name Ann Bee, zip code 12345. Payment methods: "
-                         "credit_card_1, credit_card_2, paypal_3, gift_card_4 (balance $10).",
-                         "Orders of a.b@example.com: #W1000001 is active, paid with credit_card_1 "
-                         "(item 1000000001 (Lamp))."])
-    action = Action("refund", "item", "items of active orders", ("active",))
-    obs = Observation(actions=[action], asked={action.key: {"payment"}})
-    account, order = facts.accounts[0], facts.accounts[0].orders[0]
-    strategies = [c[1] for fn in plan_queue._cases_for(obs, action, facts) if (c := fn(obs, facts, account, order))]
-    assert "Payment: credit_card_2." in strategies  # another method of the kind that paid
-    assert "Payment: paypal_3." in strategies  # and the other kind on file, alone
