@@ -85,7 +85,7 @@ INSTRUCTION_REASON_SHARE = 0.5   # prior share of an applicable instruction's n/
 #: suite. Each test a rewording instruction already wrote in the run multiplies its own score by
 #: ``REWORDING_GAMMA`` (AdaT2's reuse penalty, run-wide rather than per block, for rewordings).
 REWORDING_FACTORS = frozenset({"wording"})
-REWORDING_GAMMA = 0.81
+REWORDING_GAMMA = 0.93
 
 
 def _logit(p: np.ndarray) -> np.ndarray:
