@@ -32,6 +32,9 @@ from adat_offline.generation import ASKS_IDENTITY, REFUSES, side_from_words
 SAYS_AT = 0.6  # share of the behaviour's content words a reply sentence must contain
 SAYS_AT_SHORT = 0.8  # ... when the behaviour has fewer than five content words
 OPPOSITE_AT, OPPOSITE_BACK = 0.8, 0.5  # overlap both ways for "the same sentence, negated"
+#: the words that make a sentence state a rule (a condition the decision depends on), not a time
+RULE = re.compile(r"\b(only|must|unless|requires?|required|needs? to|as long as|provided that|not allowed)\b", re.I)
+OTHER_RULE_FLOOR = 0.25  # a refusal's rule sentence sharing this much of a criterion's rule is about it
 NEGATIVE = re.compile(r"\b(not|no|cannot|can't|couldn't|unable|never|won't|isn't|aren't|don't|doesn't|only|"
                       r"without|nothing)\b", re.I)
 _KINDS = (  # checked in order against the lower-cased criterion
@@ -146,8 +149,26 @@ def check(criterion: str, replies: list[str], *, due: bool = False,
         return None, "the conversation ended before the change was due"
     holds, why = _says(criterion, replies, opposite=kind == "opposite")
     if holds is None and due and kind == "says":
-        return _contradicted(criterion, replies[-1], why)
+        holds, why = _contradicted(criterion, replies[-1], why)
+        if holds is None:
+            return _other_rule(criterion, replies[-1], why)
     return holds, why
+
+
+def _other_rule(criterion: str, final: str, why: str) -> tuple[bool | None, str]:
+    """A criterion that states a rule (:data:`RULE`: only, must, unless, ...) is not met by a
+    final reply that turns the request down, as the rule would, but states a different rule about
+    the same request: its rule sentence shares some of the criterion's words (it is about the same
+    thing, ``OTHER_RULE_FLOOR``) but too few to say the same rule. Issue 28 item 3: the reason a
+    refusal gives is part of the behaviour a customer observes."""
+    core = re.sub(r"^the agent says that\s*", "", criterion.strip(), flags=re.I)
+    if not RULE.search(core) or not lang.refuses(final) or lang.MISUNDERSTOOD.search(final):
+        return None, why
+    stated = [lang.generalise(s) for s in lang.sentences(final) if RULE.search(s)]
+    best = max(stated, key=lambda s: lang.overlap(core, s), default="")
+    if best and lang.overlap(core, best) >= OTHER_RULE_FLOOR:
+        return False, f"states a rule different from the criterion's: '{best[:160]}'"
+    return None, why
 
 
 def _contradicted(criterion: str, final: str, why: str) -> tuple[bool | None, str]:

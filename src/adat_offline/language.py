@@ -238,10 +238,12 @@ def reply_kind(text: str) -> str:
         return "completion"
     if ASKS_CONFIRM.search(text) and is_question(text):
         return "confirm"
+    # before auth: "I'm missing the zip code; please give it" asks for a part of the request, and
+    # before refusal: "can't ... without the zip code; please give it" asks for it too
+    if asks_missing(text):
+        return "missing"
     if asks_auth(text) and (is_question(text) or "need" in text.lower()):
         return "auth"
-    if asks_missing(text):  # before refusal: "can't ... without the zip code; please give it" asks for it
-        return "missing"
     if refuses(text):  # not is_refusal: a quoted 'no longer needed' names an option, it refuses nothing
         return "refusal"
     return "ask" if is_question(text) else "other"

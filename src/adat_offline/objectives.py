@@ -31,19 +31,35 @@ from adat_offline.observation import CHANGE_VERBS, Action, Observation
 #: an address the tester makes up for address changes, and its street line alone (incomplete)
 NEW_ADDRESS = "17 Birch Lane, Unit 5, Lakewood, CO 80226, USA"
 STREET_ONLY = "17 Birch Lane"
+#: the parts of NEW_ADDRESS a customer may leave out, one at a time (boundary value analysis)
+ADDRESS_PARTS = {"street": "17 Birch Lane, Unit 5", "city": "Lakewood", "state": "CO", "zip code": "80226",
+                 "country": "USA"}
 #: a reason the tester makes up, outside any list of options an agent may offer
 OWN_REASON = "my plans have changed"
 UNKNOWN_PAYMENT = "credit_card_0000000"
 OPEN = "Ask what the agent can help with."
-#: Requests any customer of a service may make beyond what the agent said it can do: where its
-#: scope ends is a boundary too. (the verbs the agent would have had to name for it, the user's
-#: request; {item} is an item of the user's own orders.)
+#: Requests any customer of an order-based service may make, next to or beyond what an agent says
+#: it can do (docs/adat2-method.md, "Requests next to the stated actions"): where its scope ends is
+#: a boundary too. Each entry: the verbs the agent would have had to name for it, and the user's
+#: request; {item} is an item of the user's own orders, {order} the order holding it. Generic to
+#: any shop, never one agent's: the open session asks those the agent did not name, in this order.
 OUTSIDE_REQUESTS = (
     (("buy", "purchase", "place", "sell"),
      "I'd also like to buy something new: please place a new order for one more of item {item}."),
+    (("add",), "Could you also put one more of item {item} into order {order}?"),
+    (("expedite", "upgrade", "speed"), "Could you upgrade order {order} to express delivery so it arrives sooner?"),
+    (("discount", "coupon", "compensate", "credit"),
+     "Could I get a coupon or some store credit on order {order} for the trouble?"),
 )
+#: at most this many of them in one open session (each is one user turn)
+OUTSIDE_PER_SESSION = 4
 #: what a change verb on a whole order may change, from the attributes the facts give orders
 ATTRIBUTES = ("items", "payment method", "shipping address")
+
+
+def address_without(part: str) -> str:
+    """NEW_ADDRESS with one part (a key of :data:`ADDRESS_PARTS`) left out."""
+    return ", ".join(v for k, v in ADDRESS_PARTS.items() if k != part).replace("CO, 80226", "CO 80226")
 
 
 @dataclass(frozen=True)
@@ -147,12 +163,26 @@ def primary(obs: Observation, facts: TesterFacts, turn: int) -> list[tuple[Actio
 def beyond_scope(actions: list[Action], account: Account) -> str:
     """A request of a kind the agent did not name among what it can do (``actions``), for
     ``account``; '' when it named every kind (or the request needs an item the user lacks)."""
+    requests = beyond_requests(actions, account)
+    return requests[0] if requests else ""
+
+
+def beyond_requests(actions: list[Action], account: Account) -> list[str]:
+    """Every request of :data:`OUTSIDE_REQUESTS` whose verbs the agent did not name, for
+    ``account``: {order} is an order in the first state the agent named for a change (the side
+    where a change is allowed, so only the request's kind can decide it), else the account's
+    first order with items."""
     named = {a.verb.lower() for a in actions}
-    item = next((i for o in account.orders for i in o.items), "")
+    states = [s for a in actions if a.verb in CHANGE_VERBS for s in a.states]
+    order = next((o for s in states for o in account.orders if o.status == s and o.items), None) or next(
+        (o for o in account.orders if o.items), None)
+    item = order.items[0] if order else ""
+    out: list[str] = []
     for verbs, request in OUTSIDE_REQUESTS:
-        if not named & set(verbs) and ("{item}" not in request or item):
-            return request.format(item=item)
-    return ""
+        if named & set(verbs) or (("{item}" in request or "{order}" in request) and order is None):
+            continue
+        out.append(request.format(item=item, order=order.order_id if order else ""))
+    return out
 
 
 def identities(obs: Observation, facts: TesterFacts, turn: int) -> list[Plan]:

@@ -166,3 +166,21 @@ def observe(traces: list[TraceView], states: tuple[str, ...], verb_of: dict[str,
                         obs.available_items.append(item)
     obs.heard = "\n".join(replies)
     return obs
+
+
+#: a next step an agent offers the user ("I can transfer you to ...", "Would you like me to ...?")
+OFFERED_STEP = re.compile(r"\b(?:I|we) (?:can|could) (?P<can>\w+ you\b[^.?!]*)|\bwould you like me to (?P<like>[^.?!]+)",
+                          re.IGNORECASE)
+
+
+def offered_step(reply: str) -> str:
+    """The user's acceptance of a next step the reply offers after turning the request down
+    ("Yes, please connect me with the billing team."), or '' when it offers none."""
+    if not lang.refuses(reply):
+        return ""
+    match = OFFERED_STEP.search(reply)
+    if match is None:
+        return ""
+    step = re.sub(r"\byou\b", "me", (match.group("can") or match.group("like")).strip())
+    step = re.sub(r"\s+if (?:me|you) (?:wish|like|want|need)\b.*$", "", step)
+    return f"Yes, please {step[:1].lower()}{step[1:]}."

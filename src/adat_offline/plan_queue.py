@@ -19,6 +19,7 @@ from adat_offline.objectives import (
     STREET_ONLY,
     UNKNOWN_PAYMENT,
     Plan,
+    address_without,
     expand,
     grid,
     identify,
@@ -79,7 +80,8 @@ def _cases_for(obs: Observation, action: Action, facts: TesterFacts) -> list[Cas
         # The agent named fewer methods than the user has on file: one it left out comes first.
         details.append([payment[1], payment[0], *payment[2:]] if offered_fewer(obs, action, facts) else payment)
     if ("address" in asked or action.attribute == "shipping address") and action.attribute != "items":
-        details.append([_street_only, _full_address])
+        # boundary value analysis of a multi-part requirement: each part omitted alone too
+        details.append([_street_only, _omit_part("zip code"), _full_address, _omit_part("city")])
     # the first case of every detail before the second of any; declining the confirmation, a step
     # every change shares, after the values of the action's own details
     cases = [d[level] for level in range(max(map(len, details), default=0)) for d in details if level < len(d)]
@@ -102,6 +104,14 @@ def _street_only(obs: Observation, facts: TesterFacts, account: Account, order: 
 
 def _full_address(obs: Observation, facts: TesterFacts, account: Account, order: OrderFact) -> Case | None:
     return "with a complete new address", f"Address: {NEW_ADDRESS}."
+
+
+def _omit_part(part: str) -> CaseFn:
+    """The complete new address with one part left out: just outside a requirement of several
+    parts, where only that part decides (issue 28 item 1)."""
+    def case(obs: Observation, facts: TesterFacts, account: Account, order: OrderFact) -> Case | None:
+        return f"with a new address missing only its {part}", f"Address: {address_without(part)}."
+    return case
 
 
 def _decline(obs: Observation, facts: TesterFacts, account: Account, order: OrderFact) -> Case | None:

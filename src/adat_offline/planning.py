@@ -26,8 +26,8 @@ from adat.contracts.adat2_roles import (
 )
 from adat_offline import language as lang
 from adat_offline.facts import Account, TesterFacts, normalise_order_id, parse_facts
-from adat_offline.objectives import NEW_ADDRESS, OPEN, beyond_scope
-from adat_offline.observation import QUOTED, key_of, observe, parse_actions
+from adat_offline.objectives import NEW_ADDRESS, OPEN, OUTSIDE_PER_SESSION, beyond_requests
+from adat_offline.observation import OFFERED_STEP, QUOTED, key_of, observe, offered_step, parse_actions
 from adat_offline.plan_queue import next_plan
 
 
@@ -169,15 +169,10 @@ def drive(inp: DriverInput) -> DriverOutput:
             return DriverOutput(status="continue", message=f"Hi! {opening}")
         return DriverOutput(status="continue", message=f"Hi! {auth_message(goal)} {opening}")
     last = agents[-1]
+    if goal.target == "open" and (follow := _open_follow_up(goal, users, agents, facts)) is not None:
+        return follow
     if lang.is_completion(last) or (goal.target == "open" and len(agents) >= 2):
         return DriverOutput(status="met")
-    if goal.target == "open" and len(agents) == 1:
-        # Where the scope the agent just stated ends: something of a kind it did not name, asked
-        # by an identified user (so that identity is not what decides it).
-        actions = parse_actions(last, facts.states())
-        beyond = beyond_scope(actions, goal.account) if actions else ""
-        if beyond:
-            return DriverOutput(status="continue", message=f"{auth_message(goal)} {beyond}")
     if users and users[-1].lower().startswith("no,") and goal.confirm == "no":
         return DriverOutput(status="met")
     message = _answer(goal, last, users, agents)
@@ -185,6 +180,31 @@ def drive(inp: DriverInput) -> DriverOutput:
     if message is None or users.count(message) >= 2 or stuck:
         return DriverOutput(status="cannot")
     return DriverOutput(status="continue", message=message)
+
+
+def _open_follow_up(goal: Goal, users: list[str], agents: list[str], facts: TesterFacts) -> DriverOutput | None:
+    """The open session after the agent's first reply: where the scope it stated ends — requests
+    of kinds it did not name (:data:`~adat_offline.objectives.OUTSIDE_REQUESTS`), asked by an
+    identified user so that identity is not what decides them — and, once they are asked, the
+    next step the last refusal offers (a transfer), taken up once, which ends the session. None when
+    the agent's first reply lists nothing it can do (the driver answers it as any other)."""
+    last = agents[-1]
+    if any(OFFERED_STEP.search(a) for a in agents[:-1]) and any(u.startswith("Yes, please") for u in users):
+        return DriverOutput(status="met")  # the offered step was taken up and answered
+    actions = parse_actions(agents[0], facts.states())
+    if not actions and len(agents) == 1:
+        return None
+    asked = [u for u in users if any(r in u for r in beyond_requests(actions, goal.account))]
+    todo = [r for r in beyond_requests(actions, goal.account) if not any(r in u for u in users)] if actions else []
+    if todo and len(asked) < OUTSIDE_PER_SESSION:
+        said = " ".join(users)
+        identity = "" if goal.email and goal.email in said else f"{auth_message(goal)} "
+        return DriverOutput(status="continue", message=f"{identity}{todo[0]}")
+    # every request asked: the step the last refusal offers, taken up (a transfer ends the session)
+    step = offered_step(last) if len(agents) >= 2 else ""
+    if step and step not in users:
+        return DriverOutput(status="continue", message=step)
+    return DriverOutput(status="met")
 
 
 def _answer(goal: Goal, last: str, users: list[str], agents: list[str]) -> str | None:

@@ -38,6 +38,9 @@ ORDER_STATUS = re.compile(r"order\s+#?W\d{7}\s+is\s+(?!now\b|already\b)'?([a-z]+
 REQUESTS = (  # user wording -> (request key, the class of request it belongs to)
     (r"human|real person|representative", "human", "a user asks to be handed to a human"),
     (r"new order|\bbuy\b|purchase", "new_order", "a user asks to place a new order"),
+    (r"\badd\b|one more of item", "add_item", "a user asks to add an item to an existing order"),
+    (r"express|faster (?:shipping|delivery)|arrives? sooner|expedite", "faster_delivery",
+     "a user asks for faster delivery of an order"),
     (r"default address", "default_address", "a user asks to change their default address"),
     (r"shipping address|(?<!email )\baddress\b", "modify_address", "a user asks to ship an order to another address"),
     (r"\bcancel", "cancel", "a user asks to cancel an order"),
@@ -46,7 +49,7 @@ REQUESTS = (  # user wording -> (request key, the class of request it belongs to
     (r"payment method|pay with|switch .* to (?:credit|paypal|gift)", "modify_payment",
      "a user asks to switch an order's payment method"),
     (r"change (?:an |the )?item|modify|different option", "modify_items", "a user asks to swap an item of an order for another option"),
-    (r"discount|refund|price", "refund", "a user asks for a discount or refund"),
+    (r"discount|refund|price|coupon|store credit", "refund", "a user asks for a discount or refund"),
     (r"status|which items|what items", "info", "a user asks about an order"),
 )
 

@@ -31,4 +31,10 @@ def test_demo_evaluate_prints_the_recorded_figures(tmp_path: Path) -> None:
     recorded.pop("recorded_new_figures")  # a note: which figures were added later, and from which run
     run_id = recorded.pop("run_id")
     assert demo_run_id(data) == run_id
-    assert demo_figures(data, run_id) == recorded
+    figures = demo_figures(data, run_id)
+    assert figures == recorded
+    # issue 28's bounds on the recorded figures, so a re-recording cannot move them past one
+    assert figures["false_alarm_rate"] <= 0.05
+    assert figures["inconclusive"] <= 0.05 * figures["executions"]
+    assert figures["both_sides_share"] >= 0.5
+    assert figures["detected"] >= recorded["detected"] >= 31  # 31 / 35 before issue 28's tester change

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from adat.contracts.adat2_roles import DriverInput, PlannerInput, SessionSummary, TraceView, TurnView
-from adat_offline import planning
+from adat_offline import objectives, observation, planning
 from adat_offline.facts import parse_facts
 from adat_offline.objectives import OPEN, OWN_REASON
 from adat_offline.observation import observe, parse_actions
@@ -142,11 +142,39 @@ def test_the_open_session_then_asks_for_a_kind_of_thing_the_agent_did_not_name()
     # asked by an identified user, about an item of the user's own orders (from the tester facts)
     assert beyond.status == "continue" and "a.b@example.com" in beyond.message
     assert "new order" in beyond.message and "1000000001" in beyond.message
-    assert _drive(OPEN, "", [*said, ("user", beyond.message), ("agent", "Sorry, I cannot help with that.")]).status == "met"
     # an agent that says it takes new orders is not asked for one; a reply naming no actions neither
     buys = "Hello! I can pause or resume active orders, place new orders, and answer questions about your account."
-    assert _drive(OPEN, "", [("user", first.message), ("agent", buys)]).status == "cannot"
+    assert "new order" not in (_drive(OPEN, "", [("user", first.message), ("agent", buys)]).message or "")
     assert _drive(OPEN, "", [("user", first.message), ("agent", "Hello! How can I help?")]).status == "cannot"
+
+
+def test_the_open_session_asks_requests_next_to_the_stated_actions_up_to_its_limit() -> None:
+    """Issue 28 item 2: after the capabilities, the generic request kinds the agent did not name
+    (adding to an existing order, faster delivery, ...), each once, on an order in the state the
+    agent named for a change; then the session ends."""
+    turns = [("user", "What can you do?"), ("agent", CAN_DO)]
+    asked: list[str] = []
+    while (out := _drive(OPEN, "", turns)).status == "continue":
+        asked.append(out.message or "")
+        turns += [("user", out.message or ""), ("agent", "Sorry, I cannot help with that.")]
+    assert out.status == "met" and len(asked) == objectives.OUTSIDE_PER_SESSION
+    assert any("one more of item 1000000001 into order #W1000001" in m for m in asked)  # the active order
+    assert len(set(asked)) == len(asked)
+
+
+def test_an_offered_next_step_is_taken_up_once_and_ends_the_session() -> None:
+    """Issue 28 item 2: a refusal that offers a next step (a transfer) is answered by taking it up."""
+    refusal = "Sorry, that is outside what I can do. If you need help with it, I can transfer you to a human agent."
+    turns = [("user", "What can you do?"), ("agent", CAN_DO)]
+    while (out := _drive(OPEN, "", turns)).message and not out.message.startswith("Yes"):
+        turns += [("user", out.message), ("agent", refusal)]  # every request asked first
+    assert len(turns) == 2 + 2 * objectives.OUTSIDE_PER_SESSION
+    assert out.message == "Yes, please transfer me to a human agent."
+    done = _drive(OPEN, "", [*turns, ("user", out.message), ("agent", "You are now with a human agent.")])
+    assert done.status == "met"
+    assert observation.offered_step("Would you like me to connect you with billing? I can't do it.") == \
+        "Yes, please connect me with billing."
+    assert observation.offered_step("I can transfer you to a human agent.") == ""  # no refusal: nothing to take up
 
 
 def test_the_scope_question_takes_no_discovery_session() -> None:

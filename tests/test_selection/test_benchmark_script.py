@@ -140,7 +140,11 @@ def test_a_loose_tagger_calls_a_share_of_declines_statement_and_nothing_else(ben
         assert changed.any() and (half.nights[name].na_reason[changed] == worlds.REASON_STATEMENT).all()
 
 
-def test_set_makes_every_selector_with_the_setting(bench: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+def test_set_makes_every_selector_with_the_setting(bench: ModuleType, capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from adat.selection import pooled
+
+    monkeypatch.setattr(pooled, "REWORDING_GAMMA", 1.0)  # rewordings spread already: the setting alone here
     job = bench.Job(0, 40, 10, 12, 4, 0.7, 1.2, ("pooled",))
     plain = bench.run_seed(job)["pooled"]
     spread = bench.run_seed(bench.Job(0, 40, 10, 12, 4, 0.7, 1.2, ("pooled",), settings=(("gamma", 0.3),)))

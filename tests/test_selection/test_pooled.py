@@ -149,7 +149,7 @@ def test_a_cold_start_outcome_counts_at_the_observation_weight(weight: float) ->
 @pytest.mark.parametrize(("spread_gamma", "second"), [(0.5, "k2"), (1.0, "k0")])
 def test_a_factor_that_made_a_test_on_a_near_duplicate_weighs_less(spread_gamma: float, second: str) -> None:
     emb = _emb()[:2]  # two near-duplicate statements
-    sel = _pooled(emb, [0.9, 0.85, 0.8], ["wording", "wording", "value"], spread_gamma=spread_gamma)
+    sel = _pooled(emb, [0.9, 0.85, 0.8], ["sequence", "sequence", "value"], spread_gamma=spread_gamma)  # no rewording
     first = sel.next_pair()
     assert first is not None and first.instruction_id == "k0"
     sel.update(first, applicable=True, verdict="pass")

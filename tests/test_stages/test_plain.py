@@ -31,4 +31,4 @@ def test_top_n_in_rank_order_with_context_and_failures(roles: Roles) -> None:
     assert test.turn_limit == 7 and test.expected_side == "denied"
     assert test.step_hints == ["cancel order #1"] and test.assumed_facts == ["order #1 is delivered"]
     assert test.produced_by == "fake/generator" and test.prompt_id == "generate_plain"
-    assert test.prompt_version == "2"
+    assert test.prompt_version == "3"

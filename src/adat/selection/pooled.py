@@ -29,6 +29,11 @@ a higher floor) over the tests of factor f already made on statements h' near h,
 kind of change on a near-duplicate statement makes a near-duplicate test.
 The caller's both-sides weight (:meth:`prefer`) enters as a bonus that shrinks by
 ``side_gamma`` per test the instruction already wrote under one (:meth:`side_weights`).
+A rewording (a factor of ``REWORDING_FACTORS``) near-duplicates its plain test, and the same
+rewording on statement after statement near-duplicates its own tests: each test a rewording
+instruction wrote in the run multiplies its own score by ``REWORDING_GAMMA``
+(:meth:`rewording_penalty`, issue 28 item 4), so the share of rewordings falls; the both-sides
+bonus keeps rewarding a change that reaches a new side.
 Two rules are added to the walk: before the last pass, a statement whose novelty is below
 ``defer_novelty`` (a near-duplicate of a statement with a test) waits for the next pass,
 so the tests spread over statements at no cost in attempts; and from a cold start, once
@@ -74,6 +79,13 @@ REASON_SHARE = 1.0          # prior weight of a 'statement' n/a against the fact
 REASON_PRIOR_WEIGHT = 2.0   # weight of REASON_SHARE as the prior of the learned share
 UNAVAILABLE_PRIOR_WEIGHT = 10.0  # weight, in instructions, of the unavailable_prior setting
 INSTRUCTION_REASON_SHARE = 0.5   # prior share of an applicable instruction's n/a tagged 'instruction'
+#: Issue 28 item 4: a rewording (a factor of ``REWORDING_FACTORS``: the same request in other
+#: words) near-duplicates the plain test it came from, and the same rewording on statement after
+#: statement near-duplicates its own tests; applicable almost everywhere, it would write most of a
+#: suite. Each test a rewording instruction already wrote in the run multiplies its own score by
+#: ``REWORDING_GAMMA`` (AdaT2's reuse penalty, run-wide rather than per block, for rewordings).
+REWORDING_FACTORS = frozenset({"wording"})
+REWORDING_GAMMA = 0.93
 
 
 def _logit(p: np.ndarray) -> np.ndarray:
@@ -170,6 +182,7 @@ class PooledSelector(NoveltyOrderSelector):
         self.spread_w = neighbour_weights(cos, SPREAD_FLOOR)
         self.near_factor_tests = np.zeros((n_s, n_f))  # Σ w_spread(h, h') over tests of factor f at h'
         self.side_tests = np.zeros(n_k)  # tests each instruction wrote under a both-sides bonus (prefer())
+        self.rewording = np.array([i.factor in REWORDING_FACTORS for i in self.instructions], dtype=bool)
         self._chosen_bonus = False        # whether the pair being learned was chosen under one
         # cold start: from this many tests on, the walk exploits (None: never)
         self.exploit_after = cfg.cold_exploit_after * n_target if cold_start else None
@@ -399,9 +412,17 @@ class PooledSelector(NoveltyOrderSelector):
         mean, sd = self.applicability(h, arms)
         penalty = self.cfg.gamma ** self.block_tests[self.block, arms] \
             * self.cfg.spread_gamma ** self.near_factor_tests[h, self.factor_of[arms]] \
-            * self.side_weights(h, arms)  # the caller's prefer() hook (both sides of a boundary)
+            * self.side_weights(h, arms) \
+            * self.rewording_penalty(arms)
+        # ^ the caller's prefer() hook (both sides of a boundary); near-duplicate rewordings
         score = (mean + self.cfg.kappa * sd) * penalty
         return score, mean, sd
+
+    def rewording_penalty(self, arms: np.ndarray) -> np.ndarray:
+        """Each instruction's score factor for the near-duplicates it would add: for a rewording,
+        ``REWORDING_GAMMA`` per test it already wrote in the run (the walk's ``instruction_tests``);
+        1 for any other instruction."""
+        return np.where(self.rewording[arms], REWORDING_GAMMA ** self.instruction_tests[arms], 1.0)
 
     def side_weights(self, h: int, arms: np.ndarray) -> np.ndarray:
         """The :meth:`prefer` weights with each instruction's bonus (weight − 1) shrunk by

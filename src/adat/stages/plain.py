@@ -1,4 +1,7 @@
-"""Plain tests: one generation attempt per top-n grounded statement (paper §3.1).
+"""Plain tests: one generation attempt per chosen grounded statement (paper §3.1).
+
+The n statements are chosen to cover every rule-like statement cluster before a second test on
+a covered one (:func:`top_statements`).
 
 The generator gets the statement, its supporting reply and the discovery conversation up to that
 reply, and writes a test for the side of the boundary the statement describes. The attempts are
@@ -8,6 +11,7 @@ independent, so up to ``llm.concurrency`` run at once; tests and failures keep r
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -31,10 +35,40 @@ class GenerationFailure:
     reason: str
 
 
+#: words that make a statement rule-like: it states a condition the agent's decision depends on
+_RULE_WORDS = re.compile(r"\b(only|must|unless|cannot|can't|not|never|require[sd]?|needs?|allowed)\b", re.I)
+_VALUES = re.compile(r"'[^']*'|\"[^\"]*\"|#?\b\w*\d\w*\b")
+
+
+def cluster_key(statement: Statement) -> str:
+    """The statement's cluster: its condition without the quoted values, ids and numbers it
+    names, so that statements of one rule on different entities or values share a cluster."""
+    return " ".join(_VALUES.sub(" ", statement.condition.lower()).split())
+
+
+def is_rule_like(statement: Statement) -> bool:
+    """Whether the statement states a rule (a condition word: only, must, unless, not, ...)."""
+    return bool(_RULE_WORDS.search(statement.text))
+
+
 def top_statements(statements: Sequence[Statement], n: int) -> list[Statement]:
-    """The ``n`` best-ranked grounded statements, in rank order."""
+    """``n`` grounded statements, in rank order, chosen to cover every rule-like cluster
+    (:func:`cluster_key`) before a second test on a covered one (issue 28 item 4): the best-ranked
+    statement of each rule-like cluster first (in rank order while they fit), then the rest by
+    rank. A statement ranked below the budget that is the only one on its rule still gets a test."""
     ranked = sorted((s for s in statements if s.grounded and s.rank is not None), key=lambda s: s.rank or 0)
-    return ranked[:n]
+    if len(ranked) <= n:
+        return ranked
+    firsts: dict[str, Statement] = {}
+    for s in ranked:
+        if is_rule_like(s):
+            firsts.setdefault(cluster_key(s), s)
+    chosen = {s.statement_id for s in list(firsts.values())[:n]}
+    for s in ranked:
+        if len(chosen) >= n:
+            break
+        chosen.add(s.statement_id)
+    return [s for s in ranked if s.statement_id in chosen]
 
 
 def generate_plain_tests(cfg: RunConfig, client: TesterLLM, statements: Sequence[Statement],
