@@ -6,11 +6,10 @@ records from :mod:`adat.records`; the Prefect tasks in ``tasks/`` wrap them and 
 
 from adat.stages.discovery import discover
 from adat.stages.execution import execute_test, execute_tests
-from adat.stages.extraction import extract_statements
-from adat.stages.grounding import ground_statements
 from adat.stages.judging import enforce_verdict_rule, judge_execution
 from adat.stages.plain import GenerationFailure, generate_plain_tests, top_statements
 from adat.stages.provenance import Provenance
+from adat.stages.statements import extract_statements, ground_statements
 from adat.stages.transformation import AttemptOutcome, replay_attempts, transform
 
 __all__ = [
