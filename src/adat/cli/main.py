@@ -34,8 +34,7 @@ from adat.config import (
     demo_config_path,
     load_run_config,
 )
-from adat.engine.config_refs import check_config_references
-from adat.engine.role_check import COMMAND_ROLES, check_roles_named
+from adat.engine.config_checks import COMMAND_ROLES, check_config_references, check_roles_named
 
 console = terminal_console()
 app = AdatTyper(
