@@ -43,8 +43,7 @@ class SimulatedLatency:
 def demo_statements(cfg: RunConfig) -> tuple[list[Statement], list[Trace]]:
     """Grounded, ranked statements and the discovery traces of an offline demo-config run."""
     from adat.stages.discovery import discover
-    from adat.stages.extraction import extract_statements
-    from adat.stages.grounding import ground_statements
+    from adat.stages.statements import extract_statements, ground_statements
     from adat.targets.target_factory import build_target
 
     client = LLMClient(cfg, RUN)

@@ -104,10 +104,6 @@ def adat_home() -> Path:
     return Path(str(packaged)) if packaged.is_dir() else Path(__file__).resolve().parents[2]
 
 
-#: The old name of :func:`adat_home`, kept while branches written against it land.
-project_root = adat_home
-
-
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

@@ -17,11 +17,6 @@ from adat.warehouse.layout import RUNS_DIR, catalog_path
 # adat.warehouse.catalog and .queries load DuckDB and pyarrow: imported where a query runs, so
 # printing a stored summary (an unchanged re-run) loads neither
 
-#: stages of `adat evaluate` / `adat regress` (their rows sit in the evaluated run's partition;
-#: sql/metrics/run_llm_calls.sql and run_summary.sql leave their calls out)
-EVALUATION_PHASES = frozenset({"audit", "groupings", "execution-labels", "regression"})
-
-
 #: (root, run id, sql dir, catalog mtime) -> summary: a flow command computes it for the flow's
 #: artifact and again for the terminal; the catalog is rebuilt whenever a table changed, so an
 #: unchanged catalog means unchanged figures
@@ -50,26 +45,22 @@ def _compute_summary(root: Path, run_id: str, sql_dir: Path) -> dict[str, Any]:
     with ReportQueries(root, sql_dir).session() as queries:  # one connection for the four queries
         rows = {name: queries.rows(name, run_id=run_id)
                 for name in ("run_summary", "verdict_counts", "run_llm_calls", "instruction_stats")}
-
-    def metric(name: str) -> list[dict[str, Any]]:
-        return rows[name]
-
-    head = next(iter(metric("run_summary")), {})
+    head = next(iter(rows["run_summary"]), {})
     verdicts: dict[str, dict[str, int]] = {}
     own = head.get("agent_variant", "original")
-    for row in metric("verdict_counts"):
+    for row in rows["verdict_counts"]:
         if row["agent_variant"] != own:  # fault variants an evaluation ran inside this run
             continue
         label = row["kind"] if row["agent_variant"] == "original" else f"{row['kind']} on {row['agent_variant']}"
         verdicts[label] = {k: int(row[k]) for k in ("pass", "fail", "inconclusive", "unjudged") if row[k]}
-    usage = metric("run_llm_calls")
+    usage = rows["run_llm_calls"]
     models: Counter[str] = Counter()
     failed: Counter[str] = Counter()
     for row in usage:
         models[row["provider_model"]] += int(row["calls"])
         if row["errors"]:
             failed[row["role"]] += int(row["errors"])
-    top = sorted(metric("instruction_stats"), key=lambda r: (-r["attempts"], r["instruction_id"]))[:5]
+    top = sorted(rows["instruction_stats"], key=lambda r: (-r["attempts"], r["instruction_id"]))[:5]
     return {
         "run_id": run_id,
         "agent_variant": head.get("agent_variant", "original"),
@@ -185,9 +176,3 @@ def print_offline_note(console: Console) -> None:
     """The terminal form of :data:`OFFLINE_NOTE`."""
     console.print("[yellow]These results come from offline/heuristic, a deterministic rule-based "
                   "stand-in for the tester roles, not from a language model.[/yellow]")
-
-
-def has_table(root: Path, table: str) -> bool:
-    from adat.warehouse.parquet import table_dir
-
-    return table_dir(root, table).is_dir()

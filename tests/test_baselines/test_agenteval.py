@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from adat.baselines import agenteval_test_id, generate_agenteval_tests, mine_workflow_graph
+from adat.baselines.agenteval import agenteval_test_id, generate_agenteval_tests
+from adat.baselines.workflow_graph import mine_workflow_graph
 from adat.llm.types import LLMRequest
 from adat.records import Trace
 from tests.test_baselines.conftest import keyword_embed

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from adat.baselines import direct_test_id, generate_direct_tests
+from adat.baselines.direct import direct_test_id, generate_direct_tests
 from adat.config import RunConfig
 from adat.llm.types import LLMRequest
 from adat.records import Trace

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from adat.baselines import START, cluster_labels, graph_targets, mine_workflow_graph
+from adat.baselines.agenteval import graph_targets
+from adat.baselines.workflow_graph import START, cluster_labels, mine_workflow_graph
 from adat.records import Trace
 from tests.test_baselines.conftest import keyword_embed
 

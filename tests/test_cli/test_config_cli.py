@@ -11,7 +11,7 @@ import yaml
 
 from adat.cli.main import app
 from adat.config import OFFLINE_MODEL, RunConfig
-from adat.engine.role_check import roles_used
+from adat.engine.config_checks import roles_used
 
 ADAT = [sys.executable, "-c", "from adat.cli.main import app; app()"]
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from adat.config import OFFLINE_MODEL, RunConfig
-from adat.engine.role_check import check_roles_named, roles_used
+from adat.engine.config_checks import check_roles_named, roles_used
 from adat.errors import UserError
 
 ADAT = [sys.executable, "-c", "from adat.cli.main import app; app()"]

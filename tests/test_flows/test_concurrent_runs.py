@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from adat.config import project_root
+from adat.config import adat_home
 from tests.support.demo_config import small_demo_config, write_config
 
 pytestmark = pytest.mark.slow
@@ -110,7 +110,7 @@ def test_two_runs_at_once_five_times_with_a_reader_exit_0_and_leave_every_check_
     assert len(finished) == 2 * PAIRS and set(finished.values()) == {"completed"}, finished
     attempts = read_records(root, "attempts")
     assert attempts, "the runs made no transformation attempt: nothing was compacted"
-    sql = project_root() / "sql"
+    sql = adat_home() / "sql"
     db = build_catalog(root, sql)
     for check in sorted((sql / "checks").glob("*.sql")):
         rows = run_query(db, check, dict.fromkeys(declared_params(check)))

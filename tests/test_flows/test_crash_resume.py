@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from adat.config import demo_config_path, project_root
+from adat.config import adat_home, demo_config_path
 from adat.warehouse import build_catalog, read_records, run_query
 
 pytestmark = pytest.mark.slow
@@ -93,7 +93,7 @@ class Setup:
             assert ids, f"{table} is empty"
             twice = [k for k, n in ids.items() if n > 1]
             assert not twice, f"{table}: {key} occurs more than once: {twice[:5]}"
-        sql = project_root() / "sql"
+        sql = adat_home() / "sql"
         db = build_catalog(root, sql)
         for check in sorted((sql / "checks").glob("*.sql")):
             rows = run_query(db, check, {"run_id": RUN}).to_pylist()

@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 reference = pytest.importorskip("adat_reference.agent", reason="the reference agent is not available")
 discovery = pytest.importorskip("adat.stages.discovery", reason="the discovery stage is not available")
-extraction = pytest.importorskip("adat.stages.extraction", reason="the extraction stage is not available")
+extraction = pytest.importorskip("adat.stages.statements", reason="the extraction stage is not available")
 
 
 def test_statements_sit_on_turns_where_the_agent_evaluated_rules(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from collections import Counter
 
 from adat.llm.types import LLMError
 from adat.records import Trace
-from adat.stages.extraction import extract_statements
+from adat.stages.statements import extract_statements
 from tests.test_stages.conftest import RUN, Roles, make_trace
 
 

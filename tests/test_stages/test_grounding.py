@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from adat.llm.types import LLMError
-from adat.stages.grounding import ground_statements
+from adat.stages.statements import ground_statements
 from tests.test_stages.conftest import Roles, make_statement
 
 

@@ -71,7 +71,7 @@ def discovery_step(ctx: RunContext) -> Outcome:
 
 def extraction_step(ctx: RunContext) -> Outcome:
     """Statements (condition + behaviour) from the agent replies of the discovery traces."""
-    from adat.stages.extraction import extract_statements
+    from adat.stages.statements import extract_statements
 
     counts: Counter[str] = Counter()
     traces = cast(list[Trace], ctx.read("traces"))
@@ -85,7 +85,7 @@ def extraction_step(ctx: RunContext) -> Outcome:
 
 def grounding_step(ctx: RunContext) -> Outcome:
     """Drop statements not grounded in their reply; rank the rest by confidence (its own table)."""
-    from adat.stages.grounding import ground_statements
+    from adat.stages.statements import ground_statements
 
     counts: Counter[str] = Counter()
     grounded = ground_statements(ctx.cfg, ctx.client, cast(list[Statement], ctx.read("statements")), counts=counts)

@@ -15,8 +15,7 @@ import typer
 
 from adat.cli.app import check_data_dir_option, fail, terminal_console, warehouse_root
 from adat.config import RunConfig, check_run_id, load_run_config
-from adat.engine.config_refs import check_config_references
-from adat.engine.role_check import check_roles_named
+from adat.engine.config_checks import check_config_references, check_roles_named
 
 console = terminal_console()
 

@@ -34,8 +34,7 @@ from adat.config import (
     demo_config_path,
     load_run_config,
 )
-from adat.engine.config_refs import check_config_references
-from adat.engine.role_check import COMMAND_ROLES, check_roles_named
+from adat.engine.config_checks import COMMAND_ROLES, check_config_references, check_roles_named
 
 console = terminal_console()
 app = AdatTyper(
@@ -73,6 +72,14 @@ DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Warehouse root
 def _with_data_dir(cfg: RunConfig, data_dir: Path | None) -> RunConfig:
     check_data_dir_option(data_dir)
     return cfg.model_copy(update={"data_dir": str(data_dir.resolve())}) if data_dir else cfg
+
+
+def _command_config(config: Path, data_dir: Path | None, command: str) -> RunConfig:
+    """The run config of ``command``: loaded, ``--data-dir`` applied, its references and roles checked."""
+    cfg = _with_data_dir(load_run_config(config), data_dir)
+    check_config_references(cfg, file=str(config))
+    check_roles_named(cfg, command, file=str(config))
+    return cfg
 
 
 @config_app.command("check")
@@ -204,9 +211,7 @@ def run(
     """Run the whole AdaT2 pipeline (discover → statements → plain + transformed tests → execute → judge)."""
     from adat.engine.preflight import preflight
 
-    cfg = _with_data_dir(load_run_config(config), data_dir)
-    check_config_references(cfg, file=str(config))
-    check_roles_named(cfg, "run", file=str(config))
+    cfg = _command_config(config, data_dir, "run")
     forced = _refresh_stages(refresh)
     for line in preflight(cfg):
         if line.startswith("output mode"):  # which structured-output form each model's endpoint takes
@@ -261,9 +266,7 @@ def run_suite(
 
         if fail_on not in FAIL_ON_MODES:
             fail(f"unknown mode {fail_on!r}", field="--fail-on", fix=f"use {', '.join(FAIL_ON_MODES)}")
-    cfg = _with_data_dir(load_run_config(config), data_dir)
-    check_config_references(cfg, file=str(config))
-    check_roles_named(cfg, "run-suite", file=str(config))
+    cfg = _command_config(config, data_dir, "run-suite")
     check_run_id(suite, field="--suite")
     check_out_file(junit, "--junit", make_parents=True)
     if run_id is not None:
@@ -363,9 +366,7 @@ def evaluate(
     """
     from adat.evaluation.evaluation_figures import print_evaluation
 
-    cfg = _with_data_dir(load_run_config(config), data_dir)
-    check_config_references(cfg, file=str(config))
-    check_roles_named(cfg, "evaluate", file=str(config))
+    cfg = _command_config(config, data_dir, "evaluate")
     _check_evaluation(cfg, run, None)
     print_evaluation(console, cfg, _run_flow("evaluate", config=cfg, suite_run_id=run))
 
@@ -380,9 +381,7 @@ def regress(
     """Run a suite on seeded faulty variants of the agent and print the per-fault detection table."""
     from adat.evaluation.evaluation_figures import print_evaluation
 
-    cfg = _with_data_dir(load_run_config(config), data_dir)
-    check_config_references(cfg, file=str(config))
-    check_roles_named(cfg, "regress", file=str(config))
+    cfg = _command_config(config, data_dir, "regress")
     _check_evaluation(cfg, run, fault or None)
     print_evaluation(console, cfg, _run_flow("regress", config=cfg, suite_run_id=run, faults=fault or None))
 

@@ -25,7 +25,7 @@ def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list
     answers (when any role or the llm-agent target uses it), the target can be built and, for an
     http target, answers (for an a2a target, serves a card adat can use); a Dask task runner is installed.
     """
-    from adat.engine.config_refs import check_config_references
+    from adat.engine.config_checks import check_config_references
     from adat.instruction_catalog import load_instructions
     from adat.llm.providers.openai_chat import OpenAIProvider
     from adat.targets.http import HttpTarget

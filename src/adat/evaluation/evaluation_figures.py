@@ -58,26 +58,20 @@ def evaluation_metrics(cfg: RunConfig, run_id: str, sql_dir: Path | None = None,
     ``faults`` restricts the per-fault figures (detection table, mutation score) to those faults,
     and the per-variant rows (labels, FAR, accuracy) to the original agent and those faults.
     """
-    from adat.warehouse import catalog_path, declared_params, refresh_catalog, run_query
+    from adat.warehouse.queries import ReportQueries
+    from adat.warehouse.sql_runner import declared_params
 
     sql_dir = sql_dir or adat_home() / "sql"
-    root = cfg.data_path()
-    refresh_catalog(root, sql_dir)
     out: dict[str, list[dict[str, Any]] | None] = {}
-    for name, _heading in EVALUATION_METRICS:
-        path = sql_dir / "metrics" / f"{name}.sql"
-        if not path.is_file():
-            out[name] = None
-            continue
-        params: dict[str, object] = {p: None for p in declared_params(path)}
-        params["run_id"] = run_id
-        if "faults" in params and faults is not None:
-            params["faults"] = ",".join(faults)
-        rows = run_query(catalog_path(root), path, params).to_pylist()
-        if faults is not None:
-            kept = {"original", *faults}
-            rows = [r for r in rows if r.get("agent_variant", "original") in kept]
-        out[name] = rows
+    with ReportQueries(cfg.data_path(), sql_dir).session() as queries:
+        for name, _heading in EVALUATION_METRICS:
+            path = sql_dir / "metrics" / f"{name}.sql"
+            if not path.is_file():
+                out[name] = None
+                continue
+            chosen = {"faults": ",".join(faults)} if faults is not None and "faults" in declared_params(path) else {}
+            rows = queries.rows(name, run_id=run_id, **chosen)
+            out[name] = [r for r in rows if faults is None or r.get("agent_variant", "original") in {"original", *faults}]
     return out
 
 

@@ -8,7 +8,7 @@ other processes see the new views. (Within one process DuckDB caches the databas
 path: a process holding a connection open keeps getting the old catalog until it closes them.)
 
 Base views (``traces``, ``verdicts``, …) read ``<root>/runs/<table>/run_id=*/part-*.parquet``
-by absolute path (see "Moved or copied" below) with Hive partitioning (``run_id`` typed VARCHAR, never auto-cast to a number)
+by absolute path (see below) with Hive partitioning (``run_id`` typed VARCHAR, never auto-cast to a number)
 and ``union_by_name`` (parts written before a field was added give NULL). Their columns are the
 record's fields in order, ``run_id``, and two load-order columns for dedupe: ``_part`` (part file
 name, which sorts by write time) and ``_row`` (row number inside the part). A table with no files
@@ -24,31 +24,11 @@ ones by globbing their tombstones at query time (:func:`_live_filter`). The buil
 parts, by name, so another command's compaction never fails it. A process holding the file
 read-write stops every build and read with one line (:mod:`adat.warehouse.catalog_holder`).
 
-Staging views: each ``sql/staging/stg_<name>.sql`` is one bare ``select`` (CTEs allowed), wrapped
-here as ``create or replace view stg_<name> as …``; staging views may use each other in any
-file order. Intermediate views (``sql/intermediate/int_<name>.sql``, the building blocks several
-metrics share) are wrapped the same way after every staging view exists, so they may use staging
-views and each other but a staging view cannot use them. Views cannot take parameters: an
-intermediate view covers every run and the metric reading it applies the run filter.
-
-Storage version: the file is written in DuckDB storage :data:`STORAGE_VERSION` (the
-``storage_compatibility_version`` setting, what ``ATTACH … (STORAGE_VERSION …)`` sets), not the
-pinned duckdb's newest: the released DuckDB command line (duckdb-cli 1.5.x) cannot open a file in
-duckdb 2.0's own storage ("version number 69, but we can only read versions between 64 and 68"),
-and analysts open the catalog with it (``duckdb -readonly data/adat.duckdb``). Views are stored
-as SQL text, so nothing but the header and the catalog encoding depends on the storage version.
-
-Moved or copied data directories: DuckDB resolves a relative path in a view against the reading
-process's working directory, never against the database file, so a relative path would make
-``duckdb -readonly data/adat.duckdb`` work from one directory only. The views therefore hold
-absolute paths, and the catalog records where it was built: every base view that reads files is
-guarded by :func:`_location_guard` (the query fails with one line naming the fix unless this
-catalog file is open at the path it was built at, as ``duckdb_databases()`` reports it), so a
-copy opened before adat has seen it fails loudly instead of reading the original's runs; and the
-stamp comment (:func:`_stamp`) names the file's path, so :func:`catalog_is_stale` and
-:func:`refresh_catalog` rebuild a catalog found at another path (every adat command that reads
-the catalog does this first: after ``mv``/``cp -a`` of a data dir, the first adat command on it
-re-roots its views).
+Staging and intermediate views are the bare selects of ``sql/staging`` and ``sql/intermediate``,
+wrapped as ``create or replace view`` (intermediate after every staging view; ``sql/README.md``).
+The file's storage version (:data:`STORAGE_VERSION`, for the released DuckDB command line) and its
+absolute, guarded and re-rooted view paths (:func:`_location_guard`, :func:`_stamp`) are
+explained in docs/architecture.md, "The catalog outside adat".
 """
 
 from __future__ import annotations

@@ -1,6 +1,12 @@
-"""Grounding check and ranking (paper §3.1–3.2).
+"""Statements: extraction from the agent's replies, then the grounding check and ranking
+(paper §3.1–3.2).
 
-An LLM grounder judges, in batches (up to ``llm.concurrency`` batches at once), whether each
+Extraction makes one extractor call per trace, up to ``llm.concurrency`` at once. A statement is
+kept only when its ``supporting_turn`` points at an agent reply of that trace; exact duplicates
+(same text up to case and whitespace) are dropped, keeping the first. ``extraction_order``
+numbers the kept statements across all traces and is the grounding tie-break.
+
+An LLM grounder then judges, in batches (up to ``llm.concurrency`` batches at once), whether each
 statement is grounded in its supporting reply and how confident it is that an agent must behave
 so. Grounded statements are ranked by that confidence (descending; ties keep extraction order);
 ungrounded ones are kept with ``rank=None`` so the warehouse shows what was removed.
@@ -20,18 +26,74 @@ from collections.abc import Sequence
 
 from adat.config import RunConfig
 from adat.contracts.adat2_roles import (
+    PROMPT_EXTRACTOR,
     PROMPT_GROUNDER,
+    ExtractedStatement,
+    ExtractorInput,
+    ExtractorOutput,
     GrounderInput,
     GrounderOutput,
     GroundingCandidate,
     GroundingItem,
 )
 from adat.llm.types import LLMError, TesterLLM
-from adat.records import Statement
+from adat.records import Statement, Trace
 from adat.stages.concurrency import call_or_error, map_in_order
-from adat.stages.provenance import call_role
+from adat.stages.ids import statement_id
+from adat.stages.provenance import Provenance, call_role
+from adat.stages.views import trace_view
 
 log = logging.getLogger(__name__)
+
+
+def extract_statements(cfg: RunConfig, client: TesterLLM, traces: Sequence[Trace], run_id: str, *,
+                       counts: Counter[str] | None = None) -> list[Statement]:
+    """Statements from the discovery traces, in extraction order (ungrounded, unranked).
+
+    ``counts`` (optional) is incremented with ``extractor_error`` (a trace whose call failed),
+    ``invalid_supporting_turn`` and ``duplicate`` (statements dropped).
+    """
+    counts = counts if counts is not None else Counter()
+    to_extract = [t for t in traces if t.kind == "discovery" and any(turn.role == "agent" for turn in t.turns)]
+
+    def extract(trace: Trace) -> tuple[ExtractorOutput, Provenance]:
+        return call_role(client, "extractor", PROMPT_EXTRACTOR, ExtractorInput(trace=trace_view(trace)),
+                         ExtractorOutput)
+
+    answers = map_in_order(call_or_error(extract), to_extract, cfg.llm.concurrency, name="adat-extract")
+    seen: set[str] = set()
+    statements: list[Statement] = []
+    # In trace order, so dedupe keeps the same first statement and extraction_order is the
+    # sequential one however the calls interleaved.
+    for trace, answer in zip(to_extract, answers, strict=True):
+        if isinstance(answer, LLMError):
+            log.warning("extraction of %s failed: %s", trace.trace_id, answer)
+            counts["extractor_error"] += 1
+            continue
+        out, produced = answer
+        for item in out.statements:
+            if not _supported(item, trace):
+                counts["invalid_supporting_turn"] += 1
+                continue
+            key = " ".join(item.text.split()).casefold()
+            if not key or key in seen:
+                counts["duplicate"] += 1
+                continue
+            seen.add(key)
+            statements.append(Statement(
+                statement_id=statement_id(run_id, trace.trace_id, item.text), run_id=run_id,
+                text=item.text.strip(), condition=item.condition.strip(), behavior=item.behavior.strip(),
+                supporting_trace_id=trace.trace_id, supporting_turn=item.supporting_turn,
+                supporting_reply=trace.turns[item.supporting_turn].text,
+                extraction_order=len(statements), **produced.fields(),
+            ))
+    return statements
+
+
+def _supported(item: ExtractedStatement, trace: Trace) -> bool:
+    """The statement names an agent reply of this trace as its support."""
+    idx = item.supporting_turn
+    return 0 <= idx < len(trace.turns) and trace.turns[idx].role == "agent"
 
 
 def ground_statements(cfg: RunConfig, client: TesterLLM, statements: Sequence[Statement], *,
@@ -83,10 +145,10 @@ def _ask_grounder(client: TesterLLM, batch: Sequence[Statement]) -> list[Groundi
 def _apply_answers(batch: Sequence[Statement], answer: list[GroundingItem] | LLMError,
                    counts: Counter[str]) -> list[Statement]:
     """Copies of ``batch`` judged by ``answer`` (a failed call leaves every statement ungrounded)."""
+    items: list[GroundingItem] = []
     if isinstance(answer, LLMError):
         log.warning("grounding of %d statements failed: %s", len(batch), answer)
         counts["grounder_error"] += len(batch)
-        items: list[GroundingItem] = []
     else:
         items = answer
     by_index: dict[int, GroundingItem] = {}
