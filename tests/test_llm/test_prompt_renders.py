@@ -1,7 +1,9 @@
 """Every shipped prompt renders byte-identically to the renderer before jinja2 (regex ``{{ }}``).
 
 ``prompt_renders.json`` holds the sha256 of each prompt's messages, rendered on the samples of
-``prompt_samples.py`` by the old renderer (commit "prompt renders recorded before jinja2").
+``prompt_samples.py`` by the old renderer (commit "prompt renders recorded before jinja2"). A prompt
+whose text changed on purpose since (a new version: judge, auditor, auditor_execution, planner,
+generate_plain, generate_transformed, for issues 27 and 28) is re-recorded in the commit that says so.
 """
 
 from __future__ import annotations

@@ -273,7 +273,7 @@ def test_unreachable_agent_missing_card_and_unusable_card_are_one_line_user_erro
 
 
 def test_run_against_an_unreachable_a2a_agent_exits_2_in_one_line(tmp_path: Path) -> None:
-    from adat.engine.role_check import roles_used
+    from adat.engine.config_checks import roles_used
 
     path = tmp_path / "run.yaml"
     path.write_text(yaml.safe_dump({"target": {"type": "a2a", "url": f"http://127.0.0.1:{free_port()}",

@@ -116,4 +116,4 @@ def test_an_llm_agent_target_runs_the_built_agent_with_the_tests_fixtures(tmp_pa
     got = _runner(cfg, ctx, spec)(PromptArtifact(system_prompt=LIBRARY_SEED_PROMPT, tool_descriptions={}), test, 0)
     assert got.target == "spec-agent:offline/heuristic"  # the target's model, not models.spec_agent
     calls = [c for turn in got.turns for c in turn.tool_calls or [] if c.name != "respond" and not c.error]
-    assert calls and all(c.output == f'{{"fixture": "{c.name}"}}' for c in calls)  # the fixtures reached it
+    assert calls and all(c.result_json == f'{{"fixture": "{c.name}"}}' for c in calls)  # the fixtures reached it
