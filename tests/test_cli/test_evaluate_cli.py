@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,11 @@ def left_behind(session: int) -> list[str]:
             continue
         fields = text[text.rindex(")") + 2:].split()  # after "pid (comm) ": state, ppid, pgrp, session
         if int(fields[3]) == session and fields[0] != "Z":
-            found.append(text[:text.rindex(")") + 1])
+            try:
+                cmdline = stat.with_name("cmdline").read_bytes().replace(b"\0", b" ").decode()[:200]
+            except OSError:
+                cmdline = ""
+            found.append(f"{text[:text.rindex(')') + 1]} {cmdline}".strip())
     return found
 
 
@@ -48,7 +53,11 @@ def test_run_then_regress_one_fault_and_errors(tmp_path: Path) -> None:
         try:
             out, err = proc.communicate(timeout=600)
         finally:
-            stray = left_behind(proc.pid)
+            # a child that dies with the command (parent-death signal) may need a moment to exit
+            # after it: as the interrupt tests do, give the session 5 s to empty
+            deadline = time.monotonic() + 5
+            while (stray := left_behind(proc.pid)) and time.monotonic() < deadline:
+                time.sleep(0.1)
             if stray:
                 os.killpg(proc.pid, signal.SIGKILL)
         assert not stray, f"adat {args[0]} left processes running: {stray}"

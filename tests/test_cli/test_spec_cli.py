@@ -22,9 +22,10 @@ def adat(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str
 def test_lint_reports_the_shipped_defects_and_passes_a_clean_spec(shared_dir: Path) -> None:
     specs = shared_dir / "benchmarks" / "tdad" / "specs"
     proc = adat("spec", "lint", str(specs / "expenseguard" / "v2" / "spec.yaml"))
-    assert proc.returncode == 1
+    # its six undeclared END_* leaves end their paths: usable, so warnings and exit 0 (docs/spec_suites.md)
+    assert proc.returncode == 0, proc.stdout
     assert "decision_tree[10].branches[0].next: N7_SUBMIT branches to 'END_APPROVE'" in proc.stdout
-    assert "6 error(s)" in proc.stdout
+    assert "0 error(s), 6 warning(s)" in proc.stdout and "[undeclared-leaf]" in proc.stdout
     pack = shared_dir / "benchmarks" / "tdad" / "mutation_packs" / "supportops" / "mutations.yaml"
     proc = adat("spec", "lint", str(specs / "supportops" / "v1" / "spec.yaml"), "--pack", str(pack))
     assert proc.returncode == 0 and "0 error(s), 0 warning(s)" in proc.stdout

@@ -110,7 +110,8 @@ def test_print_evaluation_reports_the_sql_metrics(evaluated):
     assert metrics["mutation_score"] == [{"run_id": RUN, "kind": "fault", "variants": 2, "activated": 2,
                                           "activated_intents": 2, "killed": 2,
                                           "mutation_score": 1.0, "activation_rate": 1.0, "killed_variants": FAULTS,
-                                          "survivors": [], "not_activated": [], "duplicates": []}]
+                                          "survivors": [], "not_activated": [], "duplicates": [],
+                                          "compile_status": None}]  # seeded faults: no compilation
     # the seeded-fault headline: detected / seeded, activated / seeded, the unreached faults named
     assert metrics["seeded_fault_detection"] == [{
         "run_id": RUN, "seeded": 2, "detected": 2, "detection_rate": 1.0, "activated": 2, "activation_rate": 1.0,

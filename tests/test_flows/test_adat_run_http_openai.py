@@ -97,6 +97,8 @@ def scripted_model(body: dict[str, Any]) -> str:
         return json.dumps({"verdict": "pass", "rationale": "confirmation was asked", "criteria": [
             {"criterion": "the agent asks for confirmation before cancelling", "kind": "success", "holds": True,
              "rationale": "it asked"}]})
+    if name == "ProcessCheckOutput":  # the served agent reports its tool calls: statements are mapped
+        return json.dumps({"assertions": []})
     raise AssertionError(f"unexpected schema {name!r}")
 
 
