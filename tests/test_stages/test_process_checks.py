@@ -217,3 +217,29 @@ def test_the_judge_sees_the_tool_trace_only_when_the_switch_is_on(tmp_path: Path
 def test_use_tool_trace_is_part_of_the_judging_stages_cache_keys() -> None:
     keys = {on: stage_key("execution", {"cfg": _cfg(on), "run_id": RUN, "after": None}) for on in (True, False)}
     assert keys[True] != keys[False]
+
+
+def test_the_fault_regressions_of_a_run_suite_run_judge_with_its_suites_checks(tmp_path: Path) -> None:
+    """`adat evaluate` on a run-suite run regresses faults in that run, which maps no statements of
+    its own: the checks come from the suite run it executed (benchmarks/silent_faults.py found
+    4,578 regression verdicts judged without any), and `judge.use_tool_trace: false` still has none."""
+    from datetime import UTC, datetime
+
+    from adat.adat2.adat2_steps import process_checks_of
+    from adat.engine.context import RunContext
+    from adat.records import Run
+    from adat.warehouse import write_records
+
+    cfg = RunConfig(data_dir=str(tmp_path / "data"))
+    root = cfg.data_path()
+    check = _check().model_copy(update={"run_id": "suite-run"})
+    write_records(root, "process_assertions", [check], run_id="suite-run")
+    now = datetime.now(UTC)
+    write_records(root, "runs", [Run(run_id="nightly-1", flow="run_suite", started_at=now, suite_run_id="suite-run")],
+                  run_id="nightly-1")
+    write_records(root, "runs", [Run(run_id="other", flow="pipeline", started_at=now)], run_id="other")
+
+    assert list(process_checks_of(RunContext(cfg, "nightly-1"))) == ["st"]  # from its suite run
+    assert process_checks_of(RunContext(cfg, "other")) == {}  # a run of its own with none: none
+    text_only = cfg.model_copy(update={"judge": cfg.judge.model_copy(update={"use_tool_trace": False})})
+    assert process_checks_of(RunContext(text_only, "nightly-1")) == {}

@@ -118,7 +118,14 @@ def process_checks_of(ctx: RunContext, suite_run_id: str | None = None) -> dict[
 
     if not ctx.cfg.judge.use_tool_trace:
         return {}
-    return by_statement(cast(list[ProcessAssertion], ctx.read("process_assertions", suite_run_id or ctx.run_id)))
+    rows = cast(list[ProcessAssertion], ctx.read("process_assertions", suite_run_id or ctx.run_id))
+    if not rows and suite_run_id is None:
+        # a run-suite run maps no statements of its own: its fault regressions (``adat evaluate``
+        # on it) judge with the checks of the suite run it executed, as its own executions did
+        suite = next((r.suite_run_id for r in reversed(cast(list[Run], ctx.read("runs"))) if r.suite_run_id), "")
+        if suite and suite != ctx.run_id:
+            rows = cast(list[ProcessAssertion], ctx.read("process_assertions", suite))
+    return by_statement(rows)
 
 
 def plain_generation_step(ctx: RunContext) -> Outcome:

@@ -97,7 +97,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
     Stage("original-replays", f"{_E}:original_replays_step", (), ("tests", "audit_labels"), (), ("audit",),
           uses_target=True),
     Stage("regression", f"{_E}:regression_step", ("judge", "auditor_execution", "auditor_attribution"),
-          ("tests", "audit_labels", "executions", "rule_events"),
+          ("tests", "audit_labels", "executions", "rule_events", "process_assertions"),
           ("executions", "verdicts", "rule_events", "rejudgements", "execution_labels", "mutants"),
           ("audit", "original-replays"), uses_target=True, guards_models=True, checked_alone=False),
     Stage("copy-source-run", f"{_B}:copy_source_step", (),
