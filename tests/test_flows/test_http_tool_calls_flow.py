@@ -73,6 +73,26 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=900)
 
 
+
+def _assert_shown_and_reported(suite: RunConfig, run: str, executions: list[Execution]) -> None:
+    """`adat show` lists the first call of an execution that has some, and the HTML report's
+    transcript renders every call of that execution under its reply."""
+    with_calls = next(e for e in executions if any(t.tool_calls for t in e.turns))
+    shown = _cli("show", with_calls.execution_id, "--run", run, "--data-dir", str(suite.data_path()))
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    first = next(c for t in with_calls.turns for c in t.tool_calls)
+    assert f"tool {first.name}(" in " ".join(shown.stdout.split()), shown.stdout[-3000:]
+
+    queries = ReportQueries(suite.data_path())
+    turns = html_report._transcripts(queries, run, [with_calls.execution_id])[with_calls.execution_id]
+    context = html_report.report_context(queries, run)
+    context["failing"] = [{"verdict": "fail", "test_id": with_calls.test_id, "kind": "plain", "goal": "g",
+                           "rationale": "r", "audit_validity": None, "error": None,
+                           "execution_id": with_calls.execution_id, "turns": turns}]
+    page = html_report.render_report(context)
+    assert page.count('<div class="call">tool <code>') == sum(len(t.tool_calls) for t in with_calls.turns)
+    assert f"<code>{first.name}(" in page
+
 def test_tool_calls_under_a_json_path_reach_parquet_and_adat_show(suite: RunConfig, tmp_path: Path) -> None:
     from prefect.settings import PREFECT_API_URL
 
@@ -118,23 +138,7 @@ def test_tool_calls_under_a_json_path_reach_parquet_and_adat_show(suite: RunConf
     assert len(rows) == stored and {r["name"] for r in rows} == {c.name for e in executions for t in e.turns
                                                                   for c in t.tool_calls}
 
-    with_calls = next(e for e in executions if any(t.tool_calls for t in e.turns))
-    shown = _cli("show", with_calls.execution_id, "--run", RUN, "--data-dir", str(suite.data_path()))
-    assert shown.returncode == 0, shown.stderr[-2000:]
-    first = next(c for t in with_calls.turns for c in t.tool_calls)
-    assert f"tool {first.name}(" in " ".join(shown.stdout.split()), shown.stdout[-3000:]
-
-    # the HTML report's transcript: the same rows, rendered under the reply
-    queries = ReportQueries(suite.data_path())
-    turns = html_report._transcripts(queries, RUN, [with_calls.execution_id])[with_calls.execution_id]
-    context = html_report.report_context(queries, RUN)
-    context["failing"] = [{"verdict": "fail", "test_id": with_calls.test_id, "kind": "plain", "goal": "g",
-                           "rationale": "r", "audit_validity": None, "error": None,
-                           "execution_id": with_calls.execution_id, "turns": turns}]
-    page = html_report.render_report(context)
-    rendered = [c for t in with_calls.turns for c in t.tool_calls]
-    assert page.count('<div class="call">tool <code>') == len(rendered)
-    assert f"<code>{first.name}(" in page
+    _assert_shown_and_reported(suite, RUN, executions)
 
 
 def test_otlp_spans_of_an_instrumented_python_agent_reach_parquet_show_and_report(suite: RunConfig,
@@ -177,21 +181,7 @@ def test_otlp_spans_of_an_instrumented_python_agent_reach_parquet_show_and_repor
             stored += len(turn.tool_calls)
     assert stored > 0
 
-    with_calls = next(e for e in executions if any(t.tool_calls for t in e.turns))
-    shown = _cli("show", with_calls.execution_id, "--run", "otlp-tools", "--data-dir", str(suite.data_path()))
-    assert shown.returncode == 0, shown.stderr[-2000:]
-    first = next(c for t in with_calls.turns for c in t.tool_calls)
-    assert f"tool {first.name}(" in " ".join(shown.stdout.split()), shown.stdout[-3000:]
-
-    queries = ReportQueries(suite.data_path())
-    turns = html_report._transcripts(queries, "otlp-tools", [with_calls.execution_id])[with_calls.execution_id]
-    context = html_report.report_context(queries, "otlp-tools")
-    context["failing"] = [{"verdict": "fail", "test_id": with_calls.test_id, "kind": "plain", "goal": "g",
-                           "rationale": "r", "audit_validity": None, "error": None,
-                           "execution_id": with_calls.execution_id, "turns": turns}]
-    page = html_report.render_report(context)
-    assert page.count('<div class="call">tool <code>') == sum(len(t.tool_calls) for t in with_calls.turns)
-    assert f"<code>{first.name}(" in page
+    _assert_shown_and_reported(suite, "otlp-tools", executions)
 
 
 # --- the same suite against an A2A agent (target.type: a2a) ----------------------------------------
@@ -268,18 +258,4 @@ def test_an_a2a_agent_reports_tool_calls_that_reach_parquet_adat_show_and_the_re
             stored += len(agent.tool_calls)
     assert stored > 0
 
-    with_calls = next(e for e in executions if any(t.tool_calls for t in e.turns))
-    shown = _cli("show", with_calls.execution_id, "--run", A2A_RUN, "--data-dir", str(suite.data_path()))
-    assert shown.returncode == 0, shown.stderr[-2000:]
-    first = next(c for t in with_calls.turns for c in t.tool_calls)
-    assert f"tool {first.name}(" in " ".join(shown.stdout.split()), shown.stdout[-3000:]
-
-    queries = ReportQueries(suite.data_path())
-    turns = html_report._transcripts(queries, A2A_RUN, [with_calls.execution_id])[with_calls.execution_id]
-    context = html_report.report_context(queries, A2A_RUN)
-    context["failing"] = [{"verdict": "fail", "test_id": with_calls.test_id, "kind": "plain", "goal": "g",
-                           "rationale": "r", "audit_validity": None, "error": None,
-                           "execution_id": with_calls.execution_id, "turns": turns}]
-    page = html_report.render_report(context)
-    assert page.count('<div class="call">tool <code>') == sum(len(t.tool_calls) for t in with_calls.turns)
-    assert f"<code>{first.name}(" in page
+    _assert_shown_and_reported(suite, A2A_RUN, executions)
