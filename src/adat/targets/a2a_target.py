@@ -42,7 +42,7 @@ from adat import config, redaction
 from adat.errors import TargetError, UserError
 from adat.targets import a2a_reply, http_pool
 from adat.targets.base import AgentReply
-from adat.targets.http import CUT_MARK, LOOPBACK, TransientTargetError, one_line, retries_note
+from adat.targets.http import CUT_MARK, LOOPBACK, RetryCounts, TransientTargetError, one_line, retries_note
 
 #: the transports adat's client speaks, in its order of preference
 BINDINGS = [TransportProtocol.JSONRPC, TransportProtocol.HTTP_JSON]
@@ -61,7 +61,7 @@ class _Session:
         self.seen_artifacts: set[str] = set()
 
 
-class A2ATarget:
+class A2ATarget(RetryCounts):
     """An agent reached over A2A; thread-safe (every exchange runs on the process's transport loop)."""
 
     def __init__(self, cfg: config.A2ATarget) -> None:
@@ -139,18 +139,6 @@ class A2ATarget:
         if len(text) > cap:
             text = text[:cap] + CUT_MARK.format(cap=cap, total=len(text))
         return AgentReply(text=redaction.scrub(text), tool_calls=reading.tool_calls)
-
-    def transport_retries(self, session_id: str) -> int:
-        """How many times a message of this session was sent again."""
-        with self._lock:
-            return self._retries.get(session_id, 0)
-
-    def __getstate__(self) -> dict[str, Any]:  # picklable (a Dask worker, a process pool): no lock
-        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
 
     # -- the exchange ----------------------------------------------------------------------------
 
@@ -257,7 +245,3 @@ class A2ATarget:
             return f"cannot reach the A2A agent at {self.url} ({one_line(str(cause) or type(cause).__name__)})"
         return f"not an A2A agent card at {self._card_url()} ({one_line(str(exc))})"
 
-    def _count(self, session_id: str, retries: int) -> None:
-        if retries:
-            with self._lock:
-                self._retries[session_id] = self._retries.get(session_id, 0) + retries

@@ -78,7 +78,32 @@ def lookup_json_path(doc: Any, path: str) -> Any:
     return value
 
 
-class HttpTarget:
+class RetryCounts:
+    """Transport retries counted per session under a lock, and picklable without the lock (a Dask
+    worker, a process pool): shared by the targets that send over the network."""
+
+    _retries: dict[str, int]
+    _lock: threading.Lock
+
+    def transport_retries(self, session_id: str) -> int:
+        """How many times a message of this session (its reset included) was sent again."""
+        with self._lock:
+            return self._retries.get(session_id, 0)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def _count(self, session_id: str, retries: int) -> None:
+        if retries:
+            with self._lock:
+                self._retries[session_id] = self._retries.get(session_id, 0) + retries
+
+
+class HttpTarget(RetryCounts):
     """An agent reached over HTTP; thread-safe (every call is an independent request)."""
 
     def __init__(self, cfg: config.HttpTarget) -> None:
@@ -170,23 +195,6 @@ class HttpTarget:
             return [_tool_call(item, order) for order, item in enumerate(value)]
         except ValueError as exc:
             raise TargetError(_scrubbed(f"{where}: {exc}")) from None
-
-    def transport_retries(self, session_id: str) -> int:
-        """How many times a message of this session (its reset included) was sent again."""
-        with self._lock:
-            return self._retries.get(session_id, 0)
-
-    def __getstate__(self) -> dict[str, Any]:  # picklable (a Dask worker, a process pool): no lock
-        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
-
-    def _count(self, session_id: str, retries: int) -> None:
-        if retries:
-            with self._lock:
-                self._retries[session_id] = self._retries.get(session_id, 0) + retries
 
     def _post(self, url: str, body: dict[str, Any], counter: list[int], headers: dict[str, str] | None = None) -> Any:
         """POST ``body`` and parse the JSON answer, retrying transient failures inside the deadline."""
