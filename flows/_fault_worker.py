@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 
 import prefect.task_engine  # noqa: F401  (what a worker runs each task with)
 import pyarrow.dataset  # noqa: F401  (the first record read imports it, and pandas with it)
@@ -28,6 +29,11 @@ from adat_reference.agent.rules import RuleBook
 _flow_process = os.environ.get("ADAT_FAULT_POOL_PARENT", "")  # flows._fault_runner.PARENT_ENV
 if _flow_process == str(os.getppid()):
     die_with_parent(int(_flow_process))
+    # Ctrl-C is the flow process's to handle (adat.interrupts). Set here, while the fork server
+    # preloads: a worker it forks starts with the server's handlers of this moment, so it ignores
+    # SIGINT from its first instruction, not only once its initializer runs (a worker forked just
+    # as Ctrl-C arrived printed a KeyboardInterrupt under the interrupt's one line).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 with contextlib.suppress(UserError):  # no default rule table (a broken install): nothing to warm
     RuleBook.load()

@@ -86,6 +86,26 @@ def test_a_forked_worker_has_the_environment_of_the_pool_not_of_the_fork_server(
     assert home is None
 
 
+def sigint_ignored() -> bool:
+    import signal
+
+    return signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+
+
+def test_a_forked_worker_ignores_ctrl_c_before_its_initializer_runs():
+    """A worker forked while Ctrl-C reaches the process group must not die of KeyboardInterrupt
+    before its initializer sets SIG_IGN: it inherits SIG_IGN from the fork server."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from flows._fault_runner import fork_server
+
+    context = fork_server([WARM_MODULE])
+    if context is None:
+        pytest.skip("this platform has no fork server")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:  # no initializer
+        assert pool.submit(sigint_ignored).result(timeout=120)
+
+
 @pytest.mark.slow
 def test_a_worker_keeps_one_api_client_and_runs_each_task_under_the_flows_settings(prefect_harness):
     from prefect.context import serialize_context
