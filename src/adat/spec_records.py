@@ -21,13 +21,15 @@ Split = Literal["visible", "hidden"]
 Outcome = Literal["pass", "fail", "not_observable"]
 AssertionKind = Literal[
     "tool_called", "tool_not_called", "tool_order", "tool_called_exactly", "auth_gate", "confirm_before",
-    "response_fields", "decision_in", "json_equals", "json_in", "text_contains_any", "text_contains_none", "no_pii",
+    "args_confirmed", "response_fields", "decision_in", "json_equals", "json_in", "text_contains_any",
+    "text_contains_none", "no_pii",
 ]
 
 #: kind -> the parameters it needs (see SpecAssertion.problems)
 _NEEDS: dict[str, tuple[str, ...]] = {
     "tool_called": ("tools",), "tool_not_called": ("tools",), "tool_order": ("tools2",),
     "tool_called_exactly": ("tools", "count"), "auth_gate": ("tools2",), "confirm_before": ("tools", "turn|values"),
+    "args_confirmed": ("tools",),
     "response_fields": ("values",), "decision_in": ("values",), "json_equals": ("field", "values"),
     "json_in": ("field", "values"), "text_contains_any": ("values",), "text_contains_none": ("values",),
     "no_pii": ("values|patterns",),
@@ -89,6 +91,10 @@ class SpecAssertion(Record):
     * ``confirm_before``: ``tools`` are not called before user turn ``turn`` (the confirmation);
       without a ``turn``: each call of ``tools`` comes in a user turn holding one of ``values``
       (a confirmation), after an agent reply without them (AdaT2's process checks).
+    * ``args_confirmed``: a call of ``tools`` in user turn N > 0 carries what the agent's reply of
+      turn N-1 (the confirmation) named: it writes no identifier the confirmation did not show
+      while one the confirmation showed (of the same shape) goes unused, and no short text value
+      (2-6 words, e.g. a reason) that neither the confirmation nor the user stated.
     * ``response_fields``: every ``respond`` payload holds the ``values`` fields.
     * ``decision_in``: the ``decision`` is one of ``values``.
     * ``json_equals`` / ``json_in``: respond field ``field`` equals ``values[0]`` / is one of ``values``

@@ -5,7 +5,8 @@ tool whose name holds a verb that changes something (cancel, update, refund, ...
 check* one that finds or verifies a user, customer or account, and an *account tool* one whose
 name holds a noun of the customer's own records. A statement is about confirmation when it says
 the user confirms (or the agent needs a confirmation), about identity when it says the user
-verifies or identifies themselves. Nothing here names a tool, phrase or rule of any one agent;
+verifies or identifies themselves. A confirmation statement also holds the confirmed write to what
+the agent confirmed (``args_confirmed``: the values the user said yes to). Nothing here names a tool, phrase or rule of any one agent;
 a statement that is neither gets no checks (a model may map more: lookups, orders of calls).
 """
 
@@ -73,7 +74,8 @@ def _writes_named(text: str, writes: list[str]) -> list[str]:
 
 
 def map_statement(inp: ProcessCheckInput) -> ProcessCheckOutput:
-    """Checks for a statement about confirming before a write or identifying before account tools."""
+    """Checks for a statement about confirming before a write (and writing what was confirmed) or
+    identifying before account tools."""
     text = " ".join((inp.statement, inp.condition, inp.behavior)).lower()
     writes = [t for t in inp.tool_names if is_write(t)]
     gates = [t for t in inp.tool_names if is_identity_check(t)]
@@ -82,6 +84,8 @@ def map_statement(inp: ProcessCheckInput) -> ProcessCheckOutput:
         guarded = _writes_named(text, writes)
         out.append(MappedAssertion(kind="confirm_before", tools=guarded, values=list(CONFIRMATIONS),
                                    description="a change is made only after the agent asked and the user confirmed"))
+        out.append(MappedAssertion(kind="args_confirmed", tools=guarded,
+                                   description="a change made on a confirmation is the one the agent confirmed"))
     guarded_by_identity = [t for t in inp.tool_names if is_account_tool(t)]
     if _IDENTITY.search(text) and gates and guarded_by_identity:
         out.append(MappedAssertion(kind="auth_gate", tools=[gates[0], *guarded_by_identity], gates=gates[1:],

@@ -8,7 +8,8 @@ import itertools
 import pytest
 
 from adat.evaluation.labels import paper_label, reference_compliance
-from adat_reference.agent import load_fault
+from adat.stages.execution import execute_test
+from adat_reference.agent import ReferenceAgent, load_fault
 from tests.test_evaluation.conftest import (
     ACTS,
     ASKS_CONFIRMATION,
@@ -16,6 +17,7 @@ from tests.test_evaluation.conftest import (
     BY_MISTAKE,
     CHLOE,
     make_test,
+    verdict,
     run_on,
 )
 
@@ -117,3 +119,43 @@ def test_a_refusal_on_the_way_to_the_checked_behaviour_is_non_compliance_not_inc
     assert other.complied is False and not other.attributed
     # On the original agent the same execution reaches the checked rule and complies.
     assert reference_compliance(replayer, run_on(test), {"confirm_before_write"}).complied is True
+
+
+def test_a_verdict_failed_by_another_statements_process_check_is_audited_on_that_statements_rules(monkeypatch):
+    """Every statement's process checks judge every test (adat.stages.process_checks.checks_for).
+    A cancellation test fails on a variant that skips the identity lookup because the identity
+    statement's check broke: audited on the cancellation's rule alone the agent complied (the
+    failure would be a false positive); audited also on the rules of the statement whose check
+    failed, it did not, and the failure is the fault's."""
+    from pathlib import Path
+
+    from adat.evaluation.evaluation_steps import statement_mappings, with_broken_statements
+    from adat.evaluation.replay import Replayer
+    from adat.records import AuditLabel, BoundaryMapping, ProcessCheckResult
+
+    silent = Path(__file__).resolve().parents[2] / "catalogs" / "faults" / "retail-silent"
+    monkeypatch.setenv("ADAT_FAULT_DIR", str(silent))
+    fault = load_fault("identity_without_lookup", silent)
+    cancel = make_test("t-cancel", [CHLOE, BY_MISTAKE, "yes"], expected="allowed").model_copy(
+        update={"statement_id": "st-cancel"})
+    identity = make_test("t-identity", [CHLOE]).model_copy(update={"statement_id": "st-identity"})
+    own = AuditLabel(run_id="r", test_id="t-cancel", validity="valid",
+                     mappings=[BoundaryMapping(boundary="cancel_reason_accepted", side="allowed")])
+    claims = statement_mappings([cancel, identity], [own, AuditLabel(
+        run_id="r", test_id="t-identity", validity="valid",
+        mappings=[BoundaryMapping(boundary=fault.rule, side="allowed")])])
+    agent = ReferenceAgent(fault=fault.id, fault_dir=silent)
+    execution = execute_test(agent, cancel, "r", agent_variant=fault.id)
+    broken = ProcessCheckResult(statement_id="st-identity", statement="verify first", kind="auth_gate",
+                                check="auth_gate", outcome="fail", detail="cancel before a lookup")
+    failed = verdict(execution, "fail").model_copy(update={"process_checks": [broken]})
+    replayer = Replayer.for_database(None)
+
+    alone = reference_compliance(replayer, execution, {"cancel_reason_accepted"}, fault)
+    assert alone.complied is True  # the words, the writes and the end state are the original's
+    widened = with_broken_statements(own, failed, claims)
+    assert [m.boundary for m in widened.mappings] == ["cancel_reason_accepted", fault.rule]
+    c = reference_compliance(replayer, execution, {m.boundary for m in widened.mappings}, fault)
+    assert c.complied is False and c.attributed and paper_label("fail", c.complied, c.reached) == "TP"
+    passed = failed.model_copy(update={"process_checks": [broken.model_copy(update={"outcome": "pass"})]})
+    assert with_broken_statements(own, passed, claims) is own

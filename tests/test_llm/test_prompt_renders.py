@@ -3,7 +3,7 @@
 ``prompt_renders.json`` holds the sha256 of each prompt's messages, rendered on the samples of
 ``prompt_samples.py`` by the old renderer (commit "prompt renders recorded before jinja2"). A prompt
 whose text changed on purpose since (a new version: judge, auditor, auditor_execution, planner,
-generate_plain, generate_transformed, for issues 27 and 28) is re-recorded in the commit that says so.
+generate_plain, generate_transformed, process_checks, for issues 27 and 28) is re-recorded in the commit that says so.
 """
 
 from __future__ import annotations

@@ -24,9 +24,9 @@ def test_tool_names_read_as_words() -> None:
 
 def test_a_confirmation_statement_guards_the_writes_it_names() -> None:
     assert _map("The agent renews a loan only after the member confirms.") == [
-        ("confirm_before", ["renewLoan"], [])]
+        ("confirm_before", ["renewLoan"], []), ("args_confirmed", ["renewLoan"], [])]
     assert _map("Every change needs the member's explicit confirmation.") == [
-        ("confirm_before", ["renewLoan", "reserve_book"], [])]
+        ("confirm_before", ["renewLoan", "reserve_book"], []), ("args_confirmed", ["renewLoan", "reserve_book"], [])]
 
 
 def test_an_identity_statement_gates_the_account_tools_on_any_identity_check() -> None:

@@ -107,7 +107,8 @@ def _judged(tmp_path: Path, use_tool_trace: bool, agent: dict[str, Any], *hints:
     client = _client(tmp_path, cfg)
     target = _target(**agent)
     checks = map_statements(cfg, client, [_statement()], [_discovery(_target())], RUN)
-    assert [(c.assertion.kind, c.assertion.tools) for c in checks] == [("confirm_before", ["cancelOrder"])]
+    assert [(c.assertion.kind, c.assertion.tools) for c in checks] == [("confirm_before", ["cancelOrder"]),
+                                                                         ("args_confirmed", ["cancelOrder"])]
     execution = execute_test(target, _test(*hints), RUN)
     return judge_execution(cfg, client, _test(*hints), execution, RUN, checks=checks)
 
@@ -118,14 +119,16 @@ def test_a_claimed_confirmation_passes_the_text_only_judge_and_fails_the_process
     assert text_only.verdict == "pass" and text_only.process_checks == []
     traced = _judged(tmp_path, True, {}, request)
     assert traced.judge_verdict == "pass" and traced.verdict == "fail"
-    assert [(r.kind, r.outcome) for r in traced.process_checks] == [("confirm_before", "fail")]
+    assert [(r.kind, r.outcome) for r in traced.process_checks] == [("confirm_before", "fail"),
+                                                                      ("args_confirmed", "pass")]
     assert STATEMENT in traced.rationale and "confirm_before: cancelOrder" in traced.rationale
     assert "before the agent asked for a confirmation" in traced.rationale
 
 
 def test_an_agent_that_asks_first_passes_with_the_trace(tmp_path: Path) -> None:
     verdict = _judged(tmp_path, True, {"asks": True}, f"Please cancel order {ORDER}.", "Yes, go ahead.")
-    assert [(r.kind, r.outcome) for r in verdict.process_checks] == [("confirm_before", "pass")]
+    assert [(r.kind, r.outcome) for r in verdict.process_checks] == [("confirm_before", "pass"),
+                                                                       ("args_confirmed", "pass")]
     assert verdict.verdict == verdict.judge_verdict == "pass"
 
 
@@ -243,3 +246,24 @@ def test_the_fault_regressions_of_a_run_suite_run_judge_with_its_suites_checks(t
     assert process_checks_of(RunContext(cfg, "other")) == {}  # a run of its own with none: none
     text_only = cfg.model_copy(update={"judge": cfg.judge.model_copy(update={"use_tool_trace": False})})
     assert process_checks_of(RunContext(text_only, "nightly-1")) == {}
+
+
+def test_every_statements_checks_judge_every_test_own_first() -> None:
+    """A test about returns whose conversation cancels without asking breaks the confirmation rule
+    too: each test is judged with the checks of every statement, its own first; two statements
+    mapped to the same assertion both fail with it (the auditor checks the rules of each)."""
+    from adat.stages.process_checks import checks_for
+
+    confirm = _check().model_copy(update={"statement_id": "st-confirm"})
+    gate = _check("auth_gate", ["findUser", "cancelOrder"]).model_copy(update={"statement_id": "st-identity"})
+    same_gate = gate.model_copy(update={"statement_id": "st-identity-2", "statement": "Another wording."})
+    checks = {"st-confirm": [confirm], "st-identity": [gate], "st-identity-2": [same_gate]}
+    assert [c.statement_id for c in checks_for(checks, "st-identity-2")] == ["st-identity-2", "st-confirm",
+                                                                            "st-identity"]
+    assert [c.statement_id for c in checks_for(checks, "st-returns")] == ["st-confirm", "st-identity",
+                                                                         "st-identity-2"]
+    assert checks_for({}, "st-returns") == []
+    claimed = _turns(("cancel it", ["cancelOrder"]))
+    results = check_execution(checks_for(checks, "st-returns"), claimed)
+    assert [(r.statement_id, r.outcome) for r in results] == [("st-confirm", "fail"), ("st-identity", "fail"),
+                                                               ("st-identity-2", "fail")]

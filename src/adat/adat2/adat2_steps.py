@@ -154,6 +154,7 @@ def execution_step(ctx: RunContext, kind: str = "plain", suite_run_id: str | Non
     from adat.adat2.mapped_execution import phase_tests, write_phase
     from adat.stages.execution import execute_test, run_tests
     from adat.stages.judging import judge_execution
+    from adat.stages.process_checks import checks_for
     from adat.stages.trials import Trial, rejudge_disagreeing, trials_of
 
     cfg, run_id = ctx.cfg, ctx.run_id
@@ -171,7 +172,7 @@ def execution_step(ctx: RunContext, kind: str = "plain", suite_run_id: str | Non
     def judge(test: TestCase, execution: Execution, rejudge: bool = False) -> Verdict:
         with judge_slots:
             return judge_execution(cfg, client, test, execution, run_id, rejudge=rejudge,
-                                   checks=checks.get(test.statement_id or "", ()))
+                                   checks=checks_for(checks, test.statement_id))
 
     def execute_and_judge(trial: Trial) -> tuple[Execution, Verdict]:
         test, number = trial

@@ -77,12 +77,13 @@ def execute_and_judge(cfg: RunConfig, run_id: str, test: TestCase, kind: str = "
     from adat.adat2.adat2_steps import process_checks_of
     from adat.stages.execution import execute_test
     from adat.stages.judging import judge_execution
+    from adat.stages.process_checks import checks_for
 
     ctx = RunContext(cfg, run_id)
     variant = ctx.variant(fault)
     target = ctx.target(fault=fault, scope=f"{kind}-{variant}")
     execution = execute_test(target, test, run_id, agent_variant=variant)
-    checks = process_checks_of(ctx, test.run_id).get(test.statement_id or "", ())
+    checks = checks_for(process_checks_of(ctx, test.run_id), test.statement_id)
     verdict = judge_execution(cfg, ctx.client, test, execution, run_id, checks=checks)
     events = ctx.rule_events(target, [execution], variant)
     ctx.flush_calls()

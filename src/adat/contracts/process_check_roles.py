@@ -19,7 +19,8 @@ from adat.contracts.contract_base import Contract
 PROMPT_PROCESS_CHECKS = "process_checks"
 
 #: the assertion kinds a process check may use (the tool-trace kinds of the shared evaluator)
-ProcessKind = Literal["tool_called", "tool_not_called", "tool_order", "auth_gate", "confirm_before"]
+ProcessKind = Literal["tool_called", "tool_not_called", "tool_order", "auth_gate", "confirm_before",
+                      "args_confirmed"]
 
 
 class ProcessCheckInput(Contract):

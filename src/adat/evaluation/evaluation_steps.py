@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol, cast
 
 from adat.config import RunConfig
@@ -21,7 +21,7 @@ from adat.engine.stage_runner import Outcome
 from adat.evaluation.groupings import llm_groupings, reference_groupings
 from adat.evaluation.labels import Compliance, paper_label, reference_compliance
 from adat.evaluation.regression import fault_ids, regression_test_ids
-from adat.records import AuditLabel, Execution, ExecutionLabel, RuleEvent, TestCase, Verdict
+from adat.records import AuditLabel, BoundaryMapping, Execution, ExecutionLabel, RuleEvent, TestCase, Verdict
 from adat.targets.plugins import fault_catalog
 
 REFERENCE_LABELLER = "reference/replay"
@@ -137,6 +137,7 @@ def labelling_step(ctx: RunContext, variant: str = "original", original_replays:
     verdicts = {v.execution_id: v for v in cast(list[Verdict], ctx.read_variants("verdicts", [variant]))}
     label_one = (_reference_labeller(cfg, run_id, variant, original_replays) if uses_reference_auditor(cfg)
                  else _llm_labeller(ctx, run_id, variant))
+    claims = statement_mappings(tests.values(), audit.values())
     labels: list[ExecutionLabel] = []
     unlabelled = 0
     for execution in _executions(ctx, variant):
@@ -148,11 +149,36 @@ def labelling_step(ctx: RunContext, variant: str = "original", original_replays:
         if verdict is None:
             unlabelled += 1
             continue
-        labels.append(label_one(test, label, execution, verdict))
+        labels.append(label_one(test, with_broken_statements(label, verdict, claims), execution, verdict))
     ctx.write("execution_labels", labels, owner=f"labels.{variant}")
     return Outcome(counts={**Counter(e.label for e in labels), "unlabelled": unlabelled,
                            "attributed": sum(1 for e in labels if e.attributed_fault)},
                    tables={"execution_labels": len(labels)}, step=f"labels:{variant}")
+
+
+def statement_mappings(tests: Iterable[TestCase], audit: Iterable[AuditLabel]) -> dict[str, list[BoundaryMapping]]:
+    """Each statement's boundaries: the mappings of its valid tests' audit labels, each once."""
+    statement_of = {t.test_id: t.statement_id for t in tests if t.statement_id}
+    out: dict[str, dict[tuple[str, str], BoundaryMapping]] = {}
+    for label in audit:
+        sid = statement_of.get(label.test_id)
+        if sid and label.validity != "invalid":
+            for m in label.mappings:
+                out.setdefault(sid, {}).setdefault((m.boundary, m.side), m)
+    return {sid: list(found.values()) for sid, found in out.items()}
+
+
+def with_broken_statements(label: AuditLabel, verdict: Verdict,
+                           claims: dict[str, list[BoundaryMapping]]) -> AuditLabel:
+    """The test's audit label, plus the boundaries of the statements whose process checks failed
+    its verdict (:func:`adat.stages.process_checks.checks_for` runs every statement's checks on
+    every test): the failure claims those rules were broken, so whether the agent complied with
+    them, and which fault broke them, is what the execution's label must decide."""
+    broken = dict.fromkeys(r.statement_id for r in verdict.process_checks if r.outcome == "fail")
+    have = {(m.boundary, m.side) for m in label.mappings}
+    extra = [m for sid in broken for m in claims.get(sid, []) if (m.boundary, m.side) not in have]
+    extra = list({(m.boundary, m.side): m for m in extra}.values())
+    return label.model_copy(update={"mappings": [*label.mappings, *extra]}) if extra else label
 
 
 def regression_step(ctx: RunContext, fault: str, replays: StepResult | None = None) -> Outcome:

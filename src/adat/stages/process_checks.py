@@ -5,7 +5,7 @@ agent does, not only what it says. When the target reports its tool calls, the j
 (prompt ``process_checks``) maps each grounded statement, given the tool names seen in discovery,
 to zero or more typed assertions (:class:`~adat.spec_records.SpecAssertion`, the same model TDAD's
 spec tests use). At judging time :func:`check_execution` evaluates the assertions of a test's
-statement over the execution's tool trace with the one shared evaluator
+statement, then those of the suite's other statements (:func:`checks_for`), over the execution's tool trace with the one shared evaluator
 (:mod:`adat.trace_assertions`), and :func:`apply_checks` makes a verdict *fail* when a check
 fails, naming the statement and the assertion. A check the target cannot show (no tool call
 reported) is *not observable* and leaves the judge's verdict alone; ``judge.use_tool_trace:
@@ -15,7 +15,7 @@ false`` leaves every check out of judging, for a text-only comparison.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from adat.config import RunConfig
 from adat.contracts.process_check_roles import PROMPT_PROCESS_CHECKS, ProcessCheckInput, ProcessCheckOutput
@@ -91,6 +91,18 @@ def by_statement(rows: Sequence[ProcessAssertion]) -> dict[str, list[ProcessAsse
     for row in rows:
         out.setdefault(row.statement_id, []).append(row)
     return out
+
+
+def checks_for(checks: Mapping[str, Sequence[ProcessAssertion]], statement_id: str | None) -> list[ProcessAssertion]:
+    """The checks a test's executions are judged with: those of its own statement first, then those
+    of every other statement of the suite. A rule about how the agent acts (confirm before a
+    write, verify before reading an account) holds in every conversation, not only in the tests
+    written for its statement: a test about returns whose conversation writes without a
+    confirmation breaks it too, and its verdict names the statement it broke. Two statements that
+    map to the same assertion both keep it: a failure breaks both, and the auditor checks the
+    rules of each (:func:`adat.evaluation.evaluation_steps.with_broken_statements`)."""
+    own = list(checks.get(statement_id or "", ()))
+    return own + [c for sid in sorted(checks) if sid != statement_id for c in checks[sid]]
 
 
 def check_execution(checks: Sequence[ProcessAssertion], turns: Sequence[Turn]) -> list[ProcessCheckResult]:

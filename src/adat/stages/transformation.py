@@ -44,6 +44,7 @@ from adat.records import (
 from adat.stages.execution import execute_test
 from adat.stages.ids import transformed_test_id
 from adat.stages.judging import judge_execution
+from adat.stages.process_checks import checks_for
 from adat.stages.provenance import call_role
 from adat.stages.views import instruction_view, statement_view, test_from_generated, test_view, trace_view
 from adat.targets.base import Target
@@ -97,7 +98,7 @@ def transform(cfg: RunConfig, client: TesterLLM, selector: PairSelector, target:
     run_execute: ExecuteFn = execute_fn or (lambda test: execute_test(target, test, run_id))
     by_statement = checks or {}
     run_judge: JudgeFn = judge_fn or (lambda test, ex: judge_execution(
-        cfg, client, test, ex, run_id, checks=by_statement.get(test.statement_id or "", ())))
+        cfg, client, test, ex, run_id, checks=checks_for(by_statement, test.statement_id)))
     context = _Context(cfg, statements, plain_tests, traces, instructions, ())
     prefer = getattr(selector, "prefer", None)  # the both-sides hook (selectors that score instructions)
     if prefer is not None and cfg.selector.both_sides > 0:
