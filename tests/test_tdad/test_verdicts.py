@@ -50,7 +50,7 @@ def test_the_silence_kinds_really_pass_on_an_empty_trace() -> None:
     silent = [SpecTurn(user="hi", reply="", tool_calls=[])]
     args = {"no_pii": {"values": ["555-0199"]}, "text_contains_none": {"values": ["sorry"]},
             "tool_not_called": {"tools": ["cancel"]}, "auth_gate": {"tools": ["verify", "cancel"]},
-            "confirm_before": {"tools": ["cancel"], "turn": 0}}
+            "confirm_before": {"tools": ["cancel"], "turn": 0}, "args_confirmed": {"tools": ["cancel"]}}
     for kind in HOLD_ON_SILENCE:
         got = evaluate(SpecAssertion(kind=kind, clause="C", **args[kind]), silent)  # type: ignore[arg-type]
         assert got.outcome == "pass", (kind, got)
