@@ -14,6 +14,7 @@ its stated scope ends is a boundary too); that takes no discovery session of its
 from __future__ import annotations
 
 import re
+import zlib
 from dataclasses import dataclass
 
 from adat.contracts.adat2_roles import (
@@ -239,7 +240,7 @@ def _detail(goal: Goal, last: str, agents: list[str], said: str) -> str:
     item, new_item = _items(goal, agents)
     if lang.ASKS_REASON.search(last):
         offered = [a or b for a, b in QUOTED.findall(last)]
-        return f"The reason: {goal.reason or (offered[0] if offered else 'I do not need it anymore')}."
+        return f"The reason: {goal.reason or (each_choice(goal, offered) if offered else 'I do not need it anymore')}."
     if lang.ASKS_ORDER.search(last) and goal.order_id:
         return f"It's order {goal.order_id}."
     if lang.ASKS_PAYMENT.search(last):
@@ -251,6 +252,13 @@ def _detail(goal: Goal, last: str, agents: list[str], said: str) -> str:
     if goal.target == "item" and item and not new_item and "options" not in said:
         return f"Which other options are there for item {item}?"
     return request_message(goal, item, new_item)
+
+
+def each_choice(goal: Goal, options: list[str]) -> str:
+    """A cooperative user's pick among the options the agent offered, when the plan fixes none.
+    Each-choice coverage: the pick rotates with the request's order (a stable checksum, so a rerun
+    picks the same), so across a suite every option is some test's answer, not only the first."""
+    return options[zlib.crc32(goal.order_id.encode()) % len(options)]
 
 
 def _payment_choice(goal: Goal, last: str) -> str:
