@@ -94,7 +94,8 @@ class SpecAssertion(Record):
     * ``args_confirmed``: a call of ``tools`` in user turn N > 0 carries what the agent's reply of
       turn N-1 (the confirmation) named: it writes no identifier the confirmation did not show
       while one the confirmation showed (of the same shape) goes unused, and no short text value
-      (2-6 words, e.g. a reason) that neither the confirmation nor the user stated.
+      (2-6 words, e.g. a reason) that neither the confirmation nor the user stated; with
+      ``values``, only turns whose user message holds one of them (a confirmation) are checked.
     * ``response_fields``: every ``respond`` payload holds the ``values`` fields.
     * ``decision_in``: the ``decision`` is one of ``values``.
     * ``json_equals`` / ``json_in``: respond field ``field`` equals ``values[0]`` / is one of ``values``

@@ -206,11 +206,13 @@ def _as_confirmed(a: SpecAssertion, turns: list[SpecTurn],
     only, or letters and digits), goes unused by them ("confirmed card A, charged card B"), or a
     short text value that neither the confirmation nor any user message so far holds. An internal
     id the confirmation never shows is fine as long as nothing it named goes unused; a write in the
-    first turn has no confirmation to compare with (``confirm_before`` judges that)."""
+    first turn has no confirmation to compare with, and with ``values`` (the phrases of a user's
+    confirmation) a write in a turn whose user message holds none of them was not made on one
+    (``confirm_before`` judges both)."""
     for i in range(1, len(turns)):
         made = [c for j, c in calls if j == i and c.name in a.tools]
-        if not made:
-            continue
+        if not made or (a.values and not any(v.lower() in turns[i].user.lower() for v in a.values)):
+            continue  # no write, or one not made on a confirmation (confirm_before's case)
         shown = identifiers(turns[i - 1].reply)
         written: dict[str, tuple[str, str]] = {}  # normalized -> (as written, call)
         for call in made:

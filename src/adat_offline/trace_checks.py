@@ -84,7 +84,7 @@ def map_statement(inp: ProcessCheckInput) -> ProcessCheckOutput:
         guarded = _writes_named(text, writes)
         out.append(MappedAssertion(kind="confirm_before", tools=guarded, values=list(CONFIRMATIONS),
                                    description="a change is made only after the agent asked and the user confirmed"))
-        out.append(MappedAssertion(kind="args_confirmed", tools=guarded,
+        out.append(MappedAssertion(kind="args_confirmed", tools=guarded, values=list(CONFIRMATIONS),
                                    description="a change made on a confirmation is the one the agent confirmed"))
     guarded_by_identity = [t for t in inp.tool_names if is_account_tool(t)]
     if _IDENTITY.search(text) and gates and guarded_by_identity:

@@ -60,6 +60,29 @@ def test_show_and_report_put_the_checks_beside_the_judges_verdict(root: Path) ->
     assert "Process checks</b> (the judge alone said: pass)" in html and "confirm_before: cancelOrder" in html
 
 
+def test_passing_checks_are_counted_not_listed_beside_a_failed_one(tmp_path: Path) -> None:
+    """Every statement's checks run on every test, so a verdict holds dozens: `adat show` and the
+    report list the failed (and unobservable) ones and count the passing ones."""
+    from adat.reporting.show import split_checks
+
+    passing = [BROKEN.model_copy(update={"statement_id": f"st{i}", "statement": f"Rule {i}.", "outcome": "pass",
+                                         "detail": ""}) for i in range(2, 5)]
+    root = tmp_path / "data"
+    _write(root, "fail")
+    write_records(root, "verdicts", [Verdict(run_id=RUN, execution_id="x1", test_id="t1", verdict="fail",
+                                             judge_verdict="pass", rationale="the agent cancelled",
+                                             process_checks=[passing[0], BROKEN, *passing[1:]])], run_id=RUN)
+    build_catalog(root, SQL_DIR)
+    console = Console(record=True, width=240)
+    show_item(console, root, "t1", run_id=RUN)
+    text = console.export_text()
+    assert f'[fail] "{STATEMENT}"' in text and "[pass] 3 more checks passed" in text and "Rule 2." not in text
+    html = render_report(report_context(ReportQueries(root, SQL_DIR), RUN))
+    assert "3 more checks passed" in html and "Rule 3." not in html
+    rows = [{"outcome": "pass"}, {"outcome": "pass"}]
+    assert split_checks(rows) == (rows, 0)  # all passed: listed (only shown when the verdict is not a pass)
+
+
 def test_staging_views_unnest_the_checks_and_the_mapped_assertions(root: Path) -> None:
     db = build_catalog(root, SQL_DIR)
     checks = run_query(db, SQL_DIR / "report" / "show_process_checks.sql",

@@ -110,6 +110,18 @@ def test_a_write_without_a_confirmation_turn_and_calls_of_other_tools_are_left_t
     assert evaluate(ARGS, read).outcome == "pass"
 
 
+def test_with_confirmation_phrases_a_write_not_made_on_one_is_left_to_confirm_before() -> None:
+    """A write in the turn that answers the identity question (before any confirmation) is
+    confirm_before's failure; comparing it with that reply would name an id it never confirmed."""
+    early = _run(("renew my loan", "Thank you; I verified you (member mem_88412). Which card?", []),
+                 ("card MC-88213 please", "Done.", [("renewLoan", {"loan_id": "L-55012", "card_id": "MC-88213"})]))
+    assert evaluate(ARGS, early).outcome == "fail"  # without phrases every turn is compared
+    with_phrases = ARGS.model_copy(update={"values": ["yes", "go ahead"]})
+    assert evaluate(with_phrases, early).outcome == "pass"
+    swapped = _asked(RENEW_ASK, ("renewLoan", {"loan_id": "L-55012", "card_id": "MC-77310"}))
+    assert evaluate(with_phrases, swapped).outcome == "fail"  # the "yes" turn is still checked
+
+
 def test_args_confirmed_is_not_observable_on_a_target_that_reports_no_calls() -> None:
     turns = [Turn(role="user", text="renew"), Turn(role="agent", text=RENEW_ASK)]
     assert evaluate(ARGS, spec_turns(turns, reports_calls=False)).outcome == "not_observable"

@@ -35,8 +35,8 @@ class MappedAssertion(Contract):
     tools: list[str] = Field(description="tool names, from tool_names: the guarded / ordered / checked tools "
                                          "(auth_gate: the gate first, then the guarded tools)")
     gates: list[str] = Field(default_factory=list, description="auth_gate: more tools that open the gate")
-    values: list[str] = Field(default_factory=list, description="confirm_before: phrases of a user's "
-                                                                "confirmation (e.g. yes)")
+    values: list[str] = Field(default_factory=list, description="confirm_before, args_confirmed: phrases "
+                                                                "of a user's confirmation (e.g. yes)")
     description: str = Field(description="the check in words, e.g. 'a cancellation only after the user confirms'")
 
 

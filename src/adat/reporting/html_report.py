@@ -27,7 +27,7 @@ from adat.errors import UserError
 from adat.reporting import figures
 from adat.reporting.figures import agent_name
 from adat.reporting.run_diff import StatementDiff, statement_diff
-from adat.reporting.show import tool_call_lines
+from adat.reporting.show import split_checks, tool_call_lines
 from adat.warehouse.queries import ReportQueries
 
 REPORT_FILE = "report.html"
@@ -68,6 +68,11 @@ def _pass_to_fail(queries: ReportQueries, suite: str, run_id: str) -> list[dict[
     """The tests that passed in the suite run (on the agent it executed) and fail in this run."""
     return [r for r in queries.rows("verdict_changes", run_a=suite, run_b=run_id)
             if r["change"] == "pass -> fail" and r["variant_key"] == "(run target)"]
+
+
+def _checks(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    shown, passed = split_checks(rows)
+    return {"checks": shown, "checks_passed": passed}
 
 
 def report_context(queries: ReportQueries, run_id: str, against: str | None = None) -> dict[str, Any]:
@@ -127,7 +132,7 @@ def report_context(queries: ReportQueries, run_id: str, against: str | None = No
         "detection": queries.rows("seeded_fault_detection", **one),
         "mutation": queries.rows("mutation_score", **one),
         "far": queries.rows("false_alarm_rate", **one),
-        "failing": [{**r, "turns": transcripts[r["execution_id"]], "checks": checks[r["execution_id"]]}
+        "failing": [{**r, "turns": transcripts[r["execution_id"]], **_checks(checks[r["execution_id"]])}
                     for r in failing],
         "changes": changes,
         "usage": usage,

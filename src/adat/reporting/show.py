@@ -53,11 +53,22 @@ def _process_checks(console: Console, checks: list[dict[str, Any]]) -> None:
     own = checks[0]["judge_verdict"]
     console.print(Text("  process checks", style="bold") + Text(f" (the judge alone said: {own or 'not judged'})",
                                                                 style="dim"))
-    for c in checks:
+    shown, passed = split_checks(checks)
+    for c in shown:
         outcome = c["outcome"].replace("_", " ")
         console.print(Text(f"    [{outcome}] ", style=CHECK_STYLE.get(c["outcome"], "default"))
                       + Text(f"\"{c['statement']}\": {c['check']}")
                       + Text(f" — {c['detail']}" if c["detail"] else "", style="dim"))
+    if passed:
+        console.print(Text(f"    [pass] {passed} more check{'s' if passed > 1 else ''} passed", style=CHECK_STYLE["pass"]))
+
+
+def split_checks(checks: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """The checks to list one by one and how many passing ones are left out. Every statement's
+    checks run on every test, so a verdict holds dozens: those that failed or could not be
+    observed are listed; passing ones are listed only when nothing else is."""
+    other = [c for c in checks if c["outcome"] != "pass"]
+    return (other, len(checks) - len(other)) if other else (checks, 0)
 
 
 def _execution(console: Console, queries: ReportQueries, e: dict[str, Any], criteria: list[dict[str, Any]],
