@@ -81,6 +81,14 @@ class FaultAgent(socketserver.ThreadingTCPServer):
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}"
 
+    def logged(self, timeout_s: float = 5.0) -> list[tuple[int, str, str, float]]:
+        """``log`` once every request drawn so far is in it: a handler appends its entry after the
+        last byte of its reply, so a client can hold the reply before the entry exists."""
+        deadline = time.monotonic() + timeout_s
+        while len(self.log) < self._count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return list(self.log)
+
     def draw(self, path: str) -> tuple[int, str]:
         with self._lock:
             n, self._count = self._count, self._count + 1

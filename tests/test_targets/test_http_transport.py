@@ -70,7 +70,7 @@ def test_an_intermittent_transient_fault_is_retried_and_counted(serve, fault: st
     session = target.reset()
     assert target.invoke(session, "hi").text == "echo: hi"
     assert target.transport_retries(session) == 1
-    assert [f for _n, p, f, _s in server.log if p.endswith("/messages")] == [fault, "ok"]
+    assert [f for _n, p, f, _s in server.logged() if p.endswith("/messages")] == [fault, "ok"]
 
 
 @pytest.mark.parametrize(("fault", "says"), [("truncate", "reply cut off or connection closed"),
@@ -85,7 +85,7 @@ def test_a_persistent_transient_fault_is_an_error_after_max_retries(serve, fault
     message = str(info.value)
     assert says in message and "(after 3 retries)" in message and "\n" not in message
     assert info.value.retries == 3 and target.transport_retries(session) == 3
-    assert len([1 for _n, p, _f, _s in server.log if p.endswith("/messages")]) == 4
+    assert len([1 for _n, p, _f, _s in server.logged() if p.endswith("/messages")]) == 4
 
 
 def test_a_client_error_is_not_retried(serve) -> None:
@@ -94,7 +94,7 @@ def test_a_client_error_is_not_retried(serve) -> None:
     with pytest.raises(TargetError, match="HTTP 400") as info:
         target.invoke(target.reset(), "hi")
     assert info.value.retries == 0 and "after" not in str(info.value)
-    assert len(server.log) == 2  # the reset and one message
+    assert len(server.logged()) == 2  # the reset and one message
 
 
 @pytest.mark.parametrize("timeout_s", [2.0, 4.0])
