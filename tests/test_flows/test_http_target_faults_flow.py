@@ -95,7 +95,7 @@ def test_a_header_secret_echoed_by_the_agent_is_stored_nowhere(suite: RunConfig,
                   "headers": {"Authorization": "Bearer ${ADAT_E2E_AGENT_KEY}"}}
         result = _run_suite(suite, tmp_path, "http-secret", target)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
-    assert {"echo400", "echo500", "echo_reply"} <= {fault for _n, _p, fault, _s in server.log}
+    assert {"echo400", "echo500", "echo_reply"} <= {fault for _n, _p, fault, _s in server.logged()}
     root = suite.data_path()
     report = tmp_path / "report.html"
     junit = tmp_path / "junit.xml"
@@ -121,7 +121,7 @@ def test_transport_faults_at_a_rate_are_recorded_per_execution(suite: RunConfig,
         result = _run_suite(suite, tmp_path, "http-faults", target)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     assert "Traceback" not in result.stderr
-    assert set(kinds) <= {fault for _n, _p, fault, _s in server.log}
+    assert set(kinds) <= {fault for _n, _p, fault, _s in server.logged()}
 
     tests = read_records(suite.data_path(), "tests", run_id=SUITE)
     executions = _executions(suite, "http-faults")
@@ -137,7 +137,7 @@ def test_transport_faults_at_a_rate_are_recorded_per_execution(suite: RunConfig,
     assert retried, "no intermittent transient fault was retried to success"
     cut = [t.text for e in executions for t in e.turns if "[adat: reply cut at 5000 of" in t.text]
     assert cut and all(len(text) < 5100 for text in cut)
-    faults = [fault for _n, _p, fault, _s in server.log if fault != "ok"]
+    faults = [fault for _n, _p, fault, _s in server.logged() if fault != "ok"]
     print(f"\n{len(executions)} executions, {len(errors)} errors ({len(timeouts)} timeouts, took "
           f"{[round(e.duration_s - e.turns[-1].ts, 2) for e in timeouts]} s), {len(retried)} retried to success "
           f"({sum(e.retries for e in executions)} retries), {len(cut)} replies cut; faults injected: "
