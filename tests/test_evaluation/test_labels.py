@@ -17,7 +17,6 @@ from tests.test_evaluation.conftest import (
     BY_MISTAKE,
     CHLOE,
     make_test,
-    verdict,
     run_on,
 )
 
@@ -132,6 +131,7 @@ def test_a_verdict_failed_by_another_statements_process_check_is_audited_on_that
     from adat.evaluation.evaluation_steps import statement_mappings, with_broken_statements
     from adat.evaluation.replay import Replayer
     from adat.records import AuditLabel, BoundaryMapping, ProcessCheckResult
+    from tests.test_evaluation.conftest import verdict
 
     silent = Path(__file__).resolve().parents[2] / "catalogs" / "faults" / "retail-silent"
     monkeypatch.setenv("ADAT_FAULT_DIR", str(silent))
