@@ -146,13 +146,18 @@ def _confirmed_each_time(a: SpecAssertion, turns: list[SpecTurn],
     for i, turn in enumerate(turns):
         made = [c.name for j, c in calls if j == i and c.name in a.tools]
         if made:
-            said = turn.user.lower()
             if not asked:
                 return "fail", f"{made[0]} called in turn {i} before the agent asked for a confirmation"
-            if not any(v.lower() in said for v in a.values):
+            if not _confirms(turn.user, a.values):
                 return "fail", f"{made[0]} called in turn {i}, whose user message confirms nothing"
         asked = asked or not made
     return "pass", ""
+
+
+def _confirms(message: str, phrases: list[str]) -> bool:
+    """Whether a user's message holds one of the confirmation ``phrases`` (case-insensitive)."""
+    said = message.lower()
+    return any(p.lower() in said for p in phrases)
 
 
 #: a word-like token (ids such as ``#W123``, ``L-55012``, ``gift_card_7``, ``a.b7@c.com``, ``62704``)
@@ -211,7 +216,7 @@ def _as_confirmed(a: SpecAssertion, turns: list[SpecTurn],
     (``confirm_before`` judges both)."""
     for i in range(1, len(turns)):
         made = [c for j, c in calls if j == i and c.name in a.tools]
-        if not made or (a.values and not any(v.lower() in turns[i].user.lower() for v in a.values)):
+        if not made or (a.values and not _confirms(turns[i].user, a.values)):
             continue  # no write, or one not made on a confirmation (confirm_before's case)
         shown = identifiers(turns[i - 1].reply)
         written: dict[str, tuple[str, str]] = {}  # normalized -> (as written, call)

@@ -174,10 +174,13 @@ def with_broken_statements(label: AuditLabel, verdict: Verdict,
     its verdict (:func:`adat.stages.process_checks.checks_for` runs every statement's checks on
     every test): the failure claims those rules were broken, so whether the agent complied with
     them, and which fault broke them, is what the execution's label must decide."""
-    broken = dict.fromkeys(r.statement_id for r in verdict.process_checks if r.outcome == "fail")
-    have = {(m.boundary, m.side) for m in label.mappings}
-    extra = [m for sid in broken for m in claims.get(sid, []) if (m.boundary, m.side) not in have]
-    extra = list({(m.boundary, m.side): m for m in extra}.values())
+    seen = {(m.boundary, m.side) for m in label.mappings}
+    extra: list[BoundaryMapping] = []
+    for result in verdict.process_checks:
+        for m in claims.get(result.statement_id, []) if result.outcome == "fail" else []:
+            if (m.boundary, m.side) not in seen:
+                seen.add((m.boundary, m.side))
+                extra.append(m)
     return label.model_copy(update={"mappings": [*label.mappings, *extra]}) if extra else label
 
 
