@@ -57,10 +57,9 @@ from adat.child_guard import die_with_parent
 from adat.config import RunConfig
 from adat.llm.providers.provider_registry import provider_modules
 from flows._cli import one_api
+from flows._fault_guard import PARENT_ENV
 
 WARM_MODULE = "flows._fault_worker"
-#: the flow process's pid, in the environment the fork server and the workers start with
-PARENT_ENV = "ADAT_FAULT_POOL_PARENT"
 _in_worker = False  # set in a fault worker: the runner its tasks' context re-enters stays unstarted
 _worker_contexts = contextlib.ExitStack()  # a fault worker's settings and API client: open for its life
 
@@ -69,10 +68,10 @@ def fork_server(modules: list[str]) -> BaseContext | None:
     """The fork-server start context, to preload ``modules``; None where the platform has none.
     The server itself starts with the first worker (then serves the whole process, so a later
     pool's extra modules are imported by its workers instead)."""
+    os.environ[PARENT_ENV] = str(os.getpid())  # the server (or a spawned worker) dies with this process
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return None
     context = multiprocessing.get_context("forkserver")
-    os.environ[PARENT_ENV] = str(os.getpid())  # the server arms its parent-death signal on it
     context.set_forkserver_preload(modules)  # read only when the server starts
     return context
 

@@ -9,31 +9,21 @@ it itself, once.
 
 from __future__ import annotations
 
+from flows._fault_guard import guard
+
+guard()  # first: the server dies with the flow process, and ignores Ctrl-C, before its slow imports
+
 import contextlib
-import os
-import signal
 
 import prefect.task_engine  # noqa: F401  (what a worker runs each task with)
 import pyarrow.dataset  # noqa: F401  (the first record read imports it, and pandas with it)
 
 import tasks.stage_tasks  # noqa: F401  (the task module a regression is unpickled into)
 from adat.adat2 import adat2_steps as steps  # noqa: F401
-from adat.child_guard import die_with_parent
 from adat.errors import UserError
 from adat.evaluation import labels, replay  # noqa: F401
 from adat.stages import execution, judging  # noqa: F401
 from adat_reference.agent.rules import RuleBook
-
-# The fork server imports this module first: it dies with the flow process that started it,
-# even after kill -9 (adat.child_guard); so do the workers it forks (flows._fault_runner).
-_flow_process = os.environ.get("ADAT_FAULT_POOL_PARENT", "")  # flows._fault_runner.PARENT_ENV
-if _flow_process == str(os.getppid()):
-    die_with_parent(int(_flow_process))
-    # Ctrl-C is the flow process's to handle (adat.interrupts). Set here, while the fork server
-    # preloads: a worker it forks starts with the server's handlers of this moment, so it ignores
-    # SIGINT from its first instruction, not only once its initializer runs (a worker forked just
-    # as Ctrl-C arrived printed a KeyboardInterrupt under the interrupt's one line).
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 with contextlib.suppress(UserError):  # no default rule table (a broken install): nothing to warm
     RuleBook.load()

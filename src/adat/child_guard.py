@@ -8,7 +8,7 @@ each child adat starts, not by the parent:
   a few lines of Python (``python -m adat.child_guard PARENT_PID -- CMD…``) that set the signal
   and then ``exec`` the server, which keeps it (it survives ``execve``);
 * the fault workers' fork server and each worker it forks call :func:`die_with_parent` first
-  (``flows/_fault_worker.py``, ``flows/_fault_runner.py``): the server dies with the command,
+  (``flows/_fault_guard.py``, before the server's slow imports; ``flows/_fault_runner.py``): the server dies with the command,
   the workers with the server. The standard library's resource tracker ends on its own once
   every process holding its pipe is gone.
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
+import subprocess
 import sys
 
 import pytest
@@ -104,6 +106,45 @@ def test_a_forked_worker_ignores_ctrl_c_before_its_initializer_runs():
         pytest.skip("this platform has no fork server")
     with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:  # no initializer
         assert pool.submit(sigint_ignored).result(timeout=120)
+
+
+# Run in a child of the test process, as the fork server is a child of the flow process: reports,
+# when the worker module first imports Prefect, the parent-death signal and SIGINT's handler.
+_FIRST_SLOW_IMPORT = """
+import ctypes, signal, sys
+class Probe:
+    def find_spec(self, name, path=None, target=None):
+        if name == "prefect" and not hasattr(self, "said"):
+            self.said = True
+            armed = ctypes.c_int()
+            ctypes.CDLL(None).prctl(2, ctypes.byref(armed), 0, 0, 0)  # PR_GET_PDEATHSIG
+            print(armed.value, signal.getsignal(signal.SIGINT) is signal.SIG_IGN, flush=True)
+sys.meta_path.insert(0, Probe())
+import flows._fault_worker
+"""
+
+
+def _pool_child(code: str, parent: int) -> subprocess.CompletedProcess[str]:
+    from flows._fault_guard import PARENT_ENV
+
+    return subprocess.run([sys.executable, "-c", code], env={**os.environ, PARENT_ENV: str(parent)},
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_the_fork_server_dies_with_the_flow_process_before_its_slow_imports():
+    """Armed before Prefect is imported (seconds on a loaded machine): a flow killed meanwhile
+    left the server importing, then forking a worker for the dead flow's request."""
+    done = _pool_child(_FIRST_SLOW_IMPORT, os.getpid())
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == [str(int(signal.SIGKILL)), "True"]
+
+
+def test_a_pool_process_whose_flow_process_is_gone_ends_at_once():
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # reaped: its pid names no process
+    done = _pool_child("import flows._fault_worker; print('went on')", gone.pid)
+    assert (done.returncode, done.stdout) == (1, "")
 
 
 @pytest.mark.slow
