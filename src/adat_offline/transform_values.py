@@ -43,6 +43,10 @@ def aimed(case: Case, outcomes: list[GeneratedTest]) -> GeneratedTest | None:
     return next((t for t in outcomes if aim and t.expected_side == aim), outcomes[0] if outcomes else None)
 
 
+#: request kinds whose message names an item of the order
+ITEM_KINDS = ("return", "exchange", "modify_items")
+
+
 def _status_swap(case: Case, statuses: tuple[str, ...], change: str) -> Outcome:
     states = {o.status for _, o in case.facts.all_orders() if o.status}
     if not re.search(r"\bstatus\b", case.about, re.I) and not any(s in case.about.lower() for s in states):
@@ -62,9 +66,15 @@ def _status_swap(case: Case, statuses: tuple[str, ...], change: str) -> Outcome:
 
         def same_status(text: str, trace: TraceView, wanted: str = candidate.status) -> bool:
             return any(case.status_of(o) == wanted and case.owns(o, trace) for o in lang.ORDER_ID.findall(text))
+        hints = _replace(case.hints, order, candidate.order_id)
+        item = case.items[0] if case.items and case.kind in ITEM_KINDS else ""
+        if item and candidate.items and item not in candidate.items:
+            if case.kind != "return":  # an exchange or a change names a replacement for this very item
+                continue
+            hints = _replace(hints, item, candidate.items[0])  # the item must be in the order it names
         found = case.reply_to(same_status, DECISIVE)
         if found:
-            outcomes.append(case.expect(_replace(case.hints, order, candidate.order_id), found[0],
+            outcomes.append(case.expect(hints, found[0],
                                         f"{change}: order {order} ({status}) replaced by {candidate.order_id} "
                                         f"({candidate.status}); expected behaviour from trace {found[1]}"))
     best = aimed(case, outcomes)
@@ -276,6 +286,13 @@ def value_other_users_id(case: Case) -> Outcome:
     return _id_swap(case, others[0].order_id, case.foreign_order, "another user's order")
 
 
+def without_item(hint: str, item: str) -> str:
+    """``hint`` with ``item`` left out, and what depends on it (its replacement) with it: a
+    replacement for no item is a request about another item, not one with an input left out."""
+    hint = re.sub(rf"\s*(for )?item {re.escape(item)}", "", hint)
+    return re.sub(r";?\s*the new items? (is|are) [\w, ]+?(?=[.;]|$)", "", hint)
+
+
 def value_missing_required(case: Case) -> Outcome:
     if case.reason_i is not None and case.kind == "cancel":
         found = case.find_reply(r"\breason\b", ("ask", "refusal", "other", "confirm"))
@@ -283,10 +300,10 @@ def value_missing_required(case: Case) -> Outcome:
             hints = [h for i, h in enumerate(case.hints) if i != case.reason_i]
             return case.expect(hints, found[0], "the cancellation reason is left out")
         return _no_reply("a cancellation without a reason")
-    if case.items and case.kind in ("return", "exchange", "modify_items"):
+    if case.items and case.kind in ITEM_KINDS:
         found = case.find_reply(r"which items?|what items?|item ids?", ("ask", "refusal", "other"))
         if found:
-            hints = [re.sub(rf"\s*(for )?item {i}", "", h) for h in case.hints for i in case.items[:1]]
+            hints = [without_item(h, i) for h in case.hints for i in case.items[:1]]
             return case.expect(hints, found[0], "the item is left out")
         return _no_reply("a request without the item")
     return "the test gives no input beyond the intent that could be left out"

@@ -19,6 +19,7 @@ from adat.contracts.adat2_roles import (
 from adat.instruction_catalog import load_instructions
 from adat.records import Instruction
 from adat_offline.facts import parse_facts
+from adat_offline.transform_values import without_item
 from adat_offline.transformations import IMPLEMENTED, reason_kind_of, transform
 from tests.test_offline.conftest import Extracted, find
 
@@ -183,6 +184,26 @@ def test_crossing_the_boundary_takes_the_expectation_from_a_discovery_reply(
     trace_id = re.search(r"trace (\S+?)\)", out.test.goal)
     assert trace_id and any(tr.trace_id == trace_id.group(1) for tr in traces)
     assert out.test.success_criteria != item.plain.success_criteria and replies
+
+
+def test_an_item_left_out_takes_its_replacement_with_it() -> None:
+    """A replacement for no item reads as a request about another item (the auditor put it on the
+    far side of 'the item is in the order'), not as one with an input left out."""
+    hint = "For order #W9741594, I'd like to modify item 1234567890; the new item is 9181277449."
+    assert without_item(hint, "1234567890") == "For order #W9741594, I'd like to modify."
+    assert without_item("Please return item 1234567890 of order #W1.", "1234567890") == "Please return of order #W1."
+
+
+def test_another_status_keeps_the_returned_item_in_the_order_it_names(
+        catalog: dict[str, Instruction], extracted: list[Extracted], traces: list[TraceView],
+        tester_facts: list[str]) -> None:
+    item = find(extracted, "return an item of an order that is pending")
+    out = _run(catalog["state-status-change"], item, traces, tester_facts)
+    assert out.test is not None, out.reason
+    (order,) = re.findall(r"#W\d{7}", _joined(out.test))
+    facts = parse_facts(tester_facts).order(order)
+    named = set(re.findall(r"\b\d{10}\b", _joined(out.test)))
+    assert facts is not None and named and named <= set(facts.items), (out.test.step_hints, facts)
 
 
 def test_unimplemented_instructions_are_not_applicable_with_a_reason(
