@@ -80,6 +80,10 @@ def side_of(behavior: str, reply: str = "") -> str | None:
     return side_from_words(behavior)
 
 
+#: a user's answer that takes the approval away ("No, …", "Yes — actually no, …")
+DECLINES = re.compile(r"^\W*no\b|\bactually,? no\b", re.I)
+
+
 def goes_ahead_statement(behavior: str) -> bool:
     """Whether the behaviour is the agent carrying the request forward with a question for a
     detail (see adat_offline.statements.going_ahead)."""
@@ -132,6 +136,16 @@ def assumed_facts(hints: list[str], tester_facts: list[str]) -> list[str]:
     return [f for f in tester_facts if any(u in f for u in used)]
 
 
+def side_after_confirmation(context: list[TurnView]) -> str | None:
+    """'denied' when the reply answers a no to the agent's confirmation question: the change is
+    not made, the denied side of "no write without the user's yes", which a reply such as
+    "nothing has been changed" names in no words (a test on no side is one the auditor cannot
+    place); else None."""
+    agent = [t.text for t in context[:-1] if t.role == "agent"]
+    answer = context[-2].text if len(context) >= 2 and context[-2].role == "user" else ""
+    return "denied" if agent and lang.ASKS_CONFIRM.search(agent[-1]) and DECLINES.search(answer) else None
+
+
 def plain_test(statement: StatementView, context: list[TurnView], tester_facts: list[str]) -> GeneratedTest:
     """The plain test of a statement from the conversation that led to its supporting reply
     (the last turn of ``context``)."""
@@ -139,7 +153,7 @@ def plain_test(statement: StatementView, context: list[TurnView], tester_facts: 
     if not hints:
         hints = [f"Hi, I have a question: {statement.condition}?"]
     reply = context[-1].text if context and context[-1].role == "agent" else ""
-    side = side_of(statement.behavior, reply)
+    side = side_of(statement.behavior, reply) or side_after_confirmation(context)
     success, failure = criteria_for(statement.behavior, side, reply)
     return GeneratedTest(goal=f"Check that when {statement.condition}, {statement.behavior}.",
                          step_hints=hints, success_criteria=success, failure_criteria=failure,

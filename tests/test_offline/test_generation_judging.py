@@ -100,3 +100,19 @@ def test_selector_prefers_the_least_used_instruction() -> None:
     again = selection.select(SelectorInput(attempt_no=4, candidates=candidates[:2], history=[
         "a x wording-paraphrase: test pass", "b x social-urgency: not applicable"]))
     assert again.instruction_id == "wording-paraphrase"
+
+
+def test_a_reply_to_a_declined_confirmation_puts_the_plain_test_on_the_denied_side() -> None:
+    """A no to the confirmation leaves the change unmade; "nothing has been changed" names
+    neither side in words, and a test on no side is one the auditor cannot place."""
+    asked = _turns(("user", "Please cancel order #W1234567, I ordered it by mistake."),
+                   ("agent", "I will cancel order #W1234567. Do you confirm (yes/no)?"),
+                   ("user", "No, please don't do that."),
+                   ("agent", "All right, nothing has been changed."))
+    assert generation.side_after_confirmation(asked) == "denied"
+    approved = [*asked[:2], TurnView(role="user", text="Yes."), asked[3]]
+    assert generation.side_after_confirmation(approved) is None
+    told = _turns(("user", "Please cancel order #W1234567."), ("agent", "The order is now cancelled."),
+                  ("user", "Thanks."), ("agent", "All right, nothing else to do."))
+    assert generation.side_after_confirmation(told) is None
+    assert generation.side_after_confirmation(asked[:2]) is None  # no answer to the question yet

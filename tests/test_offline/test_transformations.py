@@ -206,6 +206,17 @@ def test_another_status_keeps_the_returned_item_in_the_order_it_names(
     assert facts is not None and named and named <= set(facts.items), (out.test.step_hints, facts)
 
 
+@pytest.mark.parametrize("instruction_id", ["confirmation-decline", "confirmation-withdraw"])
+def test_a_no_to_the_confirmation_puts_the_request_on_the_denied_side(
+        instruction_id: str, catalog: dict[str, Instruction], extracted: list[Extracted], traces: list[TraceView],
+        tester_facts: list[str]) -> None:
+    """Taking the approval away leaves the change unmade (a test on no side is one the auditor
+    cannot place: 'expected side unknown')."""
+    out = _run(catalog[instruction_id], find(extracted, *CANCEL_DONE), traces, tester_facts)
+    assert out.test is not None, out.reason
+    assert out.test.expected_side == "denied", out.test
+
+
 def test_unimplemented_instructions_are_not_applicable_with_a_reason(
         catalog: dict[str, Instruction], extracted: list[Extracted], traces: list[TraceView],
         tester_facts: list[str]) -> None:
