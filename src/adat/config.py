@@ -368,6 +368,9 @@ class PooledSelection(_SelectorWalk):
     spread_gamma: float = Field(0.95, gt=0.0, le=1.0, description="penalty per neighbour test of the same factor")
     side_gamma: float = Field(0.5, gt=0.0, le=1.0, description="the both-sides bonus of an instruction shrinks "
                               "by this factor per test it already wrote under the bonus (1: never)")
+    repeat_gamma: float = Field(0.5, gt=0.0, le=1.0, description="penalty per test of an instruction that expected "
+                                "the outcome (side and success criteria) one of its earlier tests expected: the same "
+                                "change that keeps ending in the same reply reaches one boundary again (1: off)")
     defer_novelty: float = Field(0.3, ge=0.0, le=1.0, description="before the last pass, a statement whose "
                                  "novelty is below this (a near-duplicate of a tested one) waits for the next "
                                  "pass (0: off)")

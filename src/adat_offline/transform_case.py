@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from adat.contracts.adat2_roles import GeneratedTest, TraceView, TransformInput
 from adat_offline import language as lang
-from adat_offline.facts import Account, TesterFacts, normalise_order_id, parse_facts
+from adat_offline.facts import Account, OrderFact, TesterFacts, normalise_order_id, parse_facts
 from adat_offline.generation import (
     ACTS,
     ASKS_CONFIRMATION,
@@ -82,8 +82,11 @@ class Case:
         return next((a for a in self.facts.accounts if (a.email and a.email in text) or
                      (a.zip and a.zip in text and a.first_name in text)), None)
 
+    def order_fact(self, order_id: str) -> OrderFact | None:
+        return self.facts.order(normalise_order_id(order_id))
+
     def status_of(self, order_id: str) -> str:
-        order = self.facts.order(normalise_order_id(order_id))
+        order = self.order_fact(order_id)
         return order.status if order else ""
 
     def owns(self, order_id: str, trace: TraceView) -> bool:

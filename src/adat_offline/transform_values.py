@@ -153,8 +153,12 @@ def _payment_swap(case: Case, *, refund_only: bool = False) -> Outcome:
     if account is None:
         return "the tester facts give no payment methods of the test's user"
     current = case.payments[0] if case.payments else "the original payment method"
+    # A change of an order's payment method to the one already paying it is another situation
+    # (value-same-as-current): the swap keeps the request a change.
+    order = case.order_fact(case.orders[0]) if case.orders and case.kind == "modify_payment" else None
+    paying = order.paid_with if order is not None else ""
     outcomes: list[GeneratedTest] = []
-    for new in [p for p in account.payment_methods if p != current]:
+    for new in [p for p in account.payment_methods if p not in (current, paying)]:
         found = case.reply_to(_names(new), DECISIVE) or case.reply_to(_mentions(new.split("_")[0]), DECISIVE)
         if found:
             outcomes.append(case.expect(_replace(case.hints, current, new), found[0],

@@ -41,6 +41,8 @@ def demo_figures(data: Path, run_id: str, db: Path | None = None) -> dict[str, A
     detection = next(iter(metric("seeded_fault_detection")), None)
     both = next(r for r in metric("both_sides_share") if r["kind"] == "all")
     inc = next(r for r in metric("inconclusive_share") if r["kind"] == "all")
+    kills = {r["kind"]: r for r in run_query(db, adat_home() / "benchmarks" / "transformed_kills.sql",
+                                             {"run_id": run_id}).to_pylist()}
     return {
         "plain_tests": sum(1 for t in tests if t.kind == "plain"),
         "transformed_tests": sum(1 for t in tests if t.kind == "transformed"),
@@ -60,4 +62,8 @@ def demo_figures(data: Path, run_id: str, db: Path | None = None) -> dict[str, A
         "unreached": detection and sorted(detection["unreached"]),
         "both_sides_p": both["p"], "both_sides_u": both["u"], "both_sides_share": both["both_sides_share"],
         "inconclusive": inc["inconclusive"], "executions": inc["executions"],
+        # issue #28 item 4 (benchmarks/transformed_kills.sql): rewordings among the transformed
+        # tests, and the seeded faults the transformed tests detect on their own
+        "rewordings": kills["transformed"]["rewordings"], "wording_tests": kills["transformed"]["wording_tests"],
+        "transformed_detected": kills["transformed"]["detected"],
     }

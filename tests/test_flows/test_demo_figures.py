@@ -1,8 +1,9 @@
 """``adat demo --evaluate`` prints the figures it printed before the renovation (issue 26): the
 same tests, attempts, V/C, FAR, accuracy, faults killed and not activated, both-sides share and
 inconclusive share as recorded at 622a976 in tests/fixtures/demo_figures.json, and the seeded-fault
-headline added for issue 28 (detected / seeded, activated / seeded, the unreached faults; recorded
-from a run of the code that added them, every earlier value unchanged). A change that moves one of
+headline added for issue 28 (detected / seeded, activated / seeded, the unreached faults) with the
+rewordings and the faults the transformed tests detect alone (item 4; each recorded from a run of
+the code that added them, every earlier value unchanged). A change that moves one of
 them on purpose records the new figures there, with the commit and the reason."""
 
 from __future__ import annotations
@@ -38,3 +39,7 @@ def test_demo_evaluate_prints_the_recorded_figures(tmp_path: Path) -> None:
     assert figures["inconclusive"] <= 0.05 * figures["executions"]
     assert figures["both_sides_share"] >= 0.5
     assert figures["detected"] >= recorded["detected"] >= 31  # 31 / 35 before issue 28's tester change
+    # issue 28 item 4: at most a quarter of the transformed tests are rewordings, and on their own
+    # they detect at least the 25 faults they detected when 25 of 60 were rewordings
+    assert figures["rewordings"] <= 0.25 * figures["transformed_tests"]
+    assert figures["transformed_detected"] >= 25

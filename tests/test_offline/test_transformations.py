@@ -10,10 +10,12 @@ import pytest
 from adat.contracts.adat2_roles import (
     GeneratedTest,
     InstructionView,
+    StatementView,
     TestView,
     TraceView,
     TransformInput,
     TransformOutput,
+    TurnView,
     reason_kind,
 )
 from adat.instruction_catalog import load_instructions
@@ -277,3 +279,35 @@ def test_transformation_is_deterministic(catalog: dict[str, Instruction], extrac
     for instruction_id in ("identity-wrong-zip", "confirmation-decline", "wording-typos"):
         first = _run(catalog[instruction_id], item, traces, tester_facts)
         assert first == _run(catalog[instruction_id], item, traces, tester_facts)
+
+
+def test_another_payment_method_for_a_change_is_never_the_one_paying_the_order(
+        catalog: dict[str, Instruction]) -> None:
+    """A change of an order's payment method to the method already paying it is another situation
+    (value-same-as-current; the auditor put it on the far side of 'the new method differs')."""
+    facts = ["Test account 1: email ada@example.com, name Ada Lee, zip code 10001, user id ada_lee_1. "
+             "Payment methods: paypal_2222222, gift_card_3333333, credit_card_1111111.",
+             "Orders of ada@example.com: #W1000001 is pending, paid with paypal_2222222 (item 1000000001 (Lamp))."]
+    ask = "I'd like to modify the payment method of order #W1000001."
+    turns = [TurnView(role="user", text=f"Hi! My email is ada@example.com. {ask}"),
+             TurnView(role="agent", text="Which payment method would you like to use?")]
+    traces = [TraceView(trace_id=f"tr-{m}", turns=[*turns, TurnView(role="user", text=f"Please use {m}."),
+                                                   TurnView(role="agent", text=f"I will change the payment method of "
+                                                            f"order #W1000001 to {m}. Do you confirm (yes/no)?")])
+              for m in ("paypal_2222222", "gift_card_3333333")]
+    reply = "I will change the payment method of order #W1000001 to credit_card_1111111. Do you confirm (yes/no)?"
+    plain = TestView(test_id="te-1", kind="plain", goal="Check the payment change.",
+                     step_hints=[f"Hi! My email is ada@example.com. {ask}", "Please use credit_card_1111111."],
+                     success_criteria=["The agent asks the user for explicit confirmation before changing anything"],
+                     failure_criteria=[])
+    statement = StatementView(statement_id="st-1", text="When a user asks to change the payment method of an "
+                              "order, the agent asks to confirm the change", condition="a user asks to change the "
+                              "payment method of an order", behavior="asks the user to confirm the new payment method")
+    instruction = catalog["payment-different-method"]
+    view = InstructionView(instruction_id=instruction.instruction_id, title=instruction.title, text=instruction.text,
+                           factor=instruction.factor, applicability=instruction.applicability)
+    out = transform(TransformInput(statement=statement, supporting_reply=reply, instruction=view, plain_test=plain,
+                                   discovery_traces=traces, recent_tests=[], tester_facts=facts, turn_limit=10))
+    assert out.test is not None, out.reason
+    joined = _joined(out.test)
+    assert "gift_card_3333333" in joined and "paypal_2222222" not in joined, out.test.step_hints

@@ -282,6 +282,18 @@ def test_the_both_sides_bonus_of_an_instruction_shrinks_with_its_tests_under_it(
         assert sel.side_tests[0] >= 1 and sel.side_tests[1] >= 1
 
 
+@pytest.mark.parametrize(("repeat_gamma", "spread"), [(1.0, False), (0.5, True)])
+def test_an_instruction_whose_tests_repeat_one_outcome_gives_way(repeat_gamma: float, spread: bool) -> None:
+    # k0 and k1 always apply, k0 a little likelier; every test of k0 expects the outcome of its
+    # first (the hook's count), k1's differ. Without the penalty k0 writes every test.
+    sel = _pooled(embeddings(12, seed=4), [0.9, 0.8], ["identity", "value"], repeat_gamma=repeat_gamma,
+                  defer_novelty=0.0)
+    sel.count_repeats(lambda kid: max(int(sel.instruction_tests[0]) - 1, 0) if kid == "k0" else 0)
+    used = [p.instruction_id for p in drive(sel, always_pass)]
+    assert len(used) == 10 and "k0" in used
+    assert ("k1" in used) is spread, used
+
+
 def _one_dead_instruction(reason: str | None, **cfg: object) -> tuple[PooledSelector, list[str]]:
     """k0 (catalog 0.9) is declined on every statement with ``reason``; k1, of the same factor, always applies."""
     sel = _pooled(np.eye(16), [0.9, 0.5], ["value", "value"], **{"max_not_applicable": 2, **cfg})

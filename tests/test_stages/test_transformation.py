@@ -282,3 +282,31 @@ def test_the_selector_prefers_an_instruction_that_can_reach_the_missing_side(
     s.gen = roles.script("generator", lambda request: {"applicable": True, "reason": "r", "test": GENERATED})
     _, attempts, _, _ = s.run()
     assert attempts[0].instruction_id == first
+
+
+@pytest.mark.parametrize(("repeat_gamma", "varied_used"), [(1.0, False), (0.5, True)])
+def test_an_instruction_whose_tests_keep_expecting_one_outcome_gives_way(
+        roles: Roles, repeat_gamma: float, varied_used: bool) -> None:
+    # k-same (likelier) writes the same expected outcome on every statement, k-varied a new one
+    # each time: the stage counts k-same's repeats for the selector, which penalises them.
+    s = Setup(roles, n=3)
+    roles.cfg.selector.both_sides = 0.0
+    roles.cfg.selector.repeat_gamma = repeat_gamma  # type: ignore[union-attr]
+    s.instructions = [Instruction(instruction_id="k-same", title="decline", text="decline", factor="identity",
+                                  applicability="always", prior_applicability=0.9),
+                      Instruction(instruction_id="k-varied", title="another value", text="change a value",
+                                  factor="value", applicability="always", prior_applicability=0.7)]
+
+    def generate(request: LLMRequest) -> Any:
+        sid = request.variables["statement"]["statement_id"]
+        same = request.variables["instruction"]["instruction_id"] == "k-same"
+        return {"applicable": True, "reason": "r",
+                "test": {**GENERATED, "success_criteria": ["agent asks who you are" if same else f"agent answers {sid}"]}}
+
+    s.gen = roles.script("generator", generate)
+    selector = s.selector()
+    _, attempts, _, _ = s.run(selector)
+    used = [a.instruction_id for a in attempts if a.applicable]
+    assert len(used) == 3 and used[0] == "k-same"
+    assert ("k-varied" in used) is varied_used, used
+    assert selector.repeated(np.array([0]))[0] == used.count("k-same") - 1  # the stage's count, as the selector sees it

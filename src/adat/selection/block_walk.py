@@ -87,6 +87,20 @@ class BlockWalkSelector:
         self._pending: tuple[Pair, int, int] | None = None
         self._stopped: str | None = None
         self._pair_weight: Callable[[str, str], float] | None = None
+        self._repeats: Callable[[str], int] | None = None
+
+    def count_repeats(self, repeats: Callable[[str], int] | None) -> None:
+        """A hook the caller may set: ``repeats(instruction_id)`` is how many of the instruction's
+        tests so far expected an outcome (side and success criteria) one of its earlier tests
+        expected. The transformation stage sets it; selectors that score instructions may
+        penalise such an instruction (:meth:`repeated`), the others ignore it."""
+        self._repeats = repeats
+
+    def repeated(self, arms: np.ndarray) -> np.ndarray:
+        """The :meth:`count_repeats` counts of each instruction in ``arms`` (0 without the hook)."""
+        if self._repeats is None:
+            return np.zeros(len(arms))
+        return np.array([self._repeats(self.instruction_ids[k]) for k in arms], dtype=float)
 
     def prefer(self, pair_weight: Callable[[str, str], float] | None) -> None:
         """A hook the caller may set: ``pair_weight(statement_id, instruction_id)`` multiplies the

@@ -34,6 +34,12 @@ rewording on statement after statement near-duplicates its own tests: each test 
 instruction wrote in the run multiplies its own score by ``REWORDING_GAMMA``
 (:meth:`rewording_penalty`, issue 28 item 4), so the share of rewordings falls; the both-sides
 bonus keeps rewarding a change that reaches a new side.
+An instruction whose tests keep expecting the same outcome (the same side and success criteria:
+"decline to identify yourself" ends in the same request for identification on statement after
+statement) reaches one boundary again and again, whatever the statement: each such repeat
+multiplies its score by ``repeat_gamma`` (:meth:`count_repeats`, set by the transformation stage;
+issue 28 item 4), so the budget goes to changes that reach new sides of the statements' own
+boundaries.
 Two rules are added to the walk: before the last pass, a statement whose novelty is below
 ``defer_novelty`` (a near-duplicate of a statement with a test) waits for the next pass,
 so the tests spread over statements at no cost in attempts; and from a cold start, once
@@ -413,8 +419,10 @@ class PooledSelector(NoveltyOrderSelector):
         penalty = self.cfg.gamma ** self.block_tests[self.block, arms] \
             * self.cfg.spread_gamma ** self.near_factor_tests[h, self.factor_of[arms]] \
             * self.side_weights(h, arms) \
-            * self.rewording_penalty(arms)
-        # ^ the caller's prefer() hook (both sides of a boundary); near-duplicate rewordings
+            * self.rewording_penalty(arms) \
+            * self.cfg.repeat_gamma ** self.repeated(arms)
+        # ^ the caller's prefer() hook (both sides of a boundary); near-duplicate rewordings; the
+        #   caller's count_repeats() hook (an instruction's tests that expected an earlier one's outcome)
         score = (mean + self.cfg.kappa * sd) * penalty
         return score, mean, sd
 

@@ -103,6 +103,9 @@ def transform(cfg: RunConfig, client: TesterLLM, selector: PairSelector, target:
     prefer = getattr(selector, "prefer", None)  # the both-sides hook (selectors that score instructions)
     if prefer is not None and cfg.selector.both_sides > 0:
         prefer(context.side_weight)
+    count_repeats = getattr(selector, "count_repeats", None)  # near-duplicate outcomes of an instruction
+    if count_repeats is not None:
+        count_repeats(context.repeats)
     # Replay with the hook set and the context growing test by test, exactly as the choices were
     # made the first time (the hook's weights depend on the tests written so far).
     done_by_id = {t.test_id: t for t in done_tests}
@@ -185,6 +188,9 @@ class _Context:
         self.both_sides = cfg.selector.both_sides
         # Both sides of a boundary: the sides each statement's tests cover so far in the run.
         self.sides: dict[str, set[str]] = {}
+        # Per instruction, the outcomes its transformed tests expected, and how many repeated one.
+        self.outcomes: dict[str, set[tuple[str, ...]]] = {}
+        self.repeated: Counter[str] = Counter()
         for test in self.recent:
             self._note(test)
 
@@ -195,6 +201,17 @@ class _Context:
     def _note(self, test: TestCase) -> None:
         if test.statement_id and test.expected_side:
             self.sides.setdefault(test.statement_id, set()).add(test.expected_side)
+        if test.instruction_id:
+            outcome = (test.expected_side or "", *test.success_criteria)
+            seen = self.outcomes.setdefault(test.instruction_id, set())
+            self.repeated[test.instruction_id] += outcome in seen
+            seen.add(outcome)
+
+    def repeats(self, instruction_id: str) -> int:
+        """How many of the instruction's tests expected an outcome one of its earlier tests
+        expected: the same change on statement after statement that ends in the same reply (every
+        request refused for want of identification) reaches one boundary, again and again."""
+        return self.repeated[instruction_id]
 
     def covered_sides(self, statement_id: str) -> list[str]:
         return sorted(self.sides.get(statement_id, set()))
