@@ -99,11 +99,11 @@ class Case:
     # --- situations a user message can put the agent in (for searching the traces) -------
     def unknown_order(self, text: str, trace: TraceView) -> bool:
         """The message names an order id the tester facts do not know (a made-up one)."""
-        return any(self.facts.order(normalise_order_id(o)) is None for o in lang.ORDER_ID.findall(text))
+        return any(self.order_fact(o) is None for o in lang.ORDER_ID.findall(text))
 
     def foreign_order(self, text: str, trace: TraceView) -> bool:
         """The message names a known order of a user other than the one identified in the trace."""
-        return any(self.facts.order(normalise_order_id(o)) is not None and not self.owns(o, trace)
+        return any(self.order_fact(o) is not None and not self.owns(o, trace)
                    for o in lang.ORDER_ID.findall(text)) and self.identified(trace)
 
     def identified(self, trace: TraceView) -> bool:
@@ -118,7 +118,7 @@ class Case:
     def item_not_in_order(self, text: str, trace: TraceView) -> bool:
         """The message names an order and an item the facts place in another order."""
         said = " ".join(t.text for t in trace.turns if t.role == "user")
-        orders = [self.facts.order(normalise_order_id(o)) for o in lang.ORDER_ID.findall(said)]
+        orders = [self.order_fact(o) for o in lang.ORDER_ID.findall(said)]
         known = [o for o in orders if o is not None and o.items]
         others = {i for _, o in self.facts.all_orders() for i in o.items}
         return bool(known) and any(i in others and all(i not in o.items for o in known)

@@ -13,7 +13,6 @@ from collections.abc import Callable
 
 from adat.contracts.adat2_roles import TraceView
 from adat_offline import language as lang
-from adat_offline.facts import normalise_order_id
 from adat_offline.transform_case import Case, Outcome
 from adat_offline.transform_values import DECISIVE, _no_reply, _numeric, _replace, _status_swap
 from adat_offline.transform_wording import NO_REQUEST, request_of, with_request
@@ -68,7 +67,7 @@ def value_same_as_current(case: Case) -> Outcome:
         return "the tester facts do not say which other method paid the test's order"
 
     def pays_as_before(text: str, trace: TraceView) -> bool:
-        named = [case.facts.order(normalise_order_id(o)) for o in lang.ORDER_ID.findall(
+        named = [case.order_fact(o) for o in lang.ORDER_ID.findall(
             " ".join(t.text for t in trace.turns if t.role == "user"))]
         return any(o is not None and o.paid_with and o.paid_with in text for o in named)
     found = case.reply_to(pays_as_before, DECISIVE, kind=None)
