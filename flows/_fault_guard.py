@@ -14,29 +14,33 @@ from __future__ import annotations
 import os
 import signal
 
-from adat.child_guard import die_with_parent
+from adat.child_guard import die_with_parent, gone
 
 #: the flow process's pid, in the environment the fork server and the workers start with
 PARENT_ENV = "ADAT_FAULT_POOL_PARENT"
+
+#: in a process the flow process started for its pool (the fork server, a spawned worker): its own
+#: pid. A worker the server forks inherits the value: the parent it dies with
+#: (``flows._fault_runner._die_with_server``).
+pool_process: int | None = None
 
 
 def guard() -> None:
     """In a process the flow process started for its pool (the fork server; a spawned worker):
     die with the flow process and leave Ctrl-C to it; end now if it is gone already. Nothing
     elsewhere (the flow process itself, a test importing the worker module)."""
+    global pool_process
     flow = os.environ.get(PARENT_ENV, "")
     if not flow.isdigit() or int(flow) == os.getpid():
         return
     if int(flow) == os.getppid():
         die_with_parent(int(flow))  # ends this process if the flow dies before the signal is armed
+        pool_process = os.getpid()
         # Ctrl-C is the flow process's to handle (adat.interrupts). A worker the server forks
         # starts with the server's handlers of this moment, so it ignores SIGINT from its first
         # instruction, not only once its initializer runs.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         return
-    try:
-        os.kill(int(flow), 0)
-    except ProcessLookupError:  # started by a flow process that died before this line: an orphan
+    if gone(int(flow)):  # started by a flow process that died before this line: an orphan
         os._exit(1)
-    except PermissionError:  # a live process of another user: not ours to judge
-        return
+    # else the variable came down from a live process further up, not from our parent: not ours

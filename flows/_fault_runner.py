@@ -56,6 +56,7 @@ from pydantic import PrivateAttr
 from adat.child_guard import die_with_parent
 from adat.config import RunConfig
 from adat.llm.providers.provider_registry import provider_modules
+from flows import _fault_guard
 from flows._cli import one_api
 from flows._fault_guard import PARENT_ENV
 
@@ -109,15 +110,10 @@ def warm_worker(modules: tuple[str, ...] = (WARM_MODULE,), environ: dict[str, st
 
 def _die_with_server() -> None:
     """A forked worker dies with its fork server, which dies with the flow process
-    (:mod:`adat.child_guard`); it ends now if the flow process is gone already."""
-    if not die_with_parent():
-        return
-    try:
-        os.kill(int(os.environ.get(PARENT_ENV, "")), 0)
-    except ValueError:  # no flow process recorded
-        return
-    except ProcessLookupError:  # it died before the signal was armed
-        os._exit(1)
+    (:mod:`adat.child_guard`); it ends now if the server is gone already. The server, not the flow
+    process: the server dies as the flow's main thread does, while the flow's pid still names a
+    dying process or a zombie, and a worker forked just before then must not take it as alive."""
+    die_with_parent(_fault_guard.pool_process)  # None: a server no flow process guarded
 
 
 def _end_worker() -> None:

@@ -82,3 +82,14 @@ def _forget_secrets():
     from adat import redaction
 
     redaction.forget_all()
+
+
+@pytest.fixture(autouse=True)
+def _no_pool_parent_left(monkeypatch: pytest.MonkeyPatch):
+    """A flow a test runs in this process names this process the parent of its fault pool in the
+    environment (flows._fault_runner.fork_server); a command a later test starts must not inherit
+    that as if this process were its flow."""
+    from flows._fault_guard import PARENT_ENV
+
+    monkeypatch.delenv(PARENT_ENV, raising=False)  # and whatever a test set is removed at its end
+    yield

@@ -7,8 +7,11 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
+
+from adat.child_guard import gone
 
 PARENT = """
 import subprocess, sys, time
@@ -19,31 +22,38 @@ time.sleep(60)
 """
 
 
-def _gone(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(") ", 1)[1].startswith("Z")  # a zombie waits for init to reap it
-    except FileNotFoundError:
-        return True
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
 def test_a_guarded_child_dies_within_a_second_of_its_parents_kill_9() -> None:
     parent = subprocess.Popen([sys.executable, "-c", PARENT], stdout=subprocess.PIPE, text=True)
     assert parent.stdout is not None
     child = int(parent.stdout.readline())
     time.sleep(0.5)  # the guard has exec'd sleep by now
-    assert not _gone(child)
+    assert not gone(child)
     with open(f"/proc/{child}/cmdline", "rb") as f:
         assert f.read().split(b"\0")[0] == b"/bin/sleep", "the guard did not exec the command"
     os.kill(parent.pid, signal.SIGKILL)
     parent.wait()
     deadline = time.monotonic() + 5
-    while not _gone(child) and time.monotonic() < deadline:
+    while not gone(child) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _gone(child), "the guarded child outlived its parent"
+    assert gone(child), "the guarded child outlived its parent"
 
 
 def test_a_guard_whose_parent_is_already_gone_ends_at_once() -> None:
     done = subprocess.run([sys.executable, "-m", "adat.child_guard", "1", "--", "/bin/sleep", "60"], timeout=30)
     assert done.returncode == (1 if sys.platform.startswith("linux") else 0)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="zombies are read from /proc")
+def test_gone_is_true_for_a_reaped_pid_and_for_a_zombie_false_for_a_live_process() -> None:
+    child = subprocess.Popen(["/bin/sleep", "60"])
+    assert not gone(child.pid) and not gone(os.getpid())
+    child.kill()
+    deadline = time.monotonic() + 5  # killed, not reaped: a zombie that os.kill(pid, 0) still finds
+    while Path(f"/proc/{child.pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z":
+        assert time.monotonic() < deadline, "the killed child never became a zombie"
+        time.sleep(0.01)
+    os.kill(child.pid, 0)
+    assert gone(child.pid)
+    child.wait()
+    assert gone(child.pid)

@@ -12,6 +12,13 @@ each child adat starts, not by the parent:
   the workers with the server. The standard library's resource tracker ends on its own once
   every process holding its pipe is gone.
 
+A child that arms the signal after its parent died is an orphan that nobody will signal: it
+checks its parent itself, right after arming, and ends. Which process to check is the one that
+forked it (:func:`die_with_parent`'s ``expected_parent``), never a process further up: the fork
+server dies the moment the flow process's main thread does, while the flow's pid still names a
+dying process, then a zombie until it is reaped (:func:`gone`). A worker that checked the flow
+instead found it "alive" in that window and was left running (a CI failure of ``kill -9``).
+
 Two caveats of the mechanism, and how they are met: the "parent" is the *thread* that forked
 the child, so every guarded child is started from the command's main thread (the flow runs
 there); and a parent that dies between the fork and the ``prctl`` call is missed, so the child
@@ -41,6 +48,27 @@ def die_with_parent(expected_parent: int | None = None, sig: int = signal.SIGKIL
     if expected_parent is not None and os.getppid() != expected_parent:
         os._exit(1)  # the parent died before the signal was armed: nobody is left to wait for us
     return True
+
+
+def gone(pid: int) -> bool:
+    """True when ``pid`` names no running process: none at all, or one that has exited and waits to
+    be reaped (a zombie). A process killed with ``kill -9`` stays a zombie until its parent reaps
+    it, and keeps its pid meanwhile, so ``os.kill(pid, 0)`` alone still finds it; its children were
+    handed on at its exit already."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # a live process of another user
+        return False
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            state = stat.read().rpartition(")")[2].split()[0]  # the field after the command name
+    except (OSError, IndexError):  # gone between the two looks
+        return True
+    return state in ("Z", "X")
 
 
 def guarded_command(cmd: list[str]) -> list[str]:

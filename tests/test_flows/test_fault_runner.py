@@ -147,6 +147,60 @@ def test_a_pool_process_whose_flow_process_is_gone_ends_at_once():
     assert (done.returncode, done.stdout) == (1, "")
 
 
+# A pool process made the fork server of the test process; its worker is orphaned (the server
+# exits) before the worker arms its parent-death signal, while the flow process (the test) lives.
+_ORPHANED_WORKER = """
+import os, time
+from flows import _fault_guard
+_fault_guard.guard()
+server = os.getpid()
+if os.fork() == 0:
+    while os.getppid() == server:
+        time.sleep(0.01)
+    from flows._fault_runner import _die_with_server
+    _die_with_server()
+    print("went on", flush=True)
+os._exit(0)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_a_worker_whose_fork_server_died_before_it_armed_ends_though_the_flow_process_lives():
+    """The server dies the moment the flow's main thread does; the flow's pid can still name a
+    dying process then. A worker forked just before that checked the flow, found it, and was left
+    running with its resource tracker (CI, kill -9 and Ctrl-C of ``adat evaluate``)."""
+    done = _pool_child(_ORPHANED_WORKER, os.getpid())  # returns once the worker closed the pipe too
+    assert (done.returncode, done.stdout) == (0, ""), done.stderr[-2000:]
+
+
+# The flow process starts its fork server and exits; it stays a zombie (its parent, the test,
+# has not reaped it) while the server, reparented, reaches its guard.
+_SERVER_OF_A_ZOMBIE = """
+import os, sys, time
+while os.getppid() == int(os.environ[sys.argv[1]]):
+    time.sleep(0.01)
+import flows._fault_worker
+print("went on", flush=True)
+"""
+_ZOMBIE_FLOW = """
+import os, subprocess, sys
+subprocess.Popen([sys.executable, "-c", *sys.argv[1:]], env={**os.environ, sys.argv[2]: str(os.getpid())})
+os._exit(0)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="zombies are read from /proc")
+def test_a_fork_server_whose_flow_process_exited_unreaped_ends_at_once():
+    from flows._fault_guard import PARENT_ENV
+
+    flow = subprocess.Popen([sys.executable, "-c", _ZOMBIE_FLOW, _SERVER_OF_A_ZOMBIE, PARENT_ENV],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert flow.stdout is not None
+    out = flow.stdout.read()  # at its end both are done: the flow, unreaped, and its server
+    assert out == "", flow.stderr.read()[-2000:] if flow.stderr else out  # type: ignore[union-attr]
+    assert flow.wait(timeout=60) == 0
+
+
 @pytest.mark.slow
 def test_a_worker_keeps_one_api_client_and_runs_each_task_under_the_flows_settings(prefect_harness):
     from prefect.context import serialize_context
