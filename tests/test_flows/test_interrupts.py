@@ -10,89 +10,23 @@ and ``adat run-suite``'s group gets SIGKILL so that the next command finds the r
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
-import psutil
 import pytest
 
 from adat.engine.run_claims import mark_abandoned
 from adat.warehouse import read_records
+from tests.support.adat_command import Command, command_env, fork_servers, workers_run
 from tests.support.demo_config import small_demo_config, write_config
 
 pytestmark = pytest.mark.slow
 
 SUITE = "suite-int"
-#: a terminal progress line (``executions (plain, original): 3/10``): output the command made before the signal
-PROGRESS = re.compile(r"^[\w ,()-]+: \d+/\d+$")
 EXECUTING = "executions ("
-
-
-def _env(tmp: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")}  # no server: the default
-    return {**env, "PREFECT_HOME": str(tmp / "prefect-home"), "ADAT_CACHE_DIR": str(tmp / "cache")}
-
-
-class Command:
-    """An ``adat`` command in its own session (process group), its stderr read as it comes."""
-
-    def __init__(self, env: dict[str, str], *args: str) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-c", "from adat.cli.main import app; app()", *args], env=env,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     start_new_session=True)
-        self.lines: list[str] = []
-        threading.Thread(target=lambda: self.lines.extend(iter(self.proc.stderr.readline, "")),  # type: ignore[union-attr]
-                         daemon=True).start()
-
-    def wait_for(self, ready: Callable[[], bool], what: str, timeout: float = 300) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and self.proc.poll() is None and not ready():
-            time.sleep(0.02)
-        assert self.proc.poll() is None, f"the command ended before {what}: " + "".join(self.lines)[-3000:]
-        assert ready(), f"never reached {what}: " + "".join(self.lines)[-3000:]
-
-    def printed(self, text: str) -> bool:
-        return any(text in line for line in list(self.lines))
-
-    def session(self) -> list[psutil.Process]:
-        """Every live process of the command's session: itself and whatever it started."""
-        return [p for p in psutil.process_iter() if _alive(p) and _sid(p) == self.proc.pid]
-
-    def signal_group(self, sig: int) -> tuple[int, float]:
-        """Send ``sig`` to the group; (exit code, seconds to exit). :meth:`said_since` the lines it printed."""
-        self.before = len(self.lines)
-        sent = time.monotonic()
-        os.killpg(self.proc.pid, sig)
-        try:
-            code = self.proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            pytest.fail(f"still running 60 s after {signal.Signals(sig).name}")
-        return code, time.monotonic() - sent
-
-    def said_since(self) -> list[str]:
-        """The stderr lines since the signal, but for progress lines drawn before it was handled."""
-        return [line for line in list(self.lines)[self.before:] if not PROGRESS.match(line.strip())]
-
-
-def _sid(p: psutil.Process) -> int | None:
-    try:
-        return os.getsid(p.pid)
-    except OSError:
-        return None
-
-
-def _alive(p: psutil.Process) -> bool:
-    try:
-        return p.is_running() and p.status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
 
 
 def _last_run(root: Path, run_id: str):  # type: ignore[no-untyped-def]
@@ -104,7 +38,7 @@ def suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[st
     """A completed small ``adat run`` (the suite run-suite and evaluate use): config, data dir, env."""
     tmp = tmp_path_factory.mktemp("suite")
     config = write_config(small_demo_config(tmp / "data", sessions=3, n=6, run_id=SUITE), tmp / "run.yaml")
-    env = _env(tmp)
+    env = command_env(tmp)
     done = subprocess.run([sys.executable, "-c", "from adat.cli.main import app; app()", "run", "--config",
                            str(config)], env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -128,7 +62,7 @@ def _check_interrupted(cmd: Command, sig: int, root: Path, run_id: str) -> None:
 def test_sigint_to_the_group_during_plain_executions_stops_run_with_one_line(tmp_path: Path) -> None:
     config = write_config(small_demo_config(tmp_path / "data", sessions=2, n=6, run_id="int-run"),
                           tmp_path / "run.yaml")
-    cmd = Command(_env(tmp_path), "run", "--config", str(config))
+    cmd = Command(command_env(tmp_path), "run", "--config", str(config))
     cmd.wait_for(lambda: cmd.printed("executions (plain, original): 1/"), "the plain executions")
     _check_interrupted(cmd, signal.SIGINT, tmp_path / "data", "int-run")
 
@@ -158,21 +92,10 @@ def test_a_killed_run_is_abandoned_for_the_next_command(suite) -> None:  # type:
     assert _last_run(root, SUITE).status == "completed", "a finished run was touched"
 
 
-def _fork_servers(cmd: Command) -> list[psutil.Process]:
-    return [p for p in cmd.session() if p.ppid() == cmd.proc.pid and "multiprocessing.forkserver" in " ".join(p.cmdline())]
-
-
-def _workers_run(cmd: Command) -> bool:
-    """The fault workers run: processes the fork server forked (a count of the session's processes
-    could include a short-lived helper while the server still imports)."""
-    servers = {p.pid for p in _fork_servers(cmd)}
-    return any(p.ppid() in servers for p in cmd.session())
-
-
 def test_kill_9_of_evaluate_leaves_no_child_alive_10_s_later(suite) -> None:  # type: ignore[no-untyped-def]
     config, _root, env = suite
     cmd = Command(env, "evaluate", "--config", str(config), "--run", SUITE)
-    cmd.wait_for(lambda: _workers_run(cmd), "the fault workers")
+    cmd.wait_for(lambda: workers_run(cmd), "the fault workers")
     children = [p for p in cmd.session() if p.pid != cmd.proc.pid]
     names = [" ".join(p.cmdline())[:120] for p in children]
     assert any("uvicorn" in n for n in names) and any("forkserver" in n for n in names), names
@@ -186,7 +109,7 @@ def test_kill_9_of_evaluate_leaves_no_child_alive_10_s_later(suite) -> None:  # 
 def test_sigint_to_evaluates_group_with_fault_workers_is_one_line_and_no_child(suite) -> None:  # type: ignore[no-untyped-def]
     config, _root, env = suite
     cmd = Command(env, "evaluate", "--config", str(config), "--run", SUITE)
-    cmd.wait_for(lambda: _workers_run(cmd), "the fault workers")
+    cmd.wait_for(lambda: workers_run(cmd), "the fault workers")
     code, took = cmd.signal_group(signal.SIGINT)
     assert (code, took <= 5) == (130, True), (code, took, cmd.said_since())
     time.sleep(2)
@@ -204,7 +127,7 @@ def test_a_fork_server_still_importing_ends_with_the_command(suite, group: bool)
     command's request): the server and any worker end with the command, at once."""
     config, _root, env = suite
     cmd = Command(env, "evaluate", "--config", str(config), "--run", SUITE)
-    cmd.wait_for(lambda: bool(_fork_servers(cmd)), "the fork server")
+    cmd.wait_for(lambda: bool(fork_servers(cmd)), "the fork server")
     if group:
         assert cmd.signal_group(signal.SIGINT)[0] == 130
     else:
