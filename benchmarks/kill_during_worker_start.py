@@ -13,6 +13,7 @@ any process outlived its command.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import subprocess
@@ -54,12 +55,13 @@ def main() -> int:
                 os.kill(cmd.proc.pid, signal.SIGKILL)
                 cmd.proc.wait()
             time.sleep(args.wait)
-            left = cmd.session()
+            left = cmd.command_lines()
             left_total += bool(left)
             print(f"try {attempt + 1:3}: {len(left)} process(es) left", flush=True)
-            for process in left:
-                print(f"          {' '.join(process.cmdline())[:100]}", flush=True)
-                process.kill()
+            for pid, line in left.items():
+                print(f"          {line[:100]}", flush=True)
+                with contextlib.suppress(ProcessLookupError):  # ended since the look
+                    os.kill(pid, signal.SIGKILL)
     how = "SIGINT to the group" if args.sigint else "kill -9 of the command"
     print(f"{how}: {left_total} of {args.runs} tries left a process running {args.wait:g} s later")
     return 1 if left_total else 0

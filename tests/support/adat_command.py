@@ -50,6 +50,11 @@ class Command:
         """Every live process of the command's session: itself and whatever it started."""
         return [p for p in psutil.process_iter() if _alive(p) and _sid(p) == self.proc.pid]
 
+    def command_lines(self) -> dict[int, str]:
+        """pid → command line of each live process of the session (one that ends meanwhile is left out)."""
+        seen = {p.pid: _parent_and_args(p) for p in self.session()}
+        return {pid: info[1] for pid, info in seen.items() if info is not None}
+
     def signal_group(self, sig: int) -> tuple[int, float]:
         """Send ``sig`` to the group; (exit code, seconds to exit). :meth:`said_since` the lines it printed."""
         self.before = len(self.lines)

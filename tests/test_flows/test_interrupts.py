@@ -96,13 +96,12 @@ def test_kill_9_of_evaluate_leaves_no_child_alive_10_s_later(suite) -> None:  # 
     config, _root, env = suite
     cmd = Command(env, "evaluate", "--config", str(config), "--run", SUITE)
     cmd.wait_for(lambda: workers_run(cmd), "the fault workers")
-    children = [p for p in cmd.session() if p.pid != cmd.proc.pid]
-    names = [" ".join(p.cmdline())[:120] for p in children]
+    names = [line[:120] for pid, line in cmd.command_lines().items() if pid != cmd.proc.pid]
     assert any("uvicorn" in n for n in names) and any("forkserver" in n for n in names), names
     os.kill(cmd.proc.pid, signal.SIGKILL)  # the command's own process only: its children are not signalled
     cmd.proc.wait()
     time.sleep(10)
-    alive = [" ".join(p.cmdline())[:120] for p in cmd.session()]  # a worker forked after the look above too
+    alive = [line[:120] for line in cmd.command_lines().values()]  # a worker forked after the look above too
     assert alive == [], f"alive 10 s after kill -9 of the command: {alive}"
 
 
@@ -134,5 +133,5 @@ def test_a_fork_server_still_importing_ends_with_the_command(suite, group: bool)
         os.kill(cmd.proc.pid, signal.SIGKILL)
         cmd.proc.wait()
     time.sleep(1)  # less than the server's imports take even on an idle machine (2-3 s here)
-    alive = [" ".join(p.cmdline())[:120] for p in cmd.session() if "resource_tracker" not in " ".join(p.cmdline())]
+    alive = [line[:120] for line in cmd.command_lines().values() if "resource_tracker" not in line]
     assert alive == [], f"alive 1 s after the command ended: {alive}"
