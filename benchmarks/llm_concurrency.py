@@ -55,7 +55,7 @@ def demo_statements(cfg: RunConfig) -> tuple[list[Statement], list[Trace]]:
 def timed_generation(cfg: RunConfig, concurrency: int, latency_s: float, statements: list[Statement],
                      traces: list[Trace]) -> tuple[float, list[TestCase], int]:
     """Wall time, tests and provider calls of plain generation at ``concurrency``."""
-    from adat.stages.plain import generate_plain_tests
+    from adat.stages.statements import generate_plain_tests
 
     run_cfg = cfg.model_copy(deep=True)
     run_cfg.llm.concurrency = concurrency

@@ -108,7 +108,7 @@ def _adat(*args: str, fault_dir: Path | None = None) -> None:
 def _has_run(data: Path, run_id: str) -> bool:
     """Whether ``run_id`` already has its tests in ``data`` (the demo's suite, or a setting's
     run-suite copy of it), the check `adat run-suite` itself makes."""
-    from adat.adat2.run_suite_check import has_rows
+    from adat.stages.execution import has_rows
 
     return data.is_dir() and has_rows(data, "tests", run_id)
 

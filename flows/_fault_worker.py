@@ -19,9 +19,8 @@ import prefect.task_engine  # noqa: F401  (what a worker runs each task with)
 import pyarrow.dataset  # noqa: F401  (the first record read imports it, and pandas with it)
 
 import tasks.stage_tasks  # noqa: F401  (the task module a regression is unpickled into)
-from adat.adat2 import adat2_steps as steps  # noqa: F401
 from adat.errors import UserError
-from adat.evaluation import labels, replay  # noqa: F401
+from adat.evaluation import audit, labels, replay  # noqa: F401
 from adat.stages import execution, judging  # noqa: F401
 from adat_reference.agent.rules import RuleBook
 

@@ -19,10 +19,10 @@ from typing import Any
 from prefect.logging.loggers import flow_run_logger
 from prefect.runtime import flow_run as current_flow_run
 
-from adat.adat2 import adat2_steps as steps
 from adat.config import RunConfig
 from adat.engine.context import StepResult
 from adat.engine.run_claims import claim_run, release
+from adat.engine.stage_runner import fail_run
 from tasks import stage_tasks as t
 
 #: flow run id -> the runs it opened (config, run id, flow name, whether it holds the claim), in this process
@@ -71,7 +71,7 @@ def close_runs(_flow: Any, flow_run: Any, state: Any) -> None:
             return
         line = error_line(state)
         for cfg, run_id, flow, _ in opened:
-            if steps.fail_run(cfg, run_id, flow, line):
+            if fail_run(cfg, run_id, flow, line):
                 flow_run_logger(flow_run).error("run %s marked failed: %s", run_id, line)
     finally:
         for cfg, run_id, _, claimed in opened:

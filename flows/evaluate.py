@@ -12,7 +12,8 @@ from prefect import flow, get_run_logger
 
 from adat.config import RunConfig
 from adat.engine.context import StepResult
-from adat.evaluation.evaluation_steps import evaluation_faults, uses_reference_auditor
+from adat.evaluation.audit import uses_reference_auditor
+from adat.evaluation.evaluation_steps import evaluation_faults
 from flows._artifacts import publish
 from flows._fault_runner import prestart_workers
 from flows.regress import fault_runner, regress_faults

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from prefect import flow, get_run_logger
 
-from adat.adat2.run_suite_check import check_run_suite
 from adat.config import RunConfig
 from adat.llm.budget import BudgetExhausted, stopped_in
+from adat.stages.execution import check_run_suite
 from flows._artifacts import publish_run_artifacts
 from flows._names import flow_run_run_id, run_named
 from flows._run_status import RUN_HOOKS, open_run

@@ -11,13 +11,14 @@ from typing import Any
 
 from prefect import task
 
-from adat.adat2 import adat2_steps, mapped_execution
 from adat.baselines.baseline_steps import ablation_priors_step
 from adat.config import RunConfig
+from adat.engine import stage_runner
 from adat.engine.context import StepResult
 from adat.engine.stage_registry import stage
 from adat.engine.table_checks import run_checks
 from adat.evaluation import evaluation_steps
+from adat.stages import execution
 from adat.tdad.spec_suite_steps import start_run as start_spec_run_step
 from tasks.stage_factory import in_phase, stage_task
 
@@ -31,7 +32,7 @@ execute = stage_task("execution")
 selection_priors = stage_task("selection-priors")
 transform = stage_task("transformation")
 # execution.task_runner dask: one task per test (under the execution stage's key), then the write
-execute_and_judge = stage_task("execution", mapped_execution.execute_and_judge)
+execute_and_judge = stage_task("execution", execution.execute_and_judge)
 record_executions = stage_task("record-executions")  # cached: a re-run must hand transformation the same digest
 # --- evaluation -------------------------------------------------------------------------------
 audit = stage_task("audit")
@@ -50,11 +51,11 @@ rerun = stage_task("spec-reliability")
 mutate = stage_task("spec-mutate")
 
 # --- bookkeeping (not cached) -----------------------------------------------------------------
-start_run = task(name="start-run")(adat2_steps.start_run)
+start_run = task(name="start-run")(stage_runner.start_run)
 start_spec_run = task(name="spec-start-run")(start_spec_run_step)
 suite_fingerprint = task(name="suite-fingerprint")(evaluation_steps.suite_fingerprint)
 # cheap, and it must read the suite (or the warehouse) as it is now
-execution_tests = task(name="execution-tests")(in_phase("execution", mapped_execution.execution_tests))
+execution_tests = task(name="execution-tests")(in_phase("execution", execution.execution_tests))
 ablation_priors = task(name="ablation-priors")(ablation_priors_step)
 
 
@@ -62,7 +63,7 @@ ablation_priors = task(name="ablation-priors")(ablation_priors_step)
 def finish_run(cfg: RunConfig, run_id: str, flow: str, after: Any = None, status: str = "completed",
                stopped_in: str = "") -> StepResult:
     """Mark the run finished (``after``: what it waited for) and bring the catalog up to date."""
-    return adat2_steps.finish_run(cfg, run_id, flow, status, stopped_in)
+    return stage_runner.finish_run(cfg, run_id, flow, status, stopped_in)
 
 
 @task(name="evaluation-catalog")

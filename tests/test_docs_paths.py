@@ -97,3 +97,45 @@ def test_the_check_catches_stale_names() -> None:
             "`evaluation/evaluation_steps.py`, `catalogs/prompts/<id>.yaml`, `adat.engine.context.end_run_row`, "
             "`adat.providers`, `setup.py`, `tests/test_architecture.py`")
     assert stale_names(kept) == []
+
+
+def record_walk(text: str) -> list[tuple[str, list[str]]]:
+    """The rows of the page's "One record, discovery to V/C" table: each file it opens, with the
+    functions and classes the row names in it (``snake_case`` with an underscore, ``CamelCase``,
+    ``Class.method``); a row with an empty file cell goes on with the file above."""
+    section = text.split("## One record, discovery to V/C", 1)[1].split("\n## ", 1)[0]
+    rows: list[tuple[str, list[str]]] = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 5 or cells[0] in ("#", "---"):
+            continue
+        names = [n for n in re.findall(r"`([A-Za-z_][\w.]*)`", cells[2])
+                 if "_" in n.split(".")[0] or n[0].isupper()]
+        path = re.fullmatch(r"`([^`]+)`", cells[1])
+        if path and cells[0].isdigit():
+            rows.append((path.group(1), names))
+        elif not cells[1] and rows:
+            rows[-1][1].extend(names)
+    return rows
+
+
+def test_the_record_walk_opens_at_most_six_files_and_names_what_they_define() -> None:
+    """Issue 26: one record from the discovery trace to V/C in at most 6 files, and the page says
+    which: every file of the walk exists and defines every function and class the row names."""
+    walk = record_walk(PAGE.read_text(encoding="utf-8"))
+    files = [path for path, _names in walk]
+    assert 0 < len(files) == len(set(files)) <= 6, files
+    for path, names in walk:
+        assert (ROOT / path).is_file(), path
+        text = (ROOT / path).read_text(encoding="utf-8")
+        for name in (part for dotted in names for part in dotted.split(".")):
+            assert re.search(rf"^\s*(?:def|class) {name}\b", text, re.M), f"{path} defines no {name}"
+    assert files[-1] == "sql/metrics/validity_rate.sql"
+    # the steps the walk names are the ones the stage registry runs, from those files
+    from adat.engine.stage_registry import STAGES
+
+    entries = {s.entry.split(":")[1]: "src/" + s.entry.split(":")[0].replace(".", "/") + ".py" for s in STAGES.values()}
+    steps = [(path, n) for path, names in walk for n in names if n.endswith("_step")]
+    assert {n for _p, n in steps} >= {"extraction_step", "grounding_step", "plain_generation_step", "audit_step"}
+    for path, step in steps:
+        assert entries.get(step) == path, (step, entries.get(step), path)

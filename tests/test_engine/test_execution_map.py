@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from adat.adat2 import mapped_execution as m
 from adat.config import RunConfig
 from adat.engine.context import RunContext
 from adat.engine.stage_runner import run_stage
 from adat.errors import UserError
+from adat.stages import execution as m
 from adat.warehouse.parquet import part_owner, partition_dir, read_records
 from tests.test_evaluation.conftest import BAD_REASON, BY_MISTAKE, CHLOE, RUN, make_test
 

@@ -44,6 +44,37 @@ def test_each_stage_has_its_own_stable_code_digest() -> None:
     assert len({fingerprint.code_digest(s.entry) for s in STAGES.values()}) == len(STAGES)
 
 
+def test_a_step_s_digest_covers_the_functions_of_its_module_it_calls_and_no_other(tmp_path: Path,
+                                                                                 monkeypatch) -> None:
+    """A step sits beside the stage functions it calls: editing one of those (or a constant they
+    read) changes the step's key; editing another step of the module does not."""
+    package = tmp_path / "adat"
+    (package / "stages").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "stages" / "__init__.py").write_text("")
+    (package / "extra.py").write_text("def helper():\n    return 1\n")
+    module = package / "stages" / "demo.py"
+    source = (
+        "LIMIT = 3\n\n"
+        "def one_step(ctx):\n    return _work(ctx)\n\n"
+        "def _work(ctx):\n    from adat.extra import helper\n    return helper() + LIMIT\n\n"
+        "def other_step(ctx):\n    return 2\n"
+    )
+    monkeypatch.setattr(fingerprint, "_PACKAGE", package)
+
+    def digest(text: str) -> str:
+        module.write_text(text)
+        fingerprint._parsed.cache_clear()
+        return fingerprint._code_digest("adat.stages.demo:one_step")
+
+    first = digest(source)
+    assert digest(source.replace("def other_step(ctx):\n    return 2", "def other_step(ctx):\n    return 5")) == first
+    assert digest(source.replace("helper() + LIMIT", "helper() - LIMIT")) != first  # the helper it calls
+    assert digest(source.replace("LIMIT = 3", "LIMIT = 4")) != first  # a constant the helper reads
+    (package / "extra.py").write_text("def helper():\n    return 2\n")  # a module the helper imports
+    assert digest(source) != first
+
+
 def test_refresh_reruns_a_stage_and_its_downstream_only() -> None:
     after_grounding = downstream(["grounding"])
     assert {"grounding", "plain-generation", "execution", "selection-priors", "transformation",

@@ -75,7 +75,7 @@ def test_past_attempts_carry_their_statements_text_and_reason_most_recent_last(t
 
 
 def test_past_attempts_are_capped_at_the_most_recent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import adat.adat2.selection_history as history
+    import adat.stages.selection_priors as history
 
     root = tmp_path / "data"
     _run(root, "r0", 0, "k-old")

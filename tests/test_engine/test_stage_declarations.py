@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from adat.adat2 import adat2_steps
 from adat.config import RunConfig
 from adat.engine.context import RunContext, UndeclaredWrite
 from adat.engine.stage_registry import STAGES
 from adat.engine.stage_runner import Outcome, run_stage
 from adat.engine.table_checks import checks_over
 from adat.records import TABLES
+from adat.stages import statements
 from adat.warehouse import read_records
 from tests.test_sql import warehouse_fixture as fx
 
@@ -34,7 +34,7 @@ def test_a_write_to_an_undeclared_table_fails_and_writes_nothing(tmp_path: Path,
         ctx.write("tests", [fx.test_case("r1", "t1", "plain", "s1")], owner="plain")  # plain generation's table
         return Outcome()
 
-    monkeypatch.setattr(adat2_steps, "extraction_step", rogue_extraction)
+    monkeypatch.setattr(statements, "extraction_step", rogue_extraction)
     cfg = RunConfig(data_dir=str(tmp_path / "data"))
     with pytest.raises(UndeclaredWrite, match="stage extraction wrote table 'tests'"):
         run_stage("extraction", cfg, "r1")

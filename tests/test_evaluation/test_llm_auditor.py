@@ -16,9 +16,9 @@ from adat.contracts.auditor_roles import (
     PROMPT_AUDITOR_GROUPING,
 )
 from adat.errors import UserError
+from adat.evaluation.audit import LLMAuditor, load_artifacts, require_llm_auditor
 from adat.evaluation.groupings import llm_groupings
 from adat.evaluation.labels import Compliance
-from adat.evaluation.llm_auditor import LLMAuditor, load_artifacts, require_llm_auditor
 from adat.llm.client import LLMClient
 from adat.llm.providers.provider_registry import ProviderRegistry
 from adat.llm.types import LLMRequest
@@ -169,7 +169,7 @@ def test_offline_auditor_on_a_non_reference_target_is_a_user_error(tmp_path):
         require_llm_auditor(cfg)
     require_llm_auditor(_cfg(tmp_path))  # an LLM is fine
     # the reference target is audited from its side log, whatever models.auditor is
-    from adat.evaluation.evaluation_steps import uses_reference_auditor
+    from adat.evaluation.audit import uses_reference_auditor
 
     assert uses_reference_auditor(RunConfig(target=ReferenceTarget())) is True
     with pytest.raises(UserError):

@@ -3,7 +3,8 @@ criteria that disagree with the policy, and the checked-situation rule itself.""
 
 from __future__ import annotations
 
-from adat.evaluation.reference_auditor import ReferenceAuditor, checked_situation, criteria_side
+from adat.evaluation.audit import ReferenceAuditor, criteria_side
+from adat.evaluation.replay import checked_situation
 from tests.test_evaluation.conftest import (
     ACTS,
     ASKS_CONFIRMATION,

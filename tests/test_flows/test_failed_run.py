@@ -13,9 +13,10 @@ import duckdb
 import pytest
 from rich.console import Console
 
-from adat.adat2 import adat2_steps as steps
 from adat.cli.flow_loader import load_flow
+from adat.engine import stage_runner as steps
 from adat.run_figures import print_run_summary
+from adat.stages import statements
 from adat.warehouse import read_records
 from adat.warehouse.catalog import catalog_path
 from tests.support.demo_config import small_demo_config
@@ -28,7 +29,7 @@ def _explode(*_args: object, **_kwargs: object) -> None:
 @pytest.mark.slow
 def test_a_flow_failing_mid_run_marks_the_run_failed(prefect_harness, tmp_path, monkeypatch):
     cfg = small_demo_config(tmp_path / "data", sessions=2, n=2, run_id="breaks")
-    monkeypatch.setattr(steps, "grounding_step", _explode)
+    monkeypatch.setattr(statements, "grounding_step", _explode)
     with pytest.raises(RuntimeError, match="grounding exploded"):
         load_flow("pipeline")(config=cfg)
     root = cfg.data_path()

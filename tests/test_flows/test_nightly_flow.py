@@ -250,7 +250,8 @@ def test_two_nights_of_the_same_minute_get_their_own_run_ids_and_nothing_is_merg
     from adat.config import adat_home
     from adat.warehouse import build_catalog, run_query
 
-    assert all(run.state.is_completed() for run in twin_nights), [(r.name, r.state) for r in twin_nights]
+    assert all(run.state.is_completed() for run in twin_nights), (
+        [(r.name, r.state.type.value, r.state.message) for r in twin_nights], _tail(workdir / "serve.log"))
     names = sorted(run.name for run in twin_nights)  # flow runs are renamed to the run id they wrote
     assert re.fullmatch(r"twin-\d{8}-\d{4}", names[0]) and re.fullmatch(re.escape(names[0]) + r"-[0-9a-f]{4}", names[1])
     for name in names:

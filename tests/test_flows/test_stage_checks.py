@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from prefect import flow
 
-from adat.adat2 import adat2_steps
 from adat.config import RunConfig
 from adat.engine.context import RunContext
 from adat.engine.stage_runner import Outcome
 from adat.engine.table_checks import CheckFailed
+from adat.stages import execution
 from tests.test_sql import warehouse_fixture as fx
 
 
@@ -41,10 +41,10 @@ def test_a_check_violation_fails_the_stage_that_wrote_it(prefect_harness, tmp_pa
     def one_stage(run_id: str):
         return bind(t.execute, cfg, refresh=True)(cfg, run_id, None, kind="plain")
 
-    monkeypatch.setattr(adat2_steps, "execution_step", _clean)
+    monkeypatch.setattr(execution, "execution_step", _clean)
     assert one_stage("ok").tables == {"tests": 1, "executions": 1, "verdicts": 1}
 
-    monkeypatch.setattr(adat2_steps, "execution_step", _double_verdict)
+    monkeypatch.setattr(execution, "execution_step", _double_verdict)
     state = one_stage("bad", return_state=True)
     assert state.is_failed()
     with pytest.raises(CheckFailed) as failed:

@@ -21,8 +21,7 @@ from adat.config import RunConfig
 from adat.llm.providers.fake import FakeOutput
 from adat.llm.types import LLMError, LLMRequest
 from adat.stages.concurrency import call_or_error, map_in_order
-from adat.stages.plain import generate_plain_tests
-from adat.stages.statements import extract_statements, ground_statements
+from adat.stages.statements import extract_statements, generate_plain_tests, ground_statements
 from tests.test_stages.conftest import RUN, Roles, make_statement, make_trace
 
 ITEMS = 8

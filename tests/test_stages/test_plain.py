@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from adat.llm.types import LLMError
 from adat.stages.ids import plain_test_id
-from adat.stages.plain import generate_plain_tests
+from adat.stages.statements import generate_plain_tests
 from tests.test_stages.conftest import RUN, Roles, make_statement, make_trace
 
 TEST = {"goal": "agent refuses to cancel a delivered order", "step_hints": ["cancel order #1"],

@@ -5,7 +5,7 @@ budget is still tested; with room for all, the choice is the rank order unchange
 from __future__ import annotations
 
 from adat.records import Statement
-from adat.stages.plain import cluster_key, top_statements
+from adat.stages.statements import cluster_key, top_statements
 
 
 def _st(i: int, condition: str, text: str) -> Statement:

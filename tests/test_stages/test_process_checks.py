@@ -228,9 +228,9 @@ def test_the_fault_regressions_of_a_run_suite_run_judge_with_its_suites_checks(t
     4,578 regression verdicts judged without any), and `judge.use_tool_trace: false` still has none."""
     from datetime import UTC, datetime
 
-    from adat.adat2.adat2_steps import process_checks_of
     from adat.engine.context import RunContext
     from adat.records import Run
+    from adat.stages.process_checks import process_checks_of
     from adat.warehouse import write_records
 
     cfg = RunConfig(data_dir=str(tmp_path / "data"))

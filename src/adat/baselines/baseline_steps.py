@@ -1,11 +1,11 @@
-"""Pipeline steps of the baselines and the selector ablation (same pattern as adat.adat2.adat2_steps).
+"""Pipeline steps of the baselines and the selector ablation (same pattern as the AdaT2 steps in :mod:`adat.stages`).
 
 Each comparison run starts from the discovery of an existing run: :func:`copy_source_step` copies
 that run's traces (and, for the ablation, its statements, plain tests and instruction snapshot)
 into the new run, so every method works on exactly the same inputs and each run's tables stand
 on their own. Generated tests are then executed and judged by
-:func:`adat.adat2.adat2_steps.execution_step` with ``kind='agenteval'`` / ``kind='direct'``; the
-ablation runs :func:`adat.adat2.transformation_step.transformation_step` with the run config's selector.
+:func:`adat.stages.execution.execution_step` with ``kind='agenteval'`` / ``kind='direct'``; the
+ablation runs :func:`adat.stages.transformation.transformation_step` with the run config's selector.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def ablation_priors_step(cfg: RunConfig, source_run_id: str) -> StepResult:
     Frozen once per ablation, so no selector run learns from another's attempts, and the
     ``adat2`` run replays the source run's choices.
     """
-    from adat.adat2.selection_history import earlier_attempts, history_data, run_starts
+    from adat.stages.selection_priors import earlier_attempts, history_data, run_starts
 
     root = cfg.data_path()
     started = run_starts(root)

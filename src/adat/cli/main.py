@@ -285,8 +285,8 @@ def run_suite(
         result: object = cfg.run_id
         print_run_summary(console, cfg, str(result), summary=stored_summary(cfg, "run_suite", key))
     else:
-        from adat.adat2.run_suite_check import check_run_suite
         from adat.engine.preflight import preflight
+        from adat.stages.execution import check_run_suite
 
         check_run_suite(cfg, suite)
         preflight(cfg)
@@ -389,7 +389,8 @@ def regress(
 def _check_evaluation(cfg: RunConfig, run: str, faults: list[str] | None) -> None:
     """Fail before any flow starts: bad or unknown run, unknown fault, no usable auditor, preflight."""
     from adat.engine.preflight import preflight
-    from adat.evaluation.evaluation_steps import evaluation_faults, uses_reference_auditor
+    from adat.evaluation.audit import uses_reference_auditor
+    from adat.evaluation.evaluation_steps import evaluation_faults
     from adat.warehouse import read_records
 
     check_run_id(run, field="--run")

@@ -1,5 +1,5 @@
 """What the auditor roles are given and must answer: the contract between the evaluation
-(:mod:`adat.evaluation.llm_auditor`, :mod:`adat.evaluation.groupings`), the ``auditor*`` prompt
+(:mod:`adat.evaluation.audit`, :mod:`adat.evaluation.groupings`), the ``auditor*`` prompt
 files and every provider.
 
 The auditor is the one role that reads the agent's artifacts (policy, prompt, tool code): it

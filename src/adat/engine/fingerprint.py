@@ -2,8 +2,9 @@
 
 A stage's key (:func:`stage_key`) hashes
 
-* the **code the stage runs**: the source of its entry function and of every ``adat`` module it
-  imports, transitively (parsed, so comments, docstrings and line numbers do not count);
+* the **code the stage runs**: the source of its entry function, of the functions, classes and
+  constants of its own module that it names (transitively), and of every ``adat`` module these
+  import, transitively (parsed, so comments, docstrings and line numbers do not count);
 * its **prompt files** and, where it uses them, the **instruction catalog**;
 * a digest of the **target's artifacts** (:func:`target_digest`: the reference database and rule
   table, the fault file, an llm-agent's policy, an http endpoint's identity, a python factory's
@@ -27,7 +28,7 @@ import textwrap
 from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import adat
 from adat import config as shipped  # the shipped files' paths, looked up at call time (tests patch them)
@@ -164,9 +165,10 @@ def _write_store(data: dict[str, Any]) -> None:
 def _code_digest(entry: str) -> str:
     module, _, func = entry.partition(":")
     tree, top = _entry_source(module, func)
+    local = _local_definitions(tree, top, func)
     top_imports = ast.Module(body=[n for n in top.body if isinstance(n, (ast.Import, ast.ImportFrom))],
                              type_ignores=[])
-    todo = sorted(_imports(tree, module, False) | _imports(top_imports, module, False))
+    todo = sorted(_imports(tree, module, False) | _imports(local, module, False) | _imports(top_imports, module, False))
     seen: set[str] = set()
     while todo:
         name = todo.pop()
@@ -174,7 +176,33 @@ def _code_digest(entry: str) -> str:
             continue
         seen.add(name)
         todo.extend(sorted(_parsed(name)[1] - seen))
-    return _sha([ast.dump(tree).encode(), *(f"{n}\n{_parsed(n)[0]}".encode() for n in sorted(seen))])
+    return _sha([ast.dump(tree).encode(), ast.dump(local).encode(),
+                 *(f"{n}\n{_parsed(n)[0]}".encode() for n in sorted(seen))])
+
+
+def _local_definitions(tree: ast.AST, top: ast.Module, func: str) -> ast.Module:
+    """The top-level functions, classes and assignments of the entry's module that the entry
+    names, and those they name, transitively (docstrings stripped; in the module's order): a step
+    and the stage functions beside it are one unit of code, other steps of the module are not."""
+    defined: dict[str, ast.stmt] = {}
+    for node in top.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined[node.name] = node
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        defined[name.id] = node
+    named: set[str] = {func}
+    todo: list[ast.AST] = [tree]
+    while todo:
+        for node in ast.walk(todo.pop()):
+            name = node.id if isinstance(node, ast.Name) else None
+            if name in defined and name not in named:
+                named.add(name)
+                todo.append(defined[name])
+    body = [n for n in top.body if any(defined.get(name) is n for name in named - {func})]
+    return cast(ast.Module, _strip_docstrings(ast.Module(body=copy.deepcopy(body), type_ignores=[])))
 
 
 def _entry_source(module: str, func: str) -> tuple[ast.AST, ast.Module]:

@@ -56,9 +56,7 @@ class Stage:
         return getattr(importlib.import_module(module), func)  # type: ignore[no-any-return]
 
 
-_A = "adat.adat2.adat2_steps"
-_X = "adat.adat2.transformation_step"
-_M = "adat.adat2.mapped_execution"
+_S = "adat.stages"
 _E = "adat.evaluation.evaluation_steps"
 _B = "adat.baselines.baseline_steps"
 _T = "adat.tdad.spec_suite_steps"
@@ -67,29 +65,29 @@ _T = "adat.tdad.spec_suite_steps"
 _PHASE = ("executions", "verdicts", "rule_events", "rejudgements", "tests")
 
 STAGES: dict[str, Stage] = {s.name: s for s in (
-    Stage("discovery", f"{_A}:discovery_step", ("planner", "driver"), (), ("traces", "rule_events"),
+    Stage("discovery", f"{_S}.discovery:discovery_step", ("planner", "driver"), (), ("traces", "rule_events"),
           uses_target=True, guards_models=True),
-    Stage("extraction", f"{_A}:extraction_step", ("extractor",), ("traces",), ("statements",), ("discovery",),
+    Stage("extraction", f"{_S}.statements:extraction_step", ("extractor",), ("traces",), ("statements",), ("discovery",),
           guards_models=True),
-    Stage("grounding", f"{_A}:grounding_step", ("grounder",), ("statements",), ("ranked_statements",),
+    Stage("grounding", f"{_S}.statements:grounding_step", ("grounder",), ("statements",), ("ranked_statements",),
           ("extraction",), guards_models=True),
     # process checks (issue 27): statements about how the agent acts, as assertions over the tool trace
-    Stage("process-checks", f"{_A}:process_checks_step", ("process_checks",), ("ranked_statements", "traces"),
+    Stage("process-checks", f"{_S}.process_checks:process_checks_step", ("process_checks",), ("ranked_statements", "traces"),
           ("process_assertions",), ("grounding",), guards_models=True),
-    Stage("plain-generation", f"{_A}:plain_generation_step", ("generate_plain",), ("ranked_statements", "traces"),
+    Stage("plain-generation", f"{_S}.statements:plain_generation_step", ("generate_plain",), ("ranked_statements", "traces"),
           ("tests",), ("grounding",), guards_models=True),
-    Stage("execution", f"{_A}:execution_step", ("judge",), ("tests", "process_assertions"), _PHASE,
+    Stage("execution", f"{_S}.execution:execution_step", ("judge",), ("tests", "process_assertions"), _PHASE,
           ("plain-generation", "process-checks"), uses_target=True, guards_models=True),
     # execution.task_runner dask: the execution stage as one task per test, then this write
-    Stage("record-executions", f"{_M}:record_executions", (), ("tests",), _PHASE, ("plain-generation", "process-checks"),
+    Stage("record-executions", f"{_S}.execution:record_executions", (), ("tests",), _PHASE, ("plain-generation", "process-checks"),
           guards_models=True),
-    Stage("selection-priors", f"{_A}:selection_priors_step", (), ("attempts", "statements", "runs"), (),
+    Stage("selection-priors", f"{_S}.selection_priors:selection_priors_step", (), ("attempts", "statements", "runs"), (),
           ("grounding",)),
-    Stage("transformation", f"{_X}:transformation_step", ("generate_transformed", "judge", "selector"),
+    Stage("transformation", f"{_S}.transformation:transformation_step", ("generate_transformed", "judge", "selector"),
           ("ranked_statements", "tests", "traces", "instructions", "attempts", "stage_runs", "process_assertions"),
           ("attempts", "tests", "executions", "verdicts", "rule_events", "stage_runs"),
           ("execution", "selection-priors"), uses_target=True, uses_instructions=True, resumable=True),
-    Stage("audit", f"{_E}:audit_step", ("auditor",), ("tests", "executions"), ("audit_labels",),
+    Stage("audit", "adat.evaluation.audit:audit_step", ("auditor",), ("tests", "executions"), ("audit_labels",),
           ("transformation",), uses_target=True),
     Stage("groupings", f"{_E}:grouping_step", ("auditor_grouping",), ("audit_labels",), ("groupings",), ("audit",)),
     Stage("execution-labels", f"{_E}:labelling_step", ("auditor_execution", "auditor_attribution"),

@@ -1,11 +1,8 @@
-"""The evaluation as pipeline steps (same pattern as :mod:`adat.adat2.adat2_steps`): each reads the
+"""The evaluation's stages after the audit (:mod:`adat.evaluation.audit`): each reads the
 suite run's tables from the warehouse, runs one stage and writes its rows back into that run,
 returning an :class:`~adat.engine.stage_runner.Outcome` with counts. Each is declared in
 :mod:`adat.engine.stage_registry` and run by :func:`adat.engine.stage_runner.run_stage` (a task
 of ``tasks/stage_tasks.py``, or a plain call without Prefect).
-
-Which auditor: the reference auditor (side log, no LLM) for a ``reference`` target; the LLM
-auditor for every other target, which then needs an LLM in the ``auditor`` role.
 """
 
 from __future__ import annotations
@@ -13,11 +10,18 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
 from adat.config import RunConfig
 from adat.engine.context import RunContext, StepResult
 from adat.engine.stage_runner import Outcome
+from adat.evaluation.audit import (
+    LLMAuditor,
+    database_of,
+    executions_of,
+    load_artifacts,
+    uses_reference_auditor,
+)
 from adat.evaluation.groupings import llm_groupings, reference_groupings
 from adat.evaluation.labels import Compliance, paper_label, reference_compliance
 from adat.evaluation.regression import fault_ids, regression_test_ids
@@ -30,22 +34,6 @@ REFERENCE_LABELLER = "reference/replay"
 Labeller = Callable[[TestCase, AuditLabel, Execution, Verdict], ExecutionLabel]
 
 
-class Auditor(Protocol):
-    """What the audit step needs of an auditor (reference or LLM)."""
-
-    def audit(self, test: TestCase, execution: Execution | None) -> AuditLabel: ...
-
-
-def uses_reference_auditor(cfg: RunConfig) -> bool:
-    """True for the reference target; otherwise checks that an LLM plays the auditor role."""
-    if cfg.target.type == "reference":
-        return True
-    from adat.evaluation.llm_auditor import require_llm_auditor
-
-    require_llm_auditor(cfg)
-    return False
-
-
 def supports_faults(cfg: RunConfig) -> bool:
     """Seeded faults exist for the reference agent and the llm-agent (policy flips)."""
     return cfg.target.type in ("reference", "llm-agent")
@@ -55,36 +43,13 @@ def suite_fingerprint(cfg: RunConfig, run_id: str) -> str:
     """Hash of the suite's tests and their original executions and verdicts (the audit's inputs)."""
     ctx = RunContext(cfg, run_id)
     digest = hashlib.sha256()
-    originals = {e.execution_id for e in _executions(ctx, "original")}
+    originals = {e.execution_id for e in executions_of(ctx, "original")}
     for table in ("tests", "executions", "verdicts"):
         for row in sorted(ctx.read(table), key=lambda r: r.model_dump_json()):
             if table == "tests" or getattr(row, "execution_id", "") in originals:
                 digest.update(row.model_dump_json(exclude={"duration_s"}).encode()
                               if table == "executions" else row.model_dump_json().encode())
     return digest.hexdigest()[:16]
-
-
-def audit_step(ctx: RunContext) -> Outcome:
-    """A validity label with boundary–side mappings for every test of the run."""
-    cfg, run_id, progress = ctx.cfg, ctx.run_id, ctx.progress("audited tests")
-    tests = cast(list[TestCase], ctx.read("tests"))
-    first = _first_by_test(_executions(ctx, "original"))
-    if uses_reference_auditor(cfg):
-        from adat.evaluation.reference_auditor import ReferenceAuditor
-        from adat.evaluation.replay import Replayer
-
-        auditor: Auditor = ReferenceAuditor(Replayer.for_database(_database(cfg), cfg.target.type), run_id)
-    else:
-        from adat.evaluation.llm_auditor import LLMAuditor, load_artifacts
-
-        auditor = LLMAuditor(ctx.client, load_artifacts(cfg), run_id, use_tool_trace=cfg.judge.use_tool_trace)
-    labels = []
-    for done, test in enumerate(tests, start=1):
-        labels.append(auditor.audit(test, first.get(test.test_id)))
-        if progress:
-            progress(done, len(tests))
-    ctx.write("audit_labels", labels)
-    return Outcome(counts=Counter(a.validity for a in labels))
 
 
 def grouping_step(ctx: RunContext) -> Outcome:
@@ -116,7 +81,7 @@ def original_replays_step(ctx: RunContext) -> StepResult:
 
     valid = {a.test_id for a in cast(list[AuditLabel], ctx.read("audit_labels")) if a.validity != "invalid"}
     messages = {tuple(hint_messages(t)) for t in cast(list[TestCase], ctx.read("tests")) if t.test_id in valid}
-    replayer = Replayer.for_database(_database(cfg), cfg.target.type)
+    replayer = Replayer.for_database(database_of(cfg), cfg.target.type)
     replays = [replayer.replay(list(m), "original") for m in sorted(messages)]
     digest = hashlib.sha256(repr(replays).encode()).hexdigest()[:16]
     path = save_replays(cache_dir(cfg) / "replays" / f"{run_id}-{digest}.pickle", replays)
@@ -140,7 +105,7 @@ def labelling_step(ctx: RunContext, variant: str = "original", original_replays:
     claims = statement_mappings(tests.values(), audit.values())
     labels: list[ExecutionLabel] = []
     unlabelled = 0
-    for execution in _executions(ctx, variant):
+    for execution in executions_of(ctx, variant):
         label = audit.get(execution.test_id)
         test = tests.get(execution.test_id)
         if label is None or test is None or label.validity == "invalid":
@@ -191,8 +156,8 @@ def regression_step(ctx: RunContext, fault: str, replays: StepResult | None = No
     the regressions of different faults run concurrently. ``replays``: the result of
     :func:`original_replays_step` (its file of the original agent's replays).
     """
-    from adat.adat2.adat2_steps import execution_step
     from adat.evaluation.replay import load_replays
+    from adat.stages.execution import execution_step
 
     cfg, original_replays = ctx.cfg, (replays.paths.get("replays") if replays else None)
     seeded = fault_catalog(cfg.target.type).load_fault(fault)
@@ -246,25 +211,10 @@ def catalog_step(cfg: RunConfig, run_id: str) -> StepResult:
 
 
 # --- helpers ---------------------------------------------------------------------------------
-def _database(cfg: RunConfig) -> str | None:
-    return getattr(cfg.target, "database", None)
-
-
-def _executions(ctx: RunContext, variant: str) -> list[Execution]:
-    return cast(list[Execution], ctx.read_variants("executions", [variant]))
-
-
-def _first_by_test(executions: list[Execution]) -> dict[str, Execution]:
-    out: dict[str, Execution] = {}
-    for e in sorted(executions, key=lambda e: e.execution_id):
-        out.setdefault(e.test_id, e)
-    return out
-
-
 def _reference_labeller(cfg: RunConfig, run_id: str, variant: str, original_replays: list[Any] | None = None) -> Labeller:
     from adat.evaluation.replay import Replayer
 
-    replayer = Replayer.for_database(_database(cfg), cfg.target.type)
+    replayer = Replayer.for_database(database_of(cfg), cfg.target.type)
     replayer.remember(original_replays or [])
     fault = replayer.truth.load_fault(variant) if variant != "original" else None
 
@@ -281,8 +231,6 @@ def _reference_labeller(cfg: RunConfig, run_id: str, variant: str, original_repl
 
 
 def _llm_labeller(ctx: RunContext, run_id: str, variant: str) -> Labeller:
-    from adat.evaluation.llm_auditor import LLMAuditor, load_artifacts
-
     auditor = LLMAuditor(ctx.client, load_artifacts(ctx.cfg), run_id, ctx.cfg.target.type,
                          use_tool_trace=ctx.cfg.judge.use_tool_trace)
 
@@ -299,5 +247,5 @@ def _llm_labeller(ctx: RunContext, run_id: str, variant: str) -> Labeller:
     return label
 
 
-__all__ = ["Compliance", "audit_step", "catalog_step", "evaluation_faults", "fault_activation_step", "grouping_step",
-           "labelling_step", "original_replays_step", "regression_step", "suite_fingerprint", "supports_faults", "uses_reference_auditor"]
+__all__ = ["Compliance", "catalog_step", "evaluation_faults", "fault_activation_step", "grouping_step", "labelling_step",
+           "original_replays_step", "regression_step", "suite_fingerprint", "supports_faults"]

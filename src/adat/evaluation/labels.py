@@ -19,8 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from adat.evaluation.reference_auditor import checked_situation
-from adat.evaluation.replay import Replay, Replayer, agent_replies, user_messages
+from adat.evaluation.replay import Replay, Replayer, agent_replies, checked_situation, user_messages
 from adat.records import ExecLabel, Execution, VerdictValue
 
 if TYPE_CHECKING:

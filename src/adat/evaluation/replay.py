@@ -19,7 +19,7 @@ from pathlib import Path
 
 from adat import conversation
 from adat.conversation import ScriptedUser
-from adat.records import Execution, TestCase
+from adat.records import Execution, Side, TestCase
 from adat.targets.plugins import GroundTruth, ReplayAgent, ground_truth
 
 Event = tuple[str, str, int]  # (rule_id, side, user-turn index)
@@ -137,3 +137,36 @@ def agent_replies(execution: Execution) -> list[str]:
 def hint_messages(test: TestCase) -> list[str]:
     """The messages the runner would send for ``test`` (step hints up to the turn limit)."""
     return list(test.step_hints[: test.turn_limit])
+
+
+@dataclass(frozen=True)
+class CheckedSituation:
+    """Where a test's checked behaviour happens: a user turn and the rule evaluations it maps to."""
+
+    turn: int
+    events: tuple[tuple[str, Side], ...]
+
+    @property
+    def side(self) -> Side:
+        return self.events[0][1]
+
+    @property
+    def rules(self) -> set[str]:
+        return {rule for rule, _side in self.events}
+
+
+def checked_situation(events: tuple[Event, ...] | list[Event]) -> CheckedSituation | None:
+    """The rule evaluations the test's behaviour depends on, or None when no rule was evaluated.
+
+    The checked turn is the last user turn that triggered any rule evaluation (the tester's last
+    request the agent decided on). If a rule was denied there, the reply states the denial, so
+    the mapped evaluations are the denied ones; if every rule passed, the agent went ahead
+    because all of them passed, so each is mapped on its allowed side.
+    """
+    if not events:
+        return None
+    turn = max(t for _rule, _side, t in events)
+    at = [(rule, side) for rule, side, t in events if t == turn]
+    denied = [(rule, side) for rule, side in at if side == "denied"]
+    chosen = list(dict.fromkeys(denied or at))
+    return CheckedSituation(turn=turn, events=tuple((r, s) for r, s in chosen))  # type: ignore[misc]

@@ -8,6 +8,7 @@ cannot be met, or the turn limit is reached.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Callable, Sequence
 
 from adat import conversation
@@ -22,6 +23,8 @@ from adat.contracts.adat2_roles import (
     TurnView,
 )
 from adat.conversation import EndedBy, Stop
+from adat.engine.context import RunContext
+from adat.engine.stage_runner import Outcome
 from adat.llm.types import LLMError, TesterLLM
 from adat.records import Trace, Turn
 from adat.stages.ids import discovery_trace_id
@@ -32,6 +35,15 @@ from adat.targets.base import Target
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
+
+
+def discovery_step(ctx: RunContext) -> Outcome:
+    """Discovery sessions against the target (planner + driver) → traces, rule side log."""
+    target = ctx.target(scope="disc")
+    traces = discover(ctx.cfg, ctx.client, target, ctx.run_id, progress=ctx.progress("discovery sessions"))
+    ctx.write("traces", traces)
+    ctx.write("rule_events", ctx.rule_events(target, traces, ctx.variant()), owner="discovery")
+    return Outcome(counts={f"ended_{k}": v for k, v in Counter(t.ended_by for t in traces).items()})
 
 
 def discover(cfg: RunConfig, client: TesterLLM, target: Target, run_id: str, *,

@@ -16,17 +16,45 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from typing import cast
 
 from adat.config import RunConfig
 from adat.contracts.process_check_roles import PROMPT_PROCESS_CHECKS, ProcessCheckInput, ProcessCheckOutput
+from adat.engine.context import RunContext
+from adat.engine.stage_runner import Outcome
 from adat.llm.types import LLMError, TesterLLM
-from adat.records import ProcessAssertion, ProcessCheckResult, Statement, Trace, Turn, Verdict
+from adat.records import ProcessAssertion, ProcessCheckResult, Run, Statement, Trace, Turn, Verdict
 from adat.spec_records import SpecAssertion, SpecTurn
-from adat.stages.plain import top_statements
 from adat.stages.provenance import call_role
+from adat.stages.statements import ranked_statements, top_statements
 from adat.trace_assertions import evaluate
 
 log = logging.getLogger(__name__)
+
+
+def process_checks_step(ctx: RunContext) -> Outcome:
+    """The process checks of the top-ranked statements, over the tools seen in discovery; none for
+    a text-only target or ``judge.use_tool_trace: false``."""
+    traces = cast(list[Trace], ctx.read("traces"))
+    rows = map_statements(ctx.cfg, ctx.client, ranked_statements(ctx), traces, ctx.run_id)
+    ctx.write("process_assertions", rows)
+    return Outcome(counts={"process_checks": len(rows), "statements_checked": len({r.statement_id for r in rows}),
+                           "tools_seen": len(tools_seen(traces))})
+
+
+def process_checks_of(ctx: RunContext, suite_run_id: str | None = None) -> dict[str, list[ProcessAssertion]]:
+    """The process checks of each statement id of this run (or of the suite run ``suite_run_id``);
+    none when ``judge.use_tool_trace`` is off."""
+    if not ctx.cfg.judge.use_tool_trace:
+        return {}
+    rows = cast(list[ProcessAssertion], ctx.read("process_assertions", suite_run_id or ctx.run_id))
+    if not rows and suite_run_id is None:
+        # a run-suite run maps no statements of its own: its fault regressions (``adat evaluate``
+        # on it) judge with the checks of the suite run it executed, as its own executions did
+        suite = next((r.suite_run_id for r in reversed(cast(list[Run], ctx.read("runs"))) if r.suite_run_id), "")
+        if suite and suite != ctx.run_id:
+            rows = cast(list[ProcessAssertion], ctx.read("process_assertions", suite))
+    return by_statement(rows)
 
 
 def tools_seen(traces: Sequence[Trace]) -> list[str]:

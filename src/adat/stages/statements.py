@@ -1,5 +1,9 @@
-"""Statements: extraction from the agent's replies, then the grounding check and ranking
-(paper §3.1–3.2).
+"""A statement's life as three stages: extraction from the agent's replies, the grounding check
+and ranking (paper §3.1–3.2), then one plain test per chosen statement (§3.1).
+
+Each stage is a step (``fn(ctx) -> Outcome``, declared in :mod:`adat.engine.stage_registry`)
+that reads its rows through ``ctx``, calls the plain function of the stage over records and
+writes the result; the functions touch no file and can be called alone.
 
 Extraction makes one extractor call per trace, up to ``llm.concurrency`` at once. A statement is
 kept only when its ``supporting_turn`` points at an agent reply of that trace; exact duplicates
@@ -16,34 +20,90 @@ behaviour of a better-ranked one (the same check heard under another request: "t
 verify the user's identity" before a cancellation, a return, an exchange ...) ranks after the
 first statement of every distinct behaviour, so the top-n plain tests spread over distinct
 behaviours before any is tested twice.
+
+Plain generation chooses n grounded statements, covering every rule-like statement cluster
+before a second test on a covered one (:func:`top_statements`).
+
+The generator gets the statement, its supporting reply and the discovery conversation up to that
+reply, and writes a test for the side of the boundary the statement describes. The attempts are
+independent, so up to ``llm.concurrency`` run at once; tests and failures keep rank order.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import cast
 
 from adat.config import RunConfig
 from adat.contracts.adat2_roles import (
     PROMPT_EXTRACTOR,
     PROMPT_GROUNDER,
+    PROMPT_PLAIN,
     ExtractedStatement,
     ExtractorInput,
     ExtractorOutput,
+    GeneratedTest,
     GrounderInput,
     GrounderOutput,
     GroundingCandidate,
     GroundingItem,
+    PlainInput,
 )
+from adat.engine.context import RunContext
+from adat.engine.stage_runner import Outcome
 from adat.llm.types import LLMError, TesterLLM
-from adat.records import Statement, Trace
+from adat.records import Statement, TestCase, Trace
 from adat.stages.concurrency import call_or_error, map_in_order
-from adat.stages.ids import statement_id
+from adat.stages.ids import plain_test_id, statement_id
 from adat.stages.provenance import Provenance, call_role
-from adat.stages.views import trace_view
+from adat.stages.views import statement_view, supporting_context, test_from_generated, trace_view
 
 log = logging.getLogger(__name__)
+
+#: why a discovery may state no rule when the config hands the tester no test accounts
+NO_FACTS_HINT = ("the config lists no tester_facts, so the tester had no account to identify with "
+                 "(fix: list test accounts, ids and their state under tester_facts)")
+
+
+def extraction_step(ctx: RunContext) -> Outcome:
+    """Statements (condition + behaviour) from the agent replies of the discovery traces."""
+    counts: Counter[str] = Counter()
+    traces = cast(list[Trace], ctx.read("traces"))
+    statements = extract_statements(ctx.cfg, ctx.client, traces, ctx.run_id, counts=counts)
+    ctx.write("statements", statements)
+    replies = sum(1 for trace in traces for turn in trace.turns if turn.role == "agent")
+    ctx.require("statements", len(statements), f"{len(traces)} discovery sessions ({replies} agent replies)",
+                "" if ctx.cfg.tester_facts else NO_FACTS_HINT)
+    return Outcome(counts=counts)
+
+
+def grounding_step(ctx: RunContext) -> Outcome:
+    """Drop statements not grounded in their reply; rank the rest by confidence (its own table)."""
+    counts: Counter[str] = Counter()
+    grounded = ground_statements(ctx.cfg, ctx.client, cast(list[Statement], ctx.read("statements")), counts=counts)
+    ctx.write("ranked_statements", grounded)
+    counts["grounded"] = sum(1 for s in grounded if s.grounded)
+    return Outcome(counts=counts)
+
+
+def ranked_statements(ctx: RunContext) -> list[Statement]:
+    """The run's statements as grounding left them (grounded, confidence, rank)."""
+    return cast(list[Statement], ctx.read("ranked_statements"))
+
+
+def plain_generation_step(ctx: RunContext) -> Outcome:
+    """One plain test per top-n grounded statement."""
+    traces = cast(list[Trace], ctx.read("traces"))
+    tests, failures = generate_plain_tests(ctx.cfg, ctx.client, ranked_statements(ctx), traces, ctx.run_id)
+    ctx.write("tests", tests, owner="plain")
+    ranked = ranked_statements(ctx)
+    ctx.require("plain tests", len(tests), f"{sum(1 for s in ranked if s.grounded)} grounded of {len(ranked)} "
+                f"statements ({len(failures)} generator failures)")
+    return Outcome(counts={"plain_tests": len(tests), "generator_failures": len(failures)})
 
 
 def extract_statements(cfg: RunConfig, client: TesterLLM, traces: Sequence[Trace], run_id: str, *,
@@ -164,3 +224,81 @@ def _apply_answers(batch: Sequence[Statement], answer: list[GroundingItem] | LLM
         result.append(statement.model_copy(update={"grounded": grounded, "confidence": confidence,
                                                    "rank": None}))
     return result
+
+@dataclass(frozen=True)
+class GenerationFailure:
+    """A statement for which the generator wrote no test, and why."""
+
+    statement_id: str
+    reason: str
+
+
+#: words that make a statement rule-like: it states a condition the agent's decision depends on
+_RULE_WORDS = re.compile(r"\b(only|must|unless|cannot|can't|not|never|require[sd]?|needs?|allowed)\b", re.I)
+_VALUES = re.compile(r"'[^']*'|\"[^\"]*\"|#?\b\w*\d\w*\b")
+
+
+def cluster_key(statement: Statement) -> str:
+    """The statement's cluster: its condition without the quoted values, ids and numbers it
+    names, so that statements of one rule on different entities or values share a cluster."""
+    return " ".join(_VALUES.sub(" ", statement.condition.lower()).split())
+
+
+def is_rule_like(statement: Statement) -> bool:
+    """Whether the statement states a rule (a condition word: only, must, unless, not, ...)."""
+    return bool(_RULE_WORDS.search(statement.text))
+
+
+def top_statements(statements: Sequence[Statement], n: int) -> list[Statement]:
+    """``n`` grounded statements, in rank order, chosen to cover every rule-like cluster
+    (:func:`cluster_key`) before a second test on a covered one (issue 28 item 4): the best-ranked
+    statement of each rule-like cluster first (in rank order while they fit), then the rest by
+    rank. A statement ranked below the budget that is the only one on its rule still gets a test."""
+    ranked = sorted((s for s in statements if s.grounded and s.rank is not None), key=lambda s: s.rank or 0)
+    if len(ranked) <= n:
+        return ranked
+    firsts: dict[str, Statement] = {}
+    for s in ranked:
+        if is_rule_like(s):
+            firsts.setdefault(cluster_key(s), s)
+    chosen = {s.statement_id for s in list(firsts.values())[:n]}
+    for s in ranked:
+        if len(chosen) >= n:
+            break
+        chosen.add(s.statement_id)
+    return [s for s in ranked if s.statement_id in chosen]
+
+
+def generate_plain_tests(cfg: RunConfig, client: TesterLLM, statements: Sequence[Statement],
+                         traces: Sequence[Trace], run_id: str) -> tuple[list[TestCase], list[GenerationFailure]]:
+    """At most one plain test for each of the top ``cfg.generation.n`` statements, in rank order.
+
+    A statement whose generator call fails gets a :class:`GenerationFailure` (failures also in
+    rank order) instead of a test.
+    """
+    by_trace = {t.trace_id: t for t in traces}
+    chosen = top_statements(statements, cfg.generation.n)
+
+    def generate(statement: Statement) -> tuple[GeneratedTest, Provenance]:
+        trace = by_trace.get(statement.supporting_trace_id)
+        context = supporting_context(trace, statement.supporting_turn) if trace is not None else []
+        plain_in = PlainInput(statement=statement_view(statement), supporting_reply=statement.supporting_reply,
+                              supporting_context=context, tester_facts=list(cfg.tester_facts),
+                              turn_limit=cfg.generation.turn_limit)
+        return call_role(client, "generator", PROMPT_PLAIN, plain_in, GeneratedTest)
+
+    answers = map_in_order(call_or_error(generate), chosen, cfg.llm.concurrency, name="adat-plain")
+    tests: list[TestCase] = []
+    failures: list[GenerationFailure] = []
+    for statement, answer in zip(chosen, answers, strict=True):
+        if isinstance(answer, LLMError):
+            log.warning("plain test for %s failed: %s", statement.statement_id, answer)
+            failures.append(GenerationFailure(statement.statement_id, f"generator error: {answer}"))
+            continue
+        generated, produced = answer
+        tests.append(test_from_generated(
+            generated, test_id=plain_test_id(run_id, statement.statement_id), run_id=run_id, kind="plain",
+            turn_limit=cfg.generation.turn_limit, statement_id=statement.statement_id, produced=produced,
+            provenance=f"plain test of statement {statement.statement_id}: {statement.text}",
+        ))
+    return tests, failures

@@ -1,7 +1,7 @@
 """Earlier runs' attempts as the pair selector's nightly prior (DESIGN §5, docs/selection.md).
 
-One reading for both places that need it: a run's ``selection-priors`` stage (the runs that
-started before it) and an ablation's frozen priors (the runs before its source run). Only the
+One reading for both places that need it: a run's ``selection-priors`` stage
+(:func:`selection_priors_step`: the runs that started before it) and an ablation's frozen priors (the runs before its source run). Only the
 attempts of this run's generator model count (another model's, or the offline stand-in's,
 applicability says nothing about this one's), and no errors. What it hands on:
 
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from adat.contracts.adat2_roles import reason_kind
+from adat.engine.context import RunContext, StepResult
 from adat.records import Attempt, Run, Statement
 
 #: the most recent earlier attempts handed to ``pooled`` as neighbour evidence (a few nights' worth)
@@ -77,3 +78,18 @@ def history_digest(data: dict[str, Any]) -> str:
     """The digest a priors step hands on: of the history it read, since it writes no rows (the
     transformation's cache key then changes whenever the history it learns from does)."""
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def selection_priors_step(ctx: RunContext) -> StepResult:
+    """Applicability history from earlier runs in the warehouse (the θ prior, and ``pooled``'s
+    neighbour evidence)."""
+    cfg, run_id = ctx.cfg, ctx.run_id
+    if cfg.selector.name in NO_HISTORY:
+        data: dict[str, Any] = for_selector({}, cfg.selector.name)
+        return StepResult(digest=history_digest(data), run_id=run_id, step="priors", data=data)
+    # Only runs that started before this one: a re-run of this run id must see the same prior.
+    started = run_starts(ctx.root)
+    history = earlier_attempts(ctx.root, str(cfg.models.generator), started, before=started.get(run_id), exclude=run_id)
+    data = for_selector(history_data(ctx.root, history, started), cfg.selector.name)
+    return StepResult(digest=history_digest(data), run_id=run_id, step="priors",
+                      counts={"history_attempts": len(history)}, data=data)
