@@ -190,17 +190,16 @@ def _local_definitions(tree: ast.AST, top: ast.Module, func: str) -> ast.Module:
             defined[node.name] = node
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                for name in ast.walk(target):
-                    if isinstance(name, ast.Name):
-                        defined[name.id] = node
+                for bound in ast.walk(target):
+                    if isinstance(bound, ast.Name):
+                        defined[bound.id] = node
     named: set[str] = {func}
     todo: list[ast.AST] = [tree]
     while todo:
-        for node in ast.walk(todo.pop()):
-            name = node.id if isinstance(node, ast.Name) else None
-            if name in defined and name not in named:
-                named.add(name)
-                todo.append(defined[name])
+        for found in ast.walk(todo.pop()):
+            if isinstance(found, ast.Name) and found.id in defined and found.id not in named:
+                named.add(found.id)
+                todo.append(defined[found.id])
     body = [n for n in top.body if any(defined.get(name) is n for name in named - {func})]
     return cast(ast.Module, _strip_docstrings(ast.Module(body=copy.deepcopy(body), type_ignores=[])))
 
