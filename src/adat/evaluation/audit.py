@@ -206,8 +206,6 @@ class ReferenceAuditor:
 
 
 # --- the LLM auditor -------------------------------------------------------------------------
-
-
 def require_llm_auditor(cfg: RunConfig) -> None:
     """A target other than the reference agent needs a real LLM in the auditor role."""
     provider = cfg.models.auditor.partition("/")[0]
