@@ -22,15 +22,21 @@ time.sleep(60)
 """
 
 
+def _command_of(pid: int) -> bytes:
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        return f.read().split(b"\0")[0]
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
 def test_a_guarded_child_dies_within_a_second_of_its_parents_kill_9() -> None:
     parent = subprocess.Popen([sys.executable, "-c", PARENT], stdout=subprocess.PIPE, text=True)
     assert parent.stdout is not None
     child = int(parent.stdout.readline())
-    time.sleep(0.5)  # the guard has exec'd sleep by now
+    deadline = time.monotonic() + 10  # a loaded machine can take seconds to start the guard's Python
+    while _command_of(child) != b"/bin/sleep" and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert not gone(child)
-    with open(f"/proc/{child}/cmdline", "rb") as f:
-        assert f.read().split(b"\0")[0] == b"/bin/sleep", "the guard did not exec the command"
+    assert _command_of(child) == b"/bin/sleep", "the guard did not exec the command"
     os.kill(parent.pid, signal.SIGKILL)
     parent.wait()
     deadline = time.monotonic() + 5
