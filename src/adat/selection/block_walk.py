@@ -25,7 +25,7 @@ and, to learn, :meth:`BlockWalkSelector._learn`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -52,7 +52,7 @@ class BlockWalkSelector:
 
     def __init__(self, cfg: SelectorConfig, statements: Sequence[StatementLike],
                  instructions: Sequence[Instruction], embeddings: np.ndarray, n_target: int,
-                 seed: int = 0) -> None:
+                 seed: int = 0, *, priors: Mapping[str, tuple[float, float]] | None = None) -> None:
         if len(embeddings) != len(statements):
             raise ValueError(f"{len(embeddings)} embeddings for {len(statements)} statements")
         self.cfg = cfg
@@ -65,6 +65,7 @@ class BlockWalkSelector:
         if len(set(self.instruction_ids)) != len(self.instruction_ids):
             raise ValueError("instruction ids must be unique")
         self.n_target = n_target
+        self.priors = dict(priors or {})  # instruction id -> (applicable, n/a) in earlier runs; for the selectors with a prior
         self.budget = min(cfg.max_attempts_cap, cfg.attempts_per_test * n_target)
         self.rng = np.random.default_rng(seed)
         n_s, n_k = len(statements), len(instructions)

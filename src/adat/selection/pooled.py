@@ -58,17 +58,15 @@ and errors teach it nothing (the shared walk drops them).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from adat.config import PooledSelection
-from adat.records import Instruction
 from adat.selection.adat2 import NoveltyOrderSelector
 from adat.selection.novelty import argmax_lexicographic
-from adat.selection.pair import StatementLike
 
 _NEWTON_STEPS = 2  # warm-started from the last fit: one outcome moves the MAP little
 _MAX_STRENGTH = 200.0  # the model's Beta strength is capped so neighbours always count
@@ -155,17 +153,19 @@ class PooledSelector(NoveltyOrderSelector):
 
     cfg: PooledSelection
 
-    def __init__(self, cfg: PooledSelection, statements: Sequence[StatementLike],
-                 instructions: Sequence[Instruction], embeddings: np.ndarray, n_target: int,
-                 seed: int = 0, *, priors: Mapping[str, tuple[float, float]] | None = None,
-                 cold_start: bool = False, name: str = "pooled", past: PastAttempts | None = None) -> None:
-        super().__init__(cfg, statements, instructions, embeddings, n_target, seed)
-        self.name = name
+    def __init__(self, *args: Any, past: PastAttempts | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        cfg = self.cfg
+        self.name = cfg.name
+        cold_start = self.name == "pooled-cold-start"  # no catalog prior, no history
         factors = sorted({i.factor for i in self.instructions})
         self.factor_of = np.array([factors.index(i.factor) for i in self.instructions], dtype=int)
         n_s, n_f, n_k = len(self.statement_ids), len(factors), len(self.instructions)
-        self.offset, instruction_var = self._offsets(cold_start, cfg)
-        self.hist_count, self.hist_success = self._history_counts(priors or {}, cold_start, cfg)
+        # o_k: the catalog rate's logit (0 from a cold start)
+        self.offset = np.zeros(n_k) if cold_start else \
+            _logit(np.array([i.prior_applicability for i in self.instructions], dtype=float))
+        instruction_var = np.full(n_k, INSTRUCTION_SD ** 2)  # the prior variance of a_k
+        self.hist_count, self.hist_success = self._history_counts(cold_start)
         # parameter layout: [β₀ | b_f (F) | a_k (K)]
         self._k0 = 1 + n_f
         prior_var = np.concatenate([[GLOBAL_SD_COLD ** 2 if cold_start else 0.2 ** 2],
@@ -191,7 +191,7 @@ class PooledSelector(NoveltyOrderSelector):
         self.rewording = np.array([i.factor in REWORDING_FACTORS for i in self.instructions], dtype=bool)
         self._chosen_bonus = False        # whether the pair being learned was chosen under one
         # cold start: from this many tests on, the walk exploits (None: never)
-        self.exploit_after = cfg.cold_exploit_after * n_target if cold_start else None
+        self.exploit_after = cfg.cold_exploit_after * self.n_target if cold_start else None
         # rule 7: instructions the generator cannot apply anywhere in this run (zero-inflation)
         self.instruction_na = np.zeros(n_k)      # n/a of k whose reason is 'instruction'
         self.statement_na = np.zeros(n_k)        # ... 'statement'
@@ -230,16 +230,7 @@ class PooledSelector(NoveltyOrderSelector):
         add(self.reason_failure, fs, why, n_f)
         add(self.reason_near, ks, why, n_k)
 
-    def _offsets(self, cold_start: bool, cfg: PooledSelection) -> tuple[np.ndarray, np.ndarray]:
-        """o_k (the catalog rate's logit; 0 from a cold start) and the prior variance of a_k."""
-        n_k = len(self.instructions)
-        base_var = np.full(n_k, INSTRUCTION_SD ** 2)
-        if cold_start:
-            return np.zeros(n_k), base_var
-        return _logit(np.array([i.prior_applicability for i in self.instructions], dtype=float)), base_var
-
-    def _history_counts(self, history: Mapping[str, tuple[float, float]], cold_start: bool,
-                        cfg: PooledSelection) -> tuple[np.ndarray, np.ndarray]:
+    def _history_counts(self, cold_start: bool) -> tuple[np.ndarray, np.ndarray]:
         """Earlier runs' (attempts, applicable) per instruction at weight ``history_weight``.
 
         They are not folded into o_k (as AdaT2 folds them into its Beta prior): they enter the
@@ -250,8 +241,8 @@ class PooledSelector(NoveltyOrderSelector):
         counts = np.zeros((2, len(self.instructions)))
         if not cold_start:
             for k, ins in enumerate(self.instructions):
-                succ, fail = history.get(ins.instruction_id, (0.0, 0.0))
-                counts[:, k] = cfg.history_weight * (succ + fail), cfg.history_weight * succ
+                succ, fail = self.priors.get(ins.instruction_id, (0.0, 0.0))
+                counts[:, k] = self.cfg.history_weight * (succ + fail), self.cfg.history_weight * succ
         return counts[0], counts[1]
 
     # -- the model -----------------------------------------------------------------------------
