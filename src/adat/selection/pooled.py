@@ -15,7 +15,7 @@ AdaT2's statement order (blocks, novelty, set-aside after m n/a) and estimates t
    embedding space (and an n/a whose reason is the statement, of every instruction of its
    factor), weighted by
    ``w(h, h') = clip((cos(e_h, e_h') − c₀) / (1 − c₀), 0, 1)`` (cosines of the run's embeddings
-   centred on their mean, ``centre_embeddings``; :func:`centred`): an instruction that failed on
+   centred on their mean, ``centre_embeddings``; :func:`centred_on`): an instruction that failed on
    a statement is expected to fail on its near-duplicates and on statements about the same
    thing, and one that worked there is expected to work again. Earlier runs' attempts
    (:class:`PastAttempts`) count here too, at weight ``history_weight``.
@@ -101,24 +101,20 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return np.asarray(1.0 / (1.0 + np.exp(-np.clip(x, -30.0, 30.0))))
 
 
-#: fewest statements whose mean embedding stands for the direction they share (:func:`centred`)
+#: fewest statements whose mean embedding stands for the direction they share (:func:`centred_on`)
 CENTRE_MIN_STATEMENTS = 10
 
 
-def centred(emb: np.ndarray) -> np.ndarray:
-    """Unit embeddings centred on their mean. Sentence embeddings of one domain share a large
-    common direction (the demo's statements: median pairwise cosine 0.46, 97 % of pairs above
-    0.2; measured in docs/research/selection-log.md), under which every statement is every
-    other's neighbour; centred, their cosines spread around 0 as in the simulated worlds the
-    floors were tuned on. Below :data:`CENTRE_MIN_STATEMENTS` the embeddings are returned as
-    they are: the mean is then mostly the statements themselves (centred cosines average
-    −1/(S − 1): two statements become opposite)."""
-    return centred_on(emb, emb)
-
-
 def centred_on(emb: np.ndarray, others: np.ndarray) -> np.ndarray:
-    """``others`` (unit rows) centred on the mean of ``emb`` as :func:`centred` centres ``emb``, so
-    cosines between the two sets are on one scale (unchanged below :data:`CENTRE_MIN_STATEMENTS`)."""
+    """``others`` (unit rows) centred on the mean of ``emb``, the run's unit embeddings (``emb``
+    itself to centre the run's own). Sentence embeddings of one domain share a large common
+    direction (the demo's statements: median pairwise cosine 0.46, 97 % of pairs above 0.2;
+    measured in docs/research/selection-log.md), under which every statement is every other's
+    neighbour; centred, their cosines spread around 0 as in the simulated worlds the floors were
+    tuned on, and cosines between ``emb`` and ``others`` are on that scale. Below
+    :data:`CENTRE_MIN_STATEMENTS` rows of ``emb``, ``others`` are returned as they are: the mean is
+    then mostly the statements themselves (centred cosines average −1/(S − 1): two statements
+    become opposite)."""
     if len(emb) < CENTRE_MIN_STATEMENTS or not len(others):
         return others
     x = others - emb.mean(axis=0)
@@ -175,7 +171,7 @@ class PooledSelector(NoveltyOrderSelector):
         self.logit_var = prior_var[0] + prior_var[1 + self.factor_of] + instruction_var  # (K,) before data
         self.obs_count = np.zeros(n_k)    # attempts per instruction (the model's sufficient statistics)
         self.obs_success = np.zeros(n_k)
-        emb = centred(self.novelty.emb) if cfg.centre_embeddings else self.novelty.emb
+        emb = centred_on(self.novelty.emb, self.novelty.emb) if cfg.centre_embeddings else self.novelty.emb
         cos = emb @ emb.T if n_s else np.zeros((0, 0))  # one S × S product per run
         self.neighbour_w = NEIGHBOUR_WEIGHT * neighbour_weights(cos, NEIGHBOUR_FLOOR)
         self.near_success = np.zeros((n_s, n_k))   # Σ w(h, h') over h' where k applied
