@@ -110,13 +110,13 @@ def mine_workflow_graph(traces: Sequence[Trace], embed: Embed, similarity: float
     for ti, trace in enumerate(traces):
         previous = START
         for j in range(len(trace.turns)):
-            node = node_of.get((ti, j))
-            if node is None:
+            reached = node_of.get((ti, j))
+            if reached is None:
                 continue
-            current = node.node_id
+            current = reached.node_id
             prefix = list(trace.turns[: j + 1])
             message = _last_user_message(trace.turns[:j])
-            node.path = _shorter(prefix, node.path)
+            reached.path = _shorter(prefix, reached.path)
             if current != previous and message is not None:
                 edge = edges.setdefault((previous, current), WorkflowEdge(previous, current, []))
                 if message not in edge.messages:

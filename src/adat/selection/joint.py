@@ -91,14 +91,11 @@ class LLMSelector(BlockWalkSelector):
             answer = self.llm_choose([c for _, _, c in offered])
         except LLMError:
             answer = None
-        key = tuple(answer) if isinstance(answer, tuple | list) and len(answer) == 2 else None
-        chosen = index.get(key) if key is not None else None  # type: ignore[arg-type]
-        fallback = chosen is None
-        if chosen is None:
-            self.fallbacks += 1
-            chosen = (offered[0][0], offered[0][1])
-        return chosen[0], chosen[1], {"candidates": len(offered), "fallback": fallback,
-                                      "fallbacks": self.fallbacks}
+        pair = tuple(answer) if isinstance(answer, tuple | list) and len(answer) == 2 else None
+        chosen = index.get(pair) if pair is not None else None  # type: ignore[arg-type]
+        self.fallbacks += chosen is None
+        h, k = chosen or offered[0][:2]
+        return h, k, {"candidates": len(offered), "fallback": chosen is None, "fallbacks": self.fallbacks}
 
     @property
     def stats(self) -> dict[str, Any]:
