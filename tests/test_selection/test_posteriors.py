@@ -70,10 +70,12 @@ def test_one_observation_moves_the_prior_strictly_between_catalog_and_observatio
         == pytest.approx(observation, abs=0.02)
 
 
-def test_history_priors_count_attempts_and_skip_errors() -> None:
+def test_history_priors_count_attempts_and_tuples_and_skip_errors() -> None:
     def row(kid: str, outcome: str) -> Attempt:
         return Attempt(run_id="r", attempt_no=1, statement_id="s", instruction_id=kid, outcome=outcome,  # type: ignore[arg-type]
                        selector="adat2")
-    rows = [row("k0", "applicable"), row("k0", "error"), row("k0", "not_applicable"), row("k1", "not_applicable"),
-            Attempt(run_id="r", attempt_no=2, statement_id="s", instruction_id="k1", applicable=True, selector="adat2")]
-    assert instruction_history_priors(rows) == {"k0": (1.0, 1.0), "k1": (1.0, 1.0)}  # errors never count
+    rows: list[Attempt | tuple[str, bool]] = [
+        row("k0", "applicable"), row("k0", "error"), row("k0", "not_applicable"), row("k1", "not_applicable"),
+        Attempt(run_id="r", attempt_no=2, statement_id="s", instruction_id="k1", applicable=True, selector="adat2"),
+        ("k2", True), ("k2", False), ("k2", True)]
+    assert instruction_history_priors(rows) == {"k0": (1.0, 1.0), "k1": (1.0, 1.0), "k2": (2.0, 1.0)}  # errors never count

@@ -106,8 +106,9 @@ def combined_prior_rate(catalog: float, successes: float, failures: float, weigh
     return catalog if total <= 0 else (weight * catalog + successes) / total
 
 
-def instruction_history_priors(rows: Iterable[Attempt]) -> dict[str, tuple[float, float]]:
-    """Per-instruction (applicable, not applicable) counts from earlier runs' attempts.
+def instruction_history_priors(rows: Iterable[Attempt | tuple[str, bool]]) -> dict[str, tuple[float, float]]:
+    """Per-instruction (applicable, not applicable) counts from earlier runs' attempts, given as
+    :class:`adat.records.Attempt` rows or ``(instruction_id, applicable)`` tuples.
 
     The caller picks the rows (:func:`adat.stages.selection_priors.earlier_attempts`: this
     generator model's only, so an ``offline/heuristic`` run never feeds an ``openai/…`` run's
@@ -116,7 +117,9 @@ def instruction_history_priors(rows: Iterable[Attempt]) -> dict[str, tuple[float
     """
     counts: dict[str, tuple[float, float]] = {}
     for row in rows:
-        if row.outcome != "error":
-            s, f = counts.get(row.instruction_id, (0.0, 0.0))
-            counts[row.instruction_id] = (s + 1.0, f) if row.applicable else (s, f + 1.0)
+        if not isinstance(row, tuple) and row.outcome == "error":
+            continue
+        iid, applicable = row if isinstance(row, tuple) else (row.instruction_id, row.applicable)
+        s, f = counts.get(iid, (0.0, 0.0))
+        counts[iid] = (s + 1.0, f) if applicable else (s, f + 1.0)
     return counts
