@@ -197,12 +197,6 @@ class BlockWalkSelector:
         h = int(tied[self.rng.integers(len(tied))]) if len(tied) > 1 else int(tied[0])
         return h, float(best)
 
-    @property
-    def stats(self) -> dict[str, Any]:
-        """Counters for reports: attempts, tests, not-applicable share, passes."""
-        return {"attempts": self.attempts, "tests": self.tests, "pass_no": self.pass_no, "errors": self.errors,
-                "not_applicable": self.attempts - self.tests - self.errors, "stop_reason": self._stopped}
-
     # -- the walk ---------------------------------------------------------------------------
     def _eligible_or_stop(self) -> np.ndarray | None:
         if not self.blocks or not self.instruction_ids:

@@ -96,7 +96,3 @@ class LLMSelector(BlockWalkSelector):
         self.fallbacks += chosen is None
         h, k = chosen or offered[0][:2]
         return h, k, {"candidates": len(offered), "fallback": chosen is None, "fallbacks": self.fallbacks}
-
-    @property
-    def stats(self) -> dict[str, Any]:
-        return {**super().stats, "fallbacks": self.fallbacks}
