@@ -161,7 +161,13 @@ class PooledSelector(NoveltyOrderSelector):
         self.offset = np.zeros(n_k) if cold_start else \
             _logit(np.array([i.prior_applicability for i in self.instructions], dtype=float))
         instruction_var = np.full(n_k, INSTRUCTION_SD ** 2)  # the prior variance of a_k
-        self.hist_count, self.hist_success = self._history_counts(cold_start)
+        # Earlier runs' (attempts, applicable) per instruction at weight history_weight; not folded
+        # into o_k (as AdaT2 folds them into its Beta prior) but data of the model's likelihood
+        # (:meth:`_refit`), so what last night taught about an instruction also moves its factor's
+        # level b_f, and with it the factor's instructions that have no history. None from a cold start.
+        succ, fail = np.array([(0.0, 0.0) if cold_start else self.priors.get(i.instruction_id, (0.0, 0.0))
+                               for i in self.instructions]).reshape(-1, 2).T
+        self.hist_count, self.hist_success = cfg.history_weight * (succ + fail), cfg.history_weight * succ
         # parameter layout: [β₀ | b_f (F) | a_k (K)]
         self._k0 = 1 + n_f
         prior_var = np.concatenate([[GLOBAL_SD_COLD ** 2 if cold_start else 0.2 ** 2],
@@ -193,7 +199,9 @@ class PooledSelector(NoveltyOrderSelector):
         self.statement_na = np.zeros(n_k)        # ... 'statement'
         self.instruction_na_surprise = np.zeros(n_k)  # Σ −log(1 − p₀) over the former
         self.p_unavailable = np.full(n_k, cfg.unavailable_prior)
-        self._pi = cfg.unavailable_prior
+        # π: the share of instructions this generator cannot apply anywhere in this run, learned by
+        # EM over the instructions tried (:meth:`_unavailable`)
+        self.unavailable_share = cfg.unavailable_prior
         self.absorbs_unavailable = cold_start  # see applicability()
         if past is not None and len(past.instruction_ids) and not cold_start:
             self._add_past(past, emb)
@@ -203,7 +211,7 @@ class PooledSelector(NoveltyOrderSelector):
 
     def _add_past(self, past: PastAttempts, emb: np.ndarray) -> None:
         """Earlier runs' outcomes as neighbour evidence at weight ``history_weight`` (their
-        per-instruction counts are in the model's fit, :meth:`_history_counts`; they do not enter
+        per-instruction counts are in the model's fit, ``hist_count``; they do not enter
         the spread penalty, which is about tonight's tests, nor rule 7, which is about this run)."""
         kid = {iid: k for k, iid in enumerate(self.instruction_ids)}
         rows = [j for j, iid in enumerate(past.instruction_ids) if iid in kid]
@@ -225,21 +233,6 @@ class PooledSelector(NoveltyOrderSelector):
         add(self.near_failure, ks, ~ok, n_k)
         add(self.reason_failure, fs, why, n_f)
         add(self.reason_near, ks, why, n_k)
-
-    def _history_counts(self, cold_start: bool) -> tuple[np.ndarray, np.ndarray]:
-        """Earlier runs' (attempts, applicable) per instruction at weight ``history_weight``.
-
-        They are not folded into o_k (as AdaT2 folds them into its Beta prior): they enter the
-        model's likelihood as data (:meth:`_refit`), so what last night taught about an
-        instruction also moves its factor's level b_f, and with it the factor's instructions that
-        have no history. A cold start uses no history.
-        """
-        counts = np.zeros((2, len(self.instructions)))
-        if not cold_start:
-            for k, ins in enumerate(self.instructions):
-                succ, fail = self.priors.get(ins.instruction_id, (0.0, 0.0))
-                counts[:, k] = self.cfg.history_weight * (succ + fail), self.cfg.history_weight * succ
-        return counts[0], counts[1]
 
     # -- the model -----------------------------------------------------------------------------
     def _refit(self) -> None:
@@ -303,12 +296,6 @@ class PooledSelector(NoveltyOrderSelector):
         share = (c * REASON_SHARE + self.reason_missed) / (c + self.reason_expected)
         return float(np.clip(share, 0.0, 1.0))
 
-    def unavailable_share(self) -> float:
-        """π: the share of instructions this generator cannot apply anywhere in this run, learned
-        (EM over the instructions tried, prior ``unavailable_prior`` at weight
-        ``unavailable_prior_weight``)."""
-        return self._pi
-
     def _unavailable(self) -> np.ndarray:
         """P(k unavailable | its outcomes) for every instruction (rule 7).
 
@@ -337,7 +324,7 @@ class PooledSelector(NoveltyOrderSelector):
         for _ in range(3):  # EM for π over the instructions tried
             pi = float((UNAVAILABLE_PRIOR_WEIGHT * prior + posterior(pi)[tried].sum())
                        / (UNAVAILABLE_PRIOR_WEIGHT + tried.sum()))
-        self._pi = pi
+        self.unavailable_share = pi
         return posterior(pi)
 
     def applicability(self, h: int, arms: np.ndarray, *, reasons: bool = True,
@@ -367,7 +354,7 @@ class PooledSelector(NoveltyOrderSelector):
         # above π) moves it (a test rules unavailability out; it does not raise θ above the model's).
         keep = 1.0 - self.p_unavailable[arms]
         if self.absorbs_unavailable:
-            keep = np.minimum(keep / (1.0 - self._pi), 1.0)
+            keep = np.minimum(keep / (1.0 - self.unavailable_share), 1.0)
         second = keep * (sd * sd + mean * mean)
         mean = keep * mean
         return mean, np.sqrt(np.maximum(second - mean * mean, 0.0))
