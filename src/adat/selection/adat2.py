@@ -24,9 +24,11 @@ class NoveltyOrderSelector(BlockWalkSelector):
     """Statement by novelty; subclasses choose the instruction for it."""
 
     def _choose(self, eligible: np.ndarray, t: int) -> tuple[int, int, dict[str, Any]]:
-        h, nu = self.choose_statement_by_novelty(eligible)
+        nu = self.novelty.novelty(eligible)  # the highest ν, ties at random (seeded)
+        tied = eligible[nu >= nu.max() - 1e-12]
+        h = int(tied[self.rng.integers(len(tied))]) if len(tied) > 1 else int(tied[0])
         k, scores = self._choose_instruction(h, self.untried(h), t)
-        return h, k, {"novelty": round(nu, 6), **scores}
+        return h, k, {"novelty": round(float(nu.max()), 6), **scores}
 
     def _choose_instruction(self, h: int, arms: np.ndarray, t: int) -> tuple[int, dict[str, Any]]:
         raise NotImplementedError

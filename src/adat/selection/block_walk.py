@@ -189,14 +189,6 @@ class BlockWalkSelector:
         """Instruction indices not yet tried with statement ``h``."""
         return np.flatnonzero(~self.tried[h])
 
-    def choose_statement_by_novelty(self, eligible: np.ndarray) -> tuple[int, float]:
-        """The eligible statement with the highest ν, ties at random (seeded)."""
-        nu = self.novelty.novelty(eligible)
-        best = nu.max()
-        tied = eligible[nu >= best - 1e-12]
-        h = int(tied[self.rng.integers(len(tied))]) if len(tied) > 1 else int(tied[0])
-        return h, float(best)
-
     # -- the walk ---------------------------------------------------------------------------
     def _eligible_or_stop(self) -> np.ndarray | None:
         if not self.blocks or not self.instruction_ids:
