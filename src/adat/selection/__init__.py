@@ -73,9 +73,6 @@ def make_selector(cfg: SelectorConfig, statements: Sequence[StatementLike], inst
             raise UserError("the llm selector needs an LLM", field="selector.name",
                             fix="set models.selector to a provider/model, or choose another selector")
         return LLMSelector(*args, llm_choose=llm_choose, priors=priors)
-    if cfg.name not in SELECTORS:
-        raise UserError(f"unknown selector {cfg.name!r}", field="selector.name",
-                        fix="see `adat config show-defaults`")
     if SELECTORS[cfg.name] is PooledSelector:
         return PooledSelector(*args, priors=priors, past=past)
     return SELECTORS[cfg.name](*args, priors=priors)
