@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib.resources
 import os
 import re
-from functools import lru_cache, partial
+from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
@@ -30,9 +30,6 @@ RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 PREFLIGHT_TIMEOUT_S = 3.0
 #: most trials of one test (``execution.repeat``, ``run-suite --repeat``, ``spec_suite.reruns``)
 MAX_REPEAT = 100
-ROLES = ("planner", "driver", "extractor", "grounder", "generator", "judge", "auditor", "selector",
-         # TDAD (DESIGN §9): tests from a spec, prompt compiler, mutant writer, the built spec agent
-         "testsmith", "promptsmith", "mutationsmith", "spec_agent")
 
 
 class Environment(BaseSettings):
@@ -129,6 +126,10 @@ class RoleModels(_Section):
         if role not in ROLES:
             raise UserError(f"unknown LLM role {role!r}", field="models", fix=f"use one of {', '.join(ROLES)}")
         return str(getattr(self, role))
+
+
+#: the tester roles, each played by the model ``models.<role>`` names
+ROLES: tuple[str, ...] = tuple(RoleModels.model_fields)
 
 
 class LLMSettings(_Section):
@@ -650,15 +651,10 @@ def register_header_secrets(headers: dict[str, str]) -> None:
     (an unset one is left for :func:`expand_env_refs` to report when the target is built)."""
     for value in headers.values():
         redaction.register(value)
-        found = {name: env_variable(name) for name in _ENV_REF.findall(value)}
-        known = {name: v for name, v in found.items() if v is not None}
-        redaction.register(*known.values())
-        if known and len(known) == len(found):
-            redaction.register(_ENV_REF.sub(partial(_known_value, known), value))
-
-
-def _known_value(known: dict[str, str], match: re.Match[str]) -> str:
-    return known[match.group(1)]
+        found = [env_variable(name) for name in _ENV_REF.findall(value)]
+        redaction.register(*(v for v in found if v is not None))
+        if found and None not in found:
+            expand_env_refs(value, field="headers")  # registers the expanded value
 
 
 def cache_dir(cfg: RunConfig) -> Path:

@@ -41,19 +41,21 @@ def _comment(text: str, indent: str) -> list[str]:
     return [f"{indent}# {line}" for line in textwrap.wrap(text, WIDTH - len(indent) - 2)]
 
 
-def _model_lines(model: BaseModel, indent: str) -> list[str]:
+def _model_lines(model: BaseModel, indent: str, mark: str = "") -> list[str]:
+    """The model's settings; with ``mark`` ``"# "`` commented out, so that uncommenting its lines
+    keeps the nesting (a nested section of a commented-out kind, e.g. ``target.otlp``)."""
     lines: list[str] = []
     for name, info in _kind_first(type(model)):
         value = getattr(model, name)
-        lines += _comment(info.description or "", indent)
+        lines += _comment(info.description or "", indent + mark)
         if isinstance(value, BaseModel):
-            lines.append(f"{indent}{name}:")
-            lines += _model_lines(value, indent + "  ")
+            lines.append(f"{indent}{mark}{name}:")
+            lines += _model_lines(value, indent + "  ", mark)
             for other in _kinds(info):
                 if not isinstance(value, other):
                     lines += _other_kind(other, type(value).model_fields, indent + "  ")
         else:
-            lines.append(f"{indent}{name}: {_scalar(value)}")
+            lines.append(f"{indent}{mark}{name}: {_scalar(value)}")
     return lines
 
 
@@ -69,31 +71,18 @@ def _other_kind(model: type[BaseModel], shown: dict[str, FieldInfo], indent: str
     lines = [""] + _comment(f"--- or {head}:", indent)
     for name, info in _kind_first(model):
         same = name in shown and (shown[name].description, shown[name].default) == (info.description, info.default)
+        if same and name not in KIND_FIELDS:
+            continue
+        lines += _comment(info.description or "", indent + "# ")
         if name in KIND_FIELDS:
-            lines += _comment(info.description or "", indent + "# ")
             lines.append(f"{indent}# {name}: {' | '.join(str(c) for c in get_args(info.annotation))}")
-        elif not same:
-            lines += _comment(info.description or "", indent + "# ")
+        else:
             default = "..." if info.is_required() else info.get_default(call_default_factory=True)
             if isinstance(default, BaseModel):  # a section of its own (target.otlp): its fields, commented
                 lines.append(f"{indent}# {name}:")
-                lines += _commented_section(default, indent + "  ")
+                lines += _model_lines(default, indent + "  ", "# ")
             else:
                 lines.append(f"{indent}# {name}: {default if default == '...' else _scalar(default)}")
-    return lines
-
-
-def _commented_section(model: BaseModel, indent: str) -> list[str]:
-    """A nested section of a commented-out kind: uncommenting its lines keeps the nesting."""
-    lines: list[str] = []
-    for name, info in _kind_first(type(model)):
-        value = getattr(model, name)
-        lines += _comment(info.description or "", indent + "# ")
-        if isinstance(value, BaseModel):
-            lines.append(f"{indent}# {name}:")
-            lines += _commented_section(value, indent + "  ")
-        else:
-            lines.append(f"{indent}# {name}: {_scalar(value)}")
     return lines
 
 

@@ -53,12 +53,12 @@ def test_paths_are_the_shortest_conversation_reaching_each_target(traces: list[T
 def test_targets_are_every_node_then_every_edge(traces: list[Trace]) -> None:
     graph = mine_workflow_graph(traces, keyword_embed, similarity=0.9)
     targets = graph_targets(graph, samples=2)
-    assert [t.target_id for t in targets][:5] == ["n01", "n02", "n03", "n04", "n05"]
+    assert [t.view.target_id for t in targets][:5] == ["n01", "n02", "n03", "n04", "n05"]
     assert len(targets) == len(graph.nodes) + len(graph.edges)
-    start = next(t for t in targets if t.target_id == f"{START}>n01")
+    start = next(t for t in targets if t.view.target_id == f"{START}>n01")
     assert start.view.kind == "edge" and start.view.from_activity == []
     assert len(start.view.edge_messages) == 2 and len(start.view.activity) == 2
-    inner = next(t for t in targets if t.target_id == "n01>n02")
+    inner = next(t for t in targets if t.view.target_id == "n01>n02")
     assert inner.view.from_activity[0].startswith("Please verify")
 
 

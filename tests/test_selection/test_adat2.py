@@ -44,7 +44,7 @@ def test_a_generator_error_leaves_theta_mu_and_m_untouched() -> None:
     sel.update(pair, applicable=False, verdict=None, error=True)
     assert all((x == y).all() for x, y in zip(before, (sel.theta.a, sel.theta.b, sel.mu.a, sel.mu.b), strict=True))
     assert sel.na_in_pass[h] == 0 and not sel.set_aside[h]  # m = 1 would have set it aside on an n/a
-    assert sel.attempts == 1 and sel.errors == 1 and sel.stats["not_applicable"] == 0
+    assert sel.attempts == 1 and sel.errors == 1 and sel.tests == 0
     assert sel.tried[h, k]  # spent: the budget bounds an endpoint that keeps failing
     with pytest.raises(ValueError, match="not an error"):
         nxt = sel.next_pair()

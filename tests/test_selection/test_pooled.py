@@ -322,7 +322,7 @@ def test_an_instruction_the_generator_says_it_cannot_apply_is_soon_dropped() -> 
 def test_only_instruction_reasons_say_an_instruction_is_unavailable(reason: str | None) -> None:
     sel, chosen = _one_dead_instruction(reason)
     off, chosen_off = _one_dead_instruction(reason, unavailable_prior=0.0)
-    assert sel.p_unavailable[0] == pytest.approx(sel.unavailable_share())  # no evidence beyond the prior
+    assert sel.p_unavailable[0] == pytest.approx(sel.unavailable_share)  # no evidence beyond the prior
     assert chosen == chosen_off
 
 
@@ -335,7 +335,7 @@ def test_one_test_makes_an_instruction_available_and_untried_ones_carry_the_shar
     k = int(pair.instruction_id[1:])
     untried = np.array([j for j in range(3) if j != k])
     sel.update(pair, applicable=False, verdict=None, reason="instruction")
-    pi = sel.unavailable_share()
+    pi = sel.unavailable_share
     assert sel.p_unavailable[k] > pi > 0.0
     h = sel.statement_ids.index(pair.statement_id)
     with_rule = sel.applicability(h, untried)[0]

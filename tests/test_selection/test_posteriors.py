@@ -53,13 +53,6 @@ def test_theta_prior_uses_catalog_then_history_with_weight() -> None:
     assert cold.a.tolist() == [1.0, 1.0] and cold.b.tolist() == [1.0, 1.0]
 
 
-def test_history_priors_from_tuples_mappings_and_records() -> None:
-    rows: list[object] = [("k0", True), ("k0", False), {"instruction_id": "k1", "applicable": True},
-                          Attempt(run_id="r", attempt_no=1, statement_id="s", instruction_id="k0",
-                                  applicable=True, selector="adat2")]
-    assert instruction_history_priors(rows) == {"k0": (2.0, 1.0), "k1": (1.0, 0.0)}
-
-
 @pytest.mark.parametrize(("catalog", "observed_applicable"), [(0.8, False), (0.25, True), (0.5, True)])
 def test_one_observation_moves_the_prior_strictly_between_catalog_and_observation(
         catalog: float, observed_applicable: bool) -> None:
@@ -77,12 +70,12 @@ def test_one_observation_moves_the_prior_strictly_between_catalog_and_observatio
         == pytest.approx(observation, abs=0.02)
 
 
-def test_history_priors_skip_errors_and_other_generators() -> None:
-    def row(kid: str, outcome: str, generator: str) -> Attempt:
+def test_history_priors_count_attempts_and_tuples_and_skip_errors() -> None:
+    def row(kid: str, outcome: str) -> Attempt:
         return Attempt(run_id="r", attempt_no=1, statement_id="s", instruction_id=kid, outcome=outcome,  # type: ignore[arg-type]
-                       generator=generator, selector="adat2")
-    rows = [row("k0", "applicable", "openai/m"), row("k0", "error", "openai/m"),
-            row("k0", "not_applicable", "offline/heuristic"), row("k1", "not_applicable", "openai/m")]
-    assert instruction_history_priors(rows, generator="openai/m") == {"k0": (1.0, 0.0), "k1": (0.0, 1.0)}
-    assert instruction_history_priors(rows, generator="offline/heuristic") == {"k0": (0.0, 1.0)}
-    assert instruction_history_priors(rows) == {"k0": (1.0, 1.0), "k1": (0.0, 1.0)}  # errors never count
+                       selector="adat2")
+    rows: list[Attempt | tuple[str, bool]] = [
+        row("k0", "applicable"), row("k0", "error"), row("k0", "not_applicable"), row("k1", "not_applicable"),
+        Attempt(run_id="r", attempt_no=2, statement_id="s", instruction_id="k1", applicable=True, selector="adat2"),
+        ("k2", True), ("k2", False), ("k2", True)]
+    assert instruction_history_priors(rows) == {"k0": (1.0, 1.0), "k1": (1.0, 1.0), "k2": (2.0, 1.0)}  # errors never count

@@ -14,14 +14,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from adat.baselines.workflow_graph import (
-    START,
-    Embed,
-    WorkflowEdge,
-    WorkflowGraph,
-    WorkflowNode,
-    mine_workflow_graph,
-)
+from adat.baselines.workflow_graph import START, Embed, WorkflowGraph, mine_workflow_graph
 from adat.config import RunConfig
 from adat.contracts.adat2_roles import PROMPT_AGENTEVAL, AgentEvalInput, AgentEvalOutput, WorkflowTargetView
 from adat.llm.types import LLMError, TesterLLM
@@ -40,10 +33,6 @@ class GraphTarget:
     view: WorkflowTargetView
     path: list[Turn]
 
-    @property
-    def target_id(self) -> str:
-        return self.view.target_id
-
 
 @dataclass
 class AgentEvalResult:
@@ -59,10 +48,15 @@ def agenteval_test_id(run_id: str, target_id: str) -> str:
 
 def graph_targets(graph: WorkflowGraph, samples: int) -> list[GraphTarget]:
     """Every node, then every edge, as generator targets (the order the tests are written in)."""
-    targets = [GraphTarget(_node_view(node, samples), node.path) for node in graph.nodes if node.path]
+    targets = [GraphTarget(WorkflowTargetView(target_id=node.node_id, kind="node", activity=node.samples(samples)),
+                           node.path) for node in graph.nodes if node.path]
     for edge in graph.edges:
         if edge.path:
-            targets.append(GraphTarget(_edge_view(graph, edge, samples), edge.path))
+            source = [] if edge.source == START else graph.node(edge.source).samples(samples)
+            view = WorkflowTargetView(target_id=edge.edge_id, kind="edge", from_activity=source,
+                                      activity=graph.node(edge.target).samples(samples),
+                                      edge_messages=edge.messages[:samples])
+            targets.append(GraphTarget(view, edge.path))
     return targets
 
 
@@ -77,29 +71,19 @@ def generate_agenteval_tests(cfg: RunConfig, client: TesterLLM, traces: Sequence
         try:
             answer, produced = call_role(client, "generator", PROMPT_AGENTEVAL, request, AgentEvalOutput)
         except LLMError as exc:
-            log.warning("AgentEval test for %s failed: %s", target.target_id, exc)
-            result.skipped[target.target_id] = f"generator error: {exc}"
+            log.warning("AgentEval test for %s failed: %s", target.view.target_id, exc)
+            result.skipped[target.view.target_id] = f"generator error: {exc}"
             continue
         if answer.test is None:
-            result.skipped[target.target_id] = answer.reason or "the generator wrote no test"
+            result.skipped[target.view.target_id] = answer.reason or "the generator wrote no test"
             continue
         generated = answer.test.model_copy(update={"step_hints": answer.test.step_hints[: cfg.generation.turn_limit]})
         result.tests.append(test_from_generated(
-            generated, test_id=agenteval_test_id(run_id, target.target_id), run_id=run_id, kind="agenteval",
+            generated, test_id=agenteval_test_id(run_id, target.view.target_id), run_id=run_id, kind="agenteval",
             turn_limit=cfg.generation.turn_limit, produced=produced,
-            provenance=f"AgentEval {target.view.kind} {target.target_id}: {_describe(target.view)}",
+            provenance=f"AgentEval {target.view.kind} {target.view.target_id}: {_describe(target.view)}",
         ))
     return result
-
-
-def _node_view(node: WorkflowNode, samples: int) -> WorkflowTargetView:
-    return WorkflowTargetView(target_id=node.node_id, kind="node", activity=node.samples(samples))
-
-
-def _edge_view(graph: WorkflowGraph, edge: WorkflowEdge, samples: int) -> WorkflowTargetView:
-    source = [] if edge.source == START else graph.node(edge.source).samples(samples)
-    return WorkflowTargetView(target_id=edge.edge_id, kind="edge", activity=graph.node(edge.target).samples(samples),
-                              from_activity=source, edge_messages=edge.messages[:samples])
 
 
 def _describe(view: WorkflowTargetView) -> str:

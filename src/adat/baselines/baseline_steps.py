@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Literal, cast
 
-from adat.config import RunConfig, cache_dir
+from adat.config import SELECTOR_NAMES, RunConfig, cache_dir
 from adat.engine.context import RunContext, StepResult
 from adat.engine.stage_runner import Outcome
 from adat.errors import UserError
@@ -110,8 +110,6 @@ def _discovery_traces(ctx: RunContext) -> list[Trace]:
 
 def selector_names() -> list[str]:
     """Every selector a run config can name (``selector.name``), in the config's order."""
-    from adat.config import SELECTOR_NAMES
-
     return list(SELECTOR_NAMES)
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from adat.config import RunConfig
-from adat.contracts.adat2_roles import PROMPT_DIRECT, DirectInput, DirectOutput, GeneratedTest
+from adat.contracts.adat2_roles import PROMPT_DIRECT, DirectInput, DirectOutput
 from adat.llm.types import LLMError, TesterLLM
 from adat.records import TestCase, Trace
 from adat.stages.ids import stable_id
@@ -65,7 +65,7 @@ def generate_direct_tests(cfg: RunConfig, client: TesterLLM, traces: Sequence[Tr
         batches += 1
         added = 0
         for generated in answer.tests[:want]:
-            generated = _within_turn_limit(generated, cfg.generation.turn_limit)
+            generated = generated.model_copy(update={"step_hints": generated.step_hints[: cfg.generation.turn_limit]})
             key = (tuple(generated.step_hints), tuple(generated.success_criteria))
             if key in seen:
                 duplicates += 1
@@ -83,9 +83,3 @@ def generate_direct_tests(cfg: RunConfig, client: TesterLLM, traces: Sequence[Tr
         if added == 0:
             return DirectResult(tests, "no_progress", batches, duplicates)
     return DirectResult(tests, "limit", batches, duplicates)
-
-
-def _within_turn_limit(test: GeneratedTest, turn_limit: int) -> GeneratedTest:
-    if len(test.step_hints) <= turn_limit:
-        return test
-    return test.model_copy(update={"step_hints": test.step_hints[:turn_limit]})

@@ -99,33 +99,30 @@ def mine_workflow_graph(traces: Sequence[Trace], embed: Embed, similarity: float
         return WorkflowGraph(nodes=[], edges=[])
     vectors = np.asarray(embed([r.text for r in replies]), dtype=np.float64)
     labels = cluster_labels(vectors, similarity)
-    node_of = {(r.trace_index, r.turn): f"n{label + 1:02d}" for r, label in zip(replies, labels, strict=True)}
     nodes = [WorkflowNode(node_id=f"n{label + 1:02d}", replies=[]) for label in range(max(labels) + 1)]
+    node_of = {(r.trace_index, r.turn): nodes[label] for r, label in zip(replies, labels, strict=True)}
     for reply, label in zip(replies, labels, strict=True):
         nodes[label].replies.append(reply)
-    for node, label in zip(nodes, range(len(nodes)), strict=True):
+    for label, node in enumerate(nodes):
         node.replies = _medoid_first(node.replies, vectors[[i for i, lab in enumerate(labels) if lab == label]])
 
     edges: dict[tuple[str, str], WorkflowEdge] = {}
-    node_paths: dict[str, list[Turn]] = {}
     for ti, trace in enumerate(traces):
         previous = START
         for j in range(len(trace.turns)):
-            current = node_of.get((ti, j))
-            if current is None:
+            reached = node_of.get((ti, j))
+            if reached is None:
                 continue
+            current = reached.node_id
             prefix = list(trace.turns[: j + 1])
             message = _last_user_message(trace.turns[:j])
-            _keep_shorter(node_paths, current, prefix)
+            reached.path = _shorter(prefix, reached.path)
             if current != previous and message is not None:
                 edge = edges.setdefault((previous, current), WorkflowEdge(previous, current, []))
                 if message not in edge.messages:
                     edge.messages.append(message)
-                if not edge.path or _user_turns(prefix) < _user_turns(edge.path):
-                    edge.path = prefix
+                edge.path = _shorter(prefix, edge.path)
             previous = current
-    for node in nodes:
-        node.path = node_paths.get(node.node_id, [])
     order = {n.node_id: i for i, n in enumerate(nodes)} | {START: -1}
     ordered = sorted(edges.values(), key=lambda e: (order[e.source], order[e.target]))
     return WorkflowGraph(nodes=nodes, edges=ordered)
@@ -140,14 +137,11 @@ def _medoid_first(replies: list[ReplyRef], vectors: np.ndarray) -> list[ReplyRef
     return [replies[medoid], *replies[:medoid], *replies[medoid + 1:]]
 
 
-def _user_turns(turns: Sequence[Turn]) -> int:
-    return sum(1 for t in turns if t.role == "user")
-
-
-def _keep_shorter(paths: dict[str, list[Turn]], key: str, prefix: list[Turn]) -> None:
-    # Strictly shorter only: among equally short paths the earliest (trace, turn) one stays.
-    if key not in paths or _user_turns(prefix) < _user_turns(paths[key]):
-        paths[key] = prefix
+def _shorter(prefix: list[Turn], path: list[Turn]) -> list[Turn]:
+    """``prefix`` if it has fewer user turns than ``path`` (or ``path`` is empty), else ``path``:
+    strictly fewer only, so among equally short paths the earliest (trace, turn) one stays."""
+    user_turns = [sum(1 for t in turns if t.role == "user") for turns in (prefix, path)]
+    return prefix if not path or user_turns[0] < user_turns[1] else path
 
 
 def _last_user_message(turns: Sequence[Turn]) -> str | None:

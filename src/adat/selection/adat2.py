@@ -8,16 +8,13 @@ prior, early on), then to a seeded random draw.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from adat.config import AdaT2Selection
-from adat.records import Instruction
 from adat.selection.block_walk import BlockWalkSelector
 from adat.selection.novelty import argmax_lexicographic
-from adat.selection.pair import StatementLike
 from adat.selection.posteriors import BetaPosteriors, quantile_level, theta_prior
 
 _SHOWN_ALTERNATIVES = 3  # how many runner-up instructions a scores snapshot lists
@@ -27,9 +24,11 @@ class NoveltyOrderSelector(BlockWalkSelector):
     """Statement by novelty; subclasses choose the instruction for it."""
 
     def _choose(self, eligible: np.ndarray, t: int) -> tuple[int, int, dict[str, Any]]:
-        h, nu = self.choose_statement_by_novelty(eligible)
+        nu = self.novelty.novelty(eligible)  # the highest ν, ties at random (seeded)
+        tied = eligible[nu >= nu.max() - 1e-12]
+        h = int(tied[self.rng.integers(len(tied))]) if len(tied) > 1 else int(tied[0])
         k, scores = self._choose_instruction(h, self.untried(h), t)
-        return h, k, {"novelty": round(nu, 6), **scores}
+        return h, k, {"novelty": round(float(nu.max()), 6), **scores}
 
     def _choose_instruction(self, h: int, arms: np.ndarray, t: int) -> tuple[int, dict[str, Any]]:
         raise NotImplementedError
@@ -41,31 +40,24 @@ class NoveltyOrderSelector(BlockWalkSelector):
 
 
 class AdaT2Selector(NoveltyOrderSelector):
-    """AdaT2 (Bayes-UCB on two Beta posteriors with a reuse penalty) and its variants.
-
-    ``mode``: ``"bayes-ucb"`` (adat2, cold-start), ``"static"`` (posteriors never updated) or
-    ``"thompson"`` (one draw from each posterior instead of the two quantiles).
+    """AdaT2 (Bayes-UCB on two Beta posteriors with a reuse penalty) and its variants, by
+    ``cfg.name``: ``adat2`` and ``cold-start`` (Beta(1, 1) priors), ``static`` (posteriors never
+    updated) and ``thompson`` (one draw from each posterior instead of the two quantiles).
     """
 
     cfg: AdaT2Selection
 
-    def __init__(self, cfg: AdaT2Selection, statements: Sequence[StatementLike],
-                 instructions: Sequence[Instruction], embeddings: np.ndarray, n_target: int,
-                 seed: int = 0, *, priors: Mapping[str, tuple[float, float]] | None = None,
-                 cold_start: bool = False, mode: str = "bayes-ucb", name: str = "adat2") -> None:
-        super().__init__(cfg, statements, instructions, embeddings, n_target, seed)
-        if mode not in ("bayes-ucb", "static", "thompson"):
-            raise ValueError(f"unknown AdaT2 mode {mode!r}")
-        self.name = name
-        self.mode = mode
-        self.theta = theta_prior(self.instructions, weight=cfg.prior_weight, history=priors,
-                                 cold_start=cold_start)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.name = self.cfg.name
+        self.theta = theta_prior(self.instructions, weight=self.cfg.prior_weight, history=self.priors,
+                                 cold_start=self.name == "cold-start")
         self.mu = BetaPosteriors.uniform(len(self.instructions))
 
     def _choose_instruction(self, h: int, arms: np.ndarray, t: int) -> tuple[int, dict[str, Any]]:
         penalty = self.cfg.gamma ** self.block_tests[self.block, arms] * self.weights(h, arms)
         snapshot: dict[str, Any] = {}
-        if self.mode == "thompson":
+        if self.name == "thompson":
             score = self.theta.sample(self.rng, arms) * self.mu.sample(self.rng, arms) * penalty
         else:
             q = quantile_level(t, self.budget, self.cfg.c)
@@ -84,7 +76,7 @@ class AdaT2Selector(NoveltyOrderSelector):
         return k, snapshot
 
     def _learn(self, h: int, k: int, applicable: bool, reward: float | None) -> None:
-        if self.mode == "static":
+        if self.name == "static":
             return
         if not applicable:
             self.theta.add(k, 0.0, 1.0)

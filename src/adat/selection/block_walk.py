@@ -25,7 +25,7 @@ and, to learn, :meth:`BlockWalkSelector._learn`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -52,7 +52,7 @@ class BlockWalkSelector:
 
     def __init__(self, cfg: SelectorConfig, statements: Sequence[StatementLike],
                  instructions: Sequence[Instruction], embeddings: np.ndarray, n_target: int,
-                 seed: int = 0) -> None:
+                 seed: int = 0, *, priors: Mapping[str, tuple[float, float]] | None = None) -> None:
         if len(embeddings) != len(statements):
             raise ValueError(f"{len(embeddings)} embeddings for {len(statements)} statements")
         self.cfg = cfg
@@ -65,6 +65,7 @@ class BlockWalkSelector:
         if len(set(self.instruction_ids)) != len(self.instruction_ids):
             raise ValueError("instruction ids must be unique")
         self.n_target = n_target
+        self.priors = dict(priors or {})  # instruction id -> (applicable, n/a) in earlier runs; for the selectors with a prior
         self.budget = min(cfg.max_attempts_cap, cfg.attempts_per_test * n_target)
         self.rng = np.random.default_rng(seed)
         n_s, n_k = len(statements), len(instructions)
@@ -187,20 +188,6 @@ class BlockWalkSelector:
     def untried(self, h: int) -> np.ndarray:
         """Instruction indices not yet tried with statement ``h``."""
         return np.flatnonzero(~self.tried[h])
-
-    def choose_statement_by_novelty(self, eligible: np.ndarray) -> tuple[int, float]:
-        """The eligible statement with the highest ν, ties at random (seeded)."""
-        nu = self.novelty.novelty(eligible)
-        best = nu.max()
-        tied = eligible[nu >= best - 1e-12]
-        h = int(tied[self.rng.integers(len(tied))]) if len(tied) > 1 else int(tied[0])
-        return h, float(best)
-
-    @property
-    def stats(self) -> dict[str, Any]:
-        """Counters for reports: attempts, tests, not-applicable share, passes."""
-        return {"attempts": self.attempts, "tests": self.tests, "pass_no": self.pass_no, "errors": self.errors,
-                "not_applicable": self.attempts - self.tests - self.errors, "stop_reason": self._stopped}
 
     # -- the walk ---------------------------------------------------------------------------
     def _eligible_or_stop(self) -> np.ndarray | None:

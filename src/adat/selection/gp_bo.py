@@ -15,19 +15,16 @@ order. numpy only; an exact GP is cheap at a few hundred observations.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve, solve_triangular
 
 from adat.config import BaselineSelection
-from adat.records import Instruction
 from adat.selection.bandits import attempt_reward
 from adat.selection.block_walk import BlockWalkSelector
 from adat.selection.joint import untried_pairs
 from adat.selection.novelty import argmax_lexicographic
-from adat.selection.pair import StatementLike
 from adat.selection.posteriors import theta_prior
 
 _PRIOR_REWARD_MEAN = 0.5  # E[μ] under its Beta(1, 1) start
@@ -44,10 +41,8 @@ class GPBOSelector(BlockWalkSelector):
     name = "gp-bo"
     cfg: BaselineSelection
 
-    def __init__(self, cfg: BaselineSelection, statements: Sequence[StatementLike],
-                 instructions: Sequence[Instruction], embeddings: np.ndarray, n_target: int,
-                 seed: int = 0, *, priors: Mapping[str, tuple[float, float]] | None = None) -> None:
-        super().__init__(cfg, statements, instructions, embeddings, n_target, seed)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         emb = self.novelty.emb
         self.statement_kernel = _SIGNAL_VARIANCE * np.exp(-(1.0 - emb @ emb.T) / LENGTHSCALE)
         factors = np.array([i.factor for i in self.instructions])
@@ -55,7 +50,7 @@ class GPBOSelector(BlockWalkSelector):
         same_factor = factors[:, None] == factors[None, :]
         self.instruction_kernel = np.where(same_factor, (1.0 + rho) / 2.0, rho)
         np.fill_diagonal(self.instruction_kernel, 1.0)
-        self.prior_mean = theta_prior(self.instructions, weight=cfg.prior_weight, history=priors).mean() \
+        self.prior_mean = theta_prior(self.instructions, weight=self.cfg.prior_weight, history=self.priors).mean() \
             * _PRIOR_REWARD_MEAN
         self.obs_h: list[int] = []
         self.obs_k: list[int] = []

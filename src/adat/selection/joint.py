@@ -6,15 +6,14 @@ Both draw from the untried pairs of the current block's eligible statements (the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from adat.config import BaselineSelection
-from adat.records import Instruction
 from adat.selection.block_walk import BlockWalkSelector
-from adat.selection.pair import Candidate, StatementLike
+from adat.selection.pair import Candidate
 from adat.selection.posteriors import theta_prior
 
 #: The LLM selector's chooser: gets the candidates, answers (statement_id, instruction_id) or None.
@@ -57,14 +56,11 @@ class LLMSelector(BlockWalkSelector):
     name = "llm"
     cfg: BaselineSelection
 
-    def __init__(self, cfg: BaselineSelection, statements: Sequence[StatementLike],
-                 instructions: Sequence[Instruction], embeddings: np.ndarray, n_target: int,
-                 seed: int = 0, *, llm_choose: LLMChoose,
-                 priors: Mapping[str, tuple[float, float]] | None = None) -> None:
-        super().__init__(cfg, statements, instructions, embeddings, n_target, seed)
+    def __init__(self, *args: Any, llm_choose: LLMChoose, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self.llm_choose = llm_choose
         self.fallbacks = 0
-        self.prior_mean = theta_prior(self.instructions, weight=cfg.prior_weight, history=priors).mean()
+        self.prior_mean = theta_prior(self.instructions, weight=self.cfg.prior_weight, history=self.priors).mean()
 
     def candidates(self, eligible: np.ndarray) -> list[tuple[int, int, Candidate]]:
         """Every untried pair of the eligible statements, in the default order."""
@@ -95,15 +91,8 @@ class LLMSelector(BlockWalkSelector):
             answer = self.llm_choose([c for _, _, c in offered])
         except LLMError:
             answer = None
-        key = tuple(answer) if isinstance(answer, tuple | list) and len(answer) == 2 else None
-        chosen = index.get(key) if key is not None else None  # type: ignore[arg-type]
-        fallback = chosen is None
-        if chosen is None:
-            self.fallbacks += 1
-            chosen = (offered[0][0], offered[0][1])
-        return chosen[0], chosen[1], {"candidates": len(offered), "fallback": fallback,
-                                      "fallbacks": self.fallbacks}
-
-    @property
-    def stats(self) -> dict[str, Any]:
-        return {**super().stats, "fallbacks": self.fallbacks}
+        pair = tuple(answer) if isinstance(answer, tuple | list) and len(answer) == 2 else None
+        chosen = index.get(pair) if pair is not None else None  # type: ignore[arg-type]
+        self.fallbacks += chosen is None
+        h, k = chosen or offered[0][:2]
+        return h, k, {"candidates": len(offered), "fallback": chosen is None, "fallbacks": self.fallbacks}

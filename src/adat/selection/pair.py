@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
-
-VerdictName = Literal["pass", "fail", "inconclusive"]
+from typing import Any, Protocol
 
 #: Why a selector stopped handing out pairs.
 STOP_TARGET = "target"      # n transformed tests exist

@@ -15,7 +15,7 @@ AdaT2's statement order (blocks, novelty, set-aside after m n/a) and estimates t
    embedding space (and an n/a whose reason is the statement, of every instruction of its
    factor), weighted by
    ``w(h, h') = clip((cos(e_h, e_h') − c₀) / (1 − c₀), 0, 1)`` (cosines of the run's embeddings
-   centred on their mean, ``centre_embeddings``; :func:`centred`): an instruction that failed on
+   centred on their mean, ``centre_embeddings``; :func:`centred_on`): an instruction that failed on
    a statement is expected to fail on its near-duplicates and on statements about the same
    thing, and one that worked there is expected to work again. Earlier runs' attempts
    (:class:`PastAttempts`) count here too, at weight ``history_weight``.
@@ -58,17 +58,15 @@ and errors teach it nothing (the shared walk drops them).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from adat.config import PooledSelection
-from adat.records import Instruction
 from adat.selection.adat2 import NoveltyOrderSelector
 from adat.selection.novelty import argmax_lexicographic
-from adat.selection.pair import StatementLike
 
 _NEWTON_STEPS = 2  # warm-started from the last fit: one outcome moves the MAP little
 _MAX_STRENGTH = 200.0  # the model's Beta strength is capped so neighbours always count
@@ -103,24 +101,20 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return np.asarray(1.0 / (1.0 + np.exp(-np.clip(x, -30.0, 30.0))))
 
 
-#: fewest statements whose mean embedding stands for the direction they share (:func:`centred`)
+#: fewest statements whose mean embedding stands for the direction they share (:func:`centred_on`)
 CENTRE_MIN_STATEMENTS = 10
 
 
-def centred(emb: np.ndarray) -> np.ndarray:
-    """Unit embeddings centred on their mean. Sentence embeddings of one domain share a large
-    common direction (the demo's statements: median pairwise cosine 0.46, 97 % of pairs above
-    0.2; measured in docs/research/selection-log.md), under which every statement is every
-    other's neighbour; centred, their cosines spread around 0 as in the simulated worlds the
-    floors were tuned on. Below :data:`CENTRE_MIN_STATEMENTS` the embeddings are returned as
-    they are: the mean is then mostly the statements themselves (centred cosines average
-    −1/(S − 1): two statements become opposite)."""
-    return centred_on(emb, emb)
-
-
 def centred_on(emb: np.ndarray, others: np.ndarray) -> np.ndarray:
-    """``others`` (unit rows) centred on the mean of ``emb`` as :func:`centred` centres ``emb``, so
-    cosines between the two sets are on one scale (unchanged below :data:`CENTRE_MIN_STATEMENTS`)."""
+    """``others`` (unit rows) centred on the mean of ``emb``, the run's unit embeddings (``emb``
+    itself to centre the run's own). Sentence embeddings of one domain share a large common
+    direction (the demo's statements: median pairwise cosine 0.46, 97 % of pairs above 0.2;
+    measured in docs/research/selection-log.md), under which every statement is every other's
+    neighbour; centred, their cosines spread around 0 as in the simulated worlds the floors were
+    tuned on, and cosines between ``emb`` and ``others`` are on that scale. Below
+    :data:`CENTRE_MIN_STATEMENTS` rows of ``emb``, ``others`` are returned as they are: the mean is
+    then mostly the statements themselves (centred cosines average −1/(S − 1): two statements
+    become opposite)."""
     if len(emb) < CENTRE_MIN_STATEMENTS or not len(others):
         return others
     x = others - emb.mean(axis=0)
@@ -155,17 +149,25 @@ class PooledSelector(NoveltyOrderSelector):
 
     cfg: PooledSelection
 
-    def __init__(self, cfg: PooledSelection, statements: Sequence[StatementLike],
-                 instructions: Sequence[Instruction], embeddings: np.ndarray, n_target: int,
-                 seed: int = 0, *, priors: Mapping[str, tuple[float, float]] | None = None,
-                 cold_start: bool = False, name: str = "pooled", past: PastAttempts | None = None) -> None:
-        super().__init__(cfg, statements, instructions, embeddings, n_target, seed)
-        self.name = name
+    def __init__(self, *args: Any, past: PastAttempts | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        cfg = self.cfg
+        self.name = cfg.name
+        cold_start = self.name == "pooled-cold-start"  # no catalog prior, no history
         factors = sorted({i.factor for i in self.instructions})
         self.factor_of = np.array([factors.index(i.factor) for i in self.instructions], dtype=int)
         n_s, n_f, n_k = len(self.statement_ids), len(factors), len(self.instructions)
-        self.offset, instruction_var = self._offsets(cold_start, cfg)
-        self.hist_count, self.hist_success = self._history_counts(priors or {}, cold_start, cfg)
+        # o_k: the catalog rate's logit (0 from a cold start)
+        self.offset = np.zeros(n_k) if cold_start else \
+            _logit(np.array([i.prior_applicability for i in self.instructions], dtype=float))
+        instruction_var = np.full(n_k, INSTRUCTION_SD ** 2)  # the prior variance of a_k
+        # Earlier runs' (attempts, applicable) per instruction at weight history_weight; not folded
+        # into o_k (as AdaT2 folds them into its Beta prior) but data of the model's likelihood
+        # (:meth:`_refit`), so what last night taught about an instruction also moves its factor's
+        # level b_f, and with it the factor's instructions that have no history. None from a cold start.
+        succ, fail = np.array([(0.0, 0.0) if cold_start else self.priors.get(i.instruction_id, (0.0, 0.0))
+                               for i in self.instructions]).reshape(-1, 2).T
+        self.hist_count, self.hist_success = cfg.history_weight * (succ + fail), cfg.history_weight * succ
         # parameter layout: [β₀ | b_f (F) | a_k (K)]
         self._k0 = 1 + n_f
         prior_var = np.concatenate([[GLOBAL_SD_COLD ** 2 if cold_start else 0.2 ** 2],
@@ -175,7 +177,7 @@ class PooledSelector(NoveltyOrderSelector):
         self.logit_var = prior_var[0] + prior_var[1 + self.factor_of] + instruction_var  # (K,) before data
         self.obs_count = np.zeros(n_k)    # attempts per instruction (the model's sufficient statistics)
         self.obs_success = np.zeros(n_k)
-        emb = centred(self.novelty.emb) if cfg.centre_embeddings else self.novelty.emb
+        emb = centred_on(self.novelty.emb, self.novelty.emb) if cfg.centre_embeddings else self.novelty.emb
         cos = emb @ emb.T if n_s else np.zeros((0, 0))  # one S × S product per run
         self.neighbour_w = NEIGHBOUR_WEIGHT * neighbour_weights(cos, NEIGHBOUR_FLOOR)
         self.near_success = np.zeros((n_s, n_k))   # Σ w(h, h') over h' where k applied
@@ -191,13 +193,15 @@ class PooledSelector(NoveltyOrderSelector):
         self.rewording = np.array([i.factor in REWORDING_FACTORS for i in self.instructions], dtype=bool)
         self._chosen_bonus = False        # whether the pair being learned was chosen under one
         # cold start: from this many tests on, the walk exploits (None: never)
-        self.exploit_after = cfg.cold_exploit_after * n_target if cold_start else None
+        self.exploit_after = cfg.cold_exploit_after * self.n_target if cold_start else None
         # rule 7: instructions the generator cannot apply anywhere in this run (zero-inflation)
         self.instruction_na = np.zeros(n_k)      # n/a of k whose reason is 'instruction'
         self.statement_na = np.zeros(n_k)        # ... 'statement'
         self.instruction_na_surprise = np.zeros(n_k)  # Σ −log(1 − p₀) over the former
         self.p_unavailable = np.full(n_k, cfg.unavailable_prior)
-        self._pi = cfg.unavailable_prior
+        # π: the share of instructions this generator cannot apply anywhere in this run, learned by
+        # EM over the instructions tried (:meth:`_unavailable`)
+        self.unavailable_share = cfg.unavailable_prior
         self.absorbs_unavailable = cold_start  # see applicability()
         if past is not None and len(past.instruction_ids) and not cold_start:
             self._add_past(past, emb)
@@ -207,7 +211,7 @@ class PooledSelector(NoveltyOrderSelector):
 
     def _add_past(self, past: PastAttempts, emb: np.ndarray) -> None:
         """Earlier runs' outcomes as neighbour evidence at weight ``history_weight`` (their
-        per-instruction counts are in the model's fit, :meth:`_history_counts`; they do not enter
+        per-instruction counts are in the model's fit, ``hist_count``; they do not enter
         the spread penalty, which is about tonight's tests, nor rule 7, which is about this run)."""
         kid = {iid: k for k, iid in enumerate(self.instruction_ids)}
         rows = [j for j, iid in enumerate(past.instruction_ids) if iid in kid]
@@ -229,30 +233,6 @@ class PooledSelector(NoveltyOrderSelector):
         add(self.near_failure, ks, ~ok, n_k)
         add(self.reason_failure, fs, why, n_f)
         add(self.reason_near, ks, why, n_k)
-
-    def _offsets(self, cold_start: bool, cfg: PooledSelection) -> tuple[np.ndarray, np.ndarray]:
-        """o_k (the catalog rate's logit; 0 from a cold start) and the prior variance of a_k."""
-        n_k = len(self.instructions)
-        base_var = np.full(n_k, INSTRUCTION_SD ** 2)
-        if cold_start:
-            return np.zeros(n_k), base_var
-        return _logit(np.array([i.prior_applicability for i in self.instructions], dtype=float)), base_var
-
-    def _history_counts(self, history: Mapping[str, tuple[float, float]], cold_start: bool,
-                        cfg: PooledSelection) -> tuple[np.ndarray, np.ndarray]:
-        """Earlier runs' (attempts, applicable) per instruction at weight ``history_weight``.
-
-        They are not folded into o_k (as AdaT2 folds them into its Beta prior): they enter the
-        model's likelihood as data (:meth:`_refit`), so what last night taught about an
-        instruction also moves its factor's level b_f, and with it the factor's instructions that
-        have no history. A cold start uses no history.
-        """
-        counts = np.zeros((2, len(self.instructions)))
-        if not cold_start:
-            for k, ins in enumerate(self.instructions):
-                succ, fail = history.get(ins.instruction_id, (0.0, 0.0))
-                counts[:, k] = cfg.history_weight * (succ + fail), cfg.history_weight * succ
-        return counts[0], counts[1]
 
     # -- the model -----------------------------------------------------------------------------
     def _refit(self) -> None:
@@ -316,12 +296,6 @@ class PooledSelector(NoveltyOrderSelector):
         share = (c * REASON_SHARE + self.reason_missed) / (c + self.reason_expected)
         return float(np.clip(share, 0.0, 1.0))
 
-    def unavailable_share(self) -> float:
-        """π: the share of instructions this generator cannot apply anywhere in this run, learned
-        (EM over the instructions tried, prior ``unavailable_prior`` at weight
-        ``unavailable_prior_weight``)."""
-        return self._pi
-
     def _unavailable(self) -> np.ndarray:
         """P(k unavailable | its outcomes) for every instruction (rule 7).
 
@@ -350,7 +324,7 @@ class PooledSelector(NoveltyOrderSelector):
         for _ in range(3):  # EM for π over the instructions tried
             pi = float((UNAVAILABLE_PRIOR_WEIGHT * prior + posterior(pi)[tried].sum())
                        / (UNAVAILABLE_PRIOR_WEIGHT + tried.sum()))
-        self._pi = pi
+        self.unavailable_share = pi
         return posterior(pi)
 
     def applicability(self, h: int, arms: np.ndarray, *, reasons: bool = True,
@@ -380,7 +354,7 @@ class PooledSelector(NoveltyOrderSelector):
         # above π) moves it (a test rules unavailability out; it does not raise θ above the model's).
         keep = 1.0 - self.p_unavailable[arms]
         if self.absorbs_unavailable:
-            keep = np.minimum(keep / (1.0 - self._pi), 1.0)
+            keep = np.minimum(keep / (1.0 - self.unavailable_share), 1.0)
         second = keep * (sd * sd + mean * mean)
         mean = keep * mean
         return mean, np.sqrt(np.maximum(second - mean * mean, 0.0))

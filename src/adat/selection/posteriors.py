@@ -25,12 +25,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 import numpy as np
 from scipy.stats import beta as beta_dist
 
-from adat.records import Instruction
+from adat.records import Attempt, Instruction
 
 REWARDS = {"pass": 1.0, "inconclusive": 0.5, "fail": 0.0}
 _MAX_LEVEL = 1.0 - 1e-12
@@ -107,27 +106,20 @@ def combined_prior_rate(catalog: float, successes: float, failures: float, weigh
     return catalog if total <= 0 else (weight * catalog + successes) / total
 
 
-def instruction_history_priors(rows: Iterable[Any], *, generator: str | None = None) -> dict[str, tuple[float, float]]:
-    """Per-instruction (applicable, not applicable) counts from earlier runs' attempt rows.
+def instruction_history_priors(rows: Iterable[Attempt | tuple[str, bool]]) -> dict[str, tuple[float, float]]:
+    """Per-instruction (applicable, not applicable) counts from earlier runs' attempts, given as
+    :class:`adat.records.Attempt` rows or ``(instruction_id, applicable)`` tuples.
 
-    ``rows`` may be ``(instruction_id, applicable)`` tuples, mappings with those keys (e.g.
-    ``DataFrame.to_dict("records")`` of the ``attempts`` table) or :class:`adat.records.Attempt`.
-    Rows whose ``outcome`` is ``error`` teach nothing and are skipped. With ``generator`` given,
-    only rows whose ``generator`` (provider/model) is that one count: an ``offline/heuristic``
-    run never feeds an ``openai/…`` run's prior. The result is the ``priors`` argument of
-    :func:`adat.selection.make_selector`.
+    The caller picks the rows (:func:`adat.stages.selection_priors.earlier_attempts`: this
+    generator model's only, so an ``offline/heuristic`` run never feeds an ``openai/…`` run's
+    prior); an ``error`` row teaches nothing and is skipped. The result is the ``priors``
+    argument of :func:`adat.selection.make_selector`.
     """
-    counts: dict[str, list[float]] = {}
+    counts: dict[str, tuple[float, float]] = {}
     for row in rows:
-        if isinstance(row, tuple):
-            iid, applicable = row
-            outcome, made_by = None, None
-        else:
-            get = row.get if isinstance(row, Mapping) else (lambda key, r=row: getattr(r, key, None))
-            iid, applicable, outcome, made_by = (get("instruction_id"), get("applicable"), get("outcome"),
-                                                 get("generator"))
-        if outcome == "error" or (generator is not None and made_by != generator):
+        if not isinstance(row, tuple) and row.outcome == "error":
             continue
-        slot = counts.setdefault(str(iid), [0.0, 0.0])
-        slot[0 if bool(applicable) else 1] += 1.0
-    return {iid: (s, f) for iid, (s, f) in counts.items()}
+        iid, applicable = row if isinstance(row, tuple) else (row.instruction_id, row.applicable)
+        s, f = counts.get(iid, (0.0, 0.0))
+        counts[iid] = (s + 1.0, f) if applicable else (s, f + 1.0)
+    return counts
