@@ -130,7 +130,8 @@ class LLMClient:
         schema, strict = response_schema(output)
         # an openai endpoint gets the form configured, else probed (preflight), else json_schema;
         # other providers take the schema as it is
-        mode = (cached_mode(self.cfg, bound.model) or DEFAULT_MODE) if bound.provider_name == "openai" else DEFAULT_MODE
+        openai = bound.provider_name == "openai"
+        mode = (cached_mode(self.cfg, bound.model) or DEFAULT_MODE) if openai else DEFAULT_MODE
         request = self._request(role, bound, template.render(variables), template, variables,
                                 response_schema=schema, schema_name=schema_name(output), schema_strict=strict,
                                 output_mode=mode)

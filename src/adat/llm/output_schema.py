@@ -169,12 +169,6 @@ def parse_output(content: str | None, model: type[T]) -> T:
     return result
 
 
-def schema_instruction(schema: dict[str, Any]) -> str:
-    """The system message that asks for the schema in words (modes without server-side schema decoding)."""
-    return ("Reply with only one JSON object, no prose and no code fences, that matches this JSON schema:\n"
-            + json.dumps(schema, separators=(",", ":")))
-
-
 def repair_message(reason: str) -> str:
     """The follow-up user message of the one repair attempt."""
     return (f"Your previous reply could not be used ({reason}). Reply again with only the corrected "
