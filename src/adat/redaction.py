@@ -75,16 +75,12 @@ def scrub_value(value: Any) -> Any:
     """``value`` with :func:`scrub` applied to every string inside (dicts, lists and tuples)."""
     if not _secrets:
         return value
-    return _deep(value)
-
-
-def _deep(value: Any) -> Any:
     if isinstance(value, str):
         return scrub(value)
     if isinstance(value, dict):
-        return {key: _deep(item) for key, item in value.items()}
+        return {key: scrub_value(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return type(value)(_deep(item) for item in value)
+        return type(value)(scrub_value(item) for item in value)
     return value
 
 
