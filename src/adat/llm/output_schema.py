@@ -13,6 +13,7 @@ rewrites a pydantic model's schema that way when it can; a model with a free-for
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import re
@@ -106,8 +107,10 @@ def extract_json(content: str | None) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         first_error = exc
-    fenced = [_loads(body) for body in _CODE_FENCE.findall(text)]
-    found = [value for ok, value in fenced if ok]
+    found = []
+    for body in _CODE_FENCE.findall(text):
+        with contextlib.suppress(json.JSONDecodeError):  # a fence that holds no JSON is prose
+            found.append(json.loads(body.strip()))
     if len(found) == 1:
         return found[0]
     if len(found) > 1:
@@ -118,13 +121,6 @@ def extract_json(content: str | None) -> Any:
     if len(values) > 1:
         raise OutputInvalid(f"the reply holds {len(values)} different JSON objects; exactly one was expected")
     raise OutputInvalid(f"not valid JSON: {first_error}")
-
-
-def _loads(text: str) -> tuple[bool, Any]:
-    try:
-        return True, json.loads(text.strip())
-    except json.JSONDecodeError:
-        return False, None
 
 
 def _embedded_values(text: str) -> list[Any]:
