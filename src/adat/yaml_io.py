@@ -56,11 +56,11 @@ def read_user_text(path: Path, *, max_bytes: int = MAX_YAML_BYTES, what: str = "
                         fix="save the file as UTF-8") from None
 
 
-def read_yaml(path: Path, *, max_bytes: int = MAX_YAML_BYTES) -> Any:
+def read_yaml(path: Path) -> Any:
     """Parse ``path``; every problem is a one-line :class:`UserError` naming the file (and line):
-    not UTF-8, over ``max_bytes``, a syntax error, a key given twice in one mapping, or aliases
+    not UTF-8, over :data:`MAX_YAML_BYTES`, a syntax error, a key given twice in one mapping, or aliases
     that expand past :data:`MAX_YAML_NODES` nodes (refused before any value is built)."""
-    text = read_user_text(path, max_bytes=max_bytes, what="YAML file")
+    text = read_user_text(path, what="YAML file")
     loader = _LOADER(text)
     try:
         node = loader.get_single_node()
