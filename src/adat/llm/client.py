@@ -194,7 +194,7 @@ class LLMClient:
             bound = self._bound.get(spec)
         if bound is None:
             name, model, provider = self.registry.create(spec, self.cfg)
-            bound = _Bound(name, model, provider, self.registry.cacheable(name))
+            bound = _Bound(name, model, provider, bool(getattr(provider, "cacheable", True)))
             with self._lock:
                 bound = self._bound.setdefault(spec, bound)
         return bound
