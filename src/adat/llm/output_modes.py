@@ -103,12 +103,9 @@ class ProbeResult:
 
 def resolve_mode(cfg: RunConfig, model: str, api_key: str, timeout_s: float, *, force: bool = False) -> ProbeResult:
     """The mode for ``model``: fixed by config, else cached, else probed now and stored."""
-    if cfg.llm.output_mode != "auto":
-        return ProbeResult(cfg.llm.output_mode, {}, cached=True)
-    if not force:
-        mode = cached_mode(cfg, model)
-        if mode is not None:
-            return ProbeResult(mode, {}, cached=True)
+    mode = None if force and cfg.llm.output_mode == "auto" else cached_mode(cfg, model)
+    if mode is not None:
+        return ProbeResult(mode, {}, cached=True)
     result = probe_output_mode(cfg.llm.base_url, api_key, model, timeout_s)
     path = store_path(cfg)
     with _LOCK:
