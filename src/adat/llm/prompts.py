@@ -56,18 +56,13 @@ class PromptFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str
-    version: str
+    # `version: 1` in YAML is an int; versions are compared as text everywhere.
+    version: str = Field(coerce_numbers_to_str=True)
     role: str
     description: str = ""
     variables: list[PromptVariable] = Field(default_factory=list)
     system: str = ""
     user: str
-
-    @field_validator("version", mode="before")
-    @classmethod
-    def _version_as_text(cls, value: Any) -> Any:
-        # `version: 1` in YAML is an int; versions are compared as text everywhere.
-        return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
 
     @field_validator("variables", mode="before")
     @classmethod
