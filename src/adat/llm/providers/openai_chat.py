@@ -104,13 +104,8 @@ class OpenAIProvider:
         return self._to_response(completion)
 
     def check(self, model: str, timeout_s: float) -> None:
-        """Raise :class:`UserError` unless the endpoint answers within ``timeout_s`` (no retries).
-
-        Asks for the model list; a server without that route (404/405/501) gets one 1-token chat
-        call for ``model`` instead. A refused key, an unknown model, a refused connection or a
-        timeout is a one-line error naming ``llm.base_url`` (or ``models``). The requests go out
-        without the SDK (:mod:`adat.llm.providers.endpoint_check`).
-        """
+        """Raise :class:`UserError` unless the endpoint answers within ``timeout_s`` (no retries): the
+        requests of :func:`adat.llm.providers.endpoint_check.check_endpoint`, without the SDK."""
         from adat.llm.providers.endpoint_check import check_endpoint
 
         check_endpoint(self.base_url, self._secret, model, timeout_s, self._tokens_param)
