@@ -159,8 +159,8 @@ def _drop_order(lists: dict[str, list[Any]]) -> list[str]:
     left = {n: sum(s) for n, s in sizes.items()}
     taken = Counter[str]()
     order: list[str] = []
-    while any(taken[n] < len(sizes[n]) for n in sizes):
-        name = max((n for n in sizes if taken[n] < len(sizes[n])), key=lambda n: left[n])
+    while not_empty := [n for n in sizes if taken[n] < len(sizes[n])]:
+        name = max(not_empty, key=lambda n: left[n])
         left[name] -= sizes[name][taken[name]]
         taken[name] += 1
         order.append(name)
