@@ -127,20 +127,15 @@ def _embedded_values(text: str) -> list[Any]:
     """Distinct top-level JSON objects/arrays found in prose (a value inside another is not counted)."""
     decoder = json.JSONDecoder()
     values: list[Any] = []
-    pos = 0
-    while True:
-        starts = [i for i in (text.find("{", pos), text.find("[", pos)) if i >= 0]
-        if not starts:
-            return values
-        start = min(starts)
-        try:
-            value, end = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
-            pos = start + 1
+    end = 0  # where the last value taken ends: a bracket before it is inside that value
+    for bracket in re.finditer(r"[{\[]", text):
+        if bracket.start() < end:
             continue
-        if isinstance(value, dict | list) and value and value not in values:
-            values.append(value)
-        pos = end
+        with contextlib.suppress(json.JSONDecodeError):  # a bracket that opens no JSON is prose
+            value, end = decoder.raw_decode(text, bracket.start())
+            if value and value not in values:  # an empty one says nothing
+                values.append(value)
+    return values
 
 
 def parse_output(content: str | None, model: type[T]) -> T:
