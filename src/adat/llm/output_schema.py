@@ -74,12 +74,9 @@ def _make_strict(node: Any, root: dict[str, Any]) -> None:
         node["required"] = list(properties)
     # Every property is required in strict mode, so defaults carry no meaning for the model.
     node.pop("default", None)
-    for key in ("$defs", "properties"):
-        for sub in (node.get(key) or {}).values():
-            _make_strict(sub, root)
-    for key in ("items", "anyOf", "allOf", "oneOf"):
-        if key in node:
-            _make_strict(node[key], root)
+    # the definitions first: a $ref with siblings met later inlines the rewritten definition
+    _make_strict([*(node.get("$defs") or {}).values(), *(node.get("properties") or {}).values(),
+                  *(node[key] for key in ("items", "anyOf", "allOf", "oneOf") if key in node)], root)
 
 
 def _resolve(ref: str, root: dict[str, Any]) -> dict[str, Any]:
