@@ -123,12 +123,9 @@ class OpenAIProvider:
             raise LLMError("the endpoint returned no choices")
         choice = completion.choices[0]
         message = choice.message
-        calls = []
-        for tc in message.tool_calls or []:
-            function = getattr(tc, "function", None)
-            if function is None:  # custom (non-function) tools are not used by adat
-                continue
-            calls.append(ToolCall(id=tc.id, name=function.name, arguments=function.arguments or ""))
+        calls = [ToolCall(id=tc.id, name=tc.function.name, arguments=tc.function.arguments or "")
+                 for tc in message.tool_calls or []
+                 if getattr(tc, "function", None) is not None]  # custom (non-function) tools are not used by adat
         usage = completion.usage
         return LLMResponse(
             content=message.content,
