@@ -29,6 +29,8 @@ RUN = "bench-llm-concurrency"
 class SimulatedLatency:
     """A provider answering like offline/heuristic, ``latency_s`` seconds after each request."""
 
+    cacheable = False
+
     def __init__(self, latency_s: float) -> None:
         from adat_offline.provider import OfflineHeuristicProvider
 
@@ -66,7 +68,7 @@ def timed_generation(cfg: RunConfig, concurrency: int, latency_s: float, stateme
     def simulated(model: str, _: RunConfig) -> Provider:
         return SimulatedLatency(latency_s)
 
-    registry.register("simulated", simulated, cacheable=False)
+    registry.register("simulated", simulated)
     client = LLMClient(run_cfg, RUN, registry=registry)
     start = time.perf_counter()
     tests, _ = generate_plain_tests(run_cfg, client, statements, traces, RUN)

@@ -9,6 +9,7 @@ name and the text) in a SQLite file, so repeated runs and re-runs of a cached fl
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import sqlite3
 from collections.abc import Sequence
@@ -28,14 +29,8 @@ from adat.config import (
 CACHE_FILE = "embeddings.sqlite"
 
 
-def _text_key(model: str, text: str) -> str:
-    return hashlib.sha256(f"{model}\n{text}".encode()).hexdigest()
-
-
-def _normalised(vectors: np.ndarray) -> np.ndarray:
-    vectors = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return vectors / np.where(norms > 0, norms, 1.0)
+def _text_key(text: str) -> str:
+    return hashlib.sha256(f"{EMBEDDING_MODEL}\n{text}".encode()).hexdigest()
 
 
 class EmbeddingCache:
@@ -44,41 +39,34 @@ class EmbeddingCache:
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self) -> contextlib.closing[sqlite3.Connection]:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         con = sqlite3.connect(self.path, timeout=30.0)
         con.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, dim INTEGER, vec BLOB)")
-        return con
+        return contextlib.closing(con)
 
     def get_many(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
         """The cached vectors among ``keys``; missing keys are simply absent."""
         found: dict[str, np.ndarray] = {}
         if not keys or not self.path.exists():
             return found
-        con = self._connect()
-        try:
-            unique = list(dict.fromkeys(keys))
+        unique = list(dict.fromkeys(keys))
+        with self._connect() as con:
             for start in range(0, len(unique), 500):  # SQLite caps bound parameters per statement
                 chunk = unique[start:start + 500]
                 marks = ",".join("?" * len(chunk))
                 for key, dim, blob in con.execute(f"SELECT key, dim, vec FROM vectors WHERE key IN ({marks})", chunk):
                     found[key] = np.frombuffer(blob, dtype=np.float32, count=dim).copy()
-        finally:
-            con.close()
         return found
 
     def put_many(self, items: dict[str, np.ndarray]) -> None:
         if not items:
             return
-        con = self._connect()
-        try:
-            with con:
-                con.executemany(
-                    "INSERT OR REPLACE INTO vectors (key, dim, vec) VALUES (?, ?, ?)",
-                    [(k, int(v.shape[0]), np.asarray(v, dtype=np.float32).tobytes()) for k, v in items.items()],
-                )
-        finally:
-            con.close()
+        with self._connect() as con, con:  # closed after the transaction commits
+            con.executemany(
+                "INSERT OR REPLACE INTO vectors (key, dim, vec) VALUES (?, ?, ?)",
+                [(k, int(v.shape[0]), np.asarray(v, dtype=np.float32).tobytes()) for k, v in items.items()],
+            )
 
 
 class Embedder:
@@ -89,13 +77,9 @@ class Embedder:
     mirrors). :attr:`encoded` counts texts actually run through the model.
     """
 
-    def __init__(self, cache_dir: Path | None = None, *, model_path: Path | None = None,
-                 batch_size: int = EMBEDDING_BATCH_SIZE) -> None:
+    def __init__(self, cache_dir: Path | None = None, *, model_path: Path | None = None) -> None:
         self.cache = EmbeddingCache(Path(cache_dir) / CACHE_FILE) if cache_dir is not None else None
         self.model_path = model_path
-        self.batch_size = batch_size
-        self.model_name = EMBEDDING_MODEL
-        self.dim = EMBEDDING_DIM
         self.encoded = 0
         self._model: Any = None
 
@@ -114,29 +98,24 @@ class Embedder:
         return self._model
 
     def _encode(self, texts: list[str]) -> np.ndarray:
-        model = self._load()
-        vectors = model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
-                               normalize_embeddings=True, show_progress_bar=False)
+        vectors = self._load().encode(texts, batch_size=EMBEDDING_BATCH_SIZE, convert_to_numpy=True,
+                                      normalize_embeddings=True, show_progress_bar=False)
         self.encoded += len(texts)
-        return _normalised(vectors)
+        vectors = np.asarray(vectors, dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms > 0, norms, 1.0)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """One unit-length float32 row per text, in order; cached texts are not re-encoded."""
         texts = list(texts)
         if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        keys = [_text_key(self.model_name, t) for t in texts]
+            return np.zeros((0, EMBEDDING_DIM), dtype=np.float32)
+        keys = [_text_key(t) for t in texts]
         known = self.cache.get_many(keys) if self.cache is not None else {}
         missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in known))
         if missing:
-            fresh = self._encode(missing)
-            new = {_text_key(self.model_name, t): v for t, v in zip(missing, fresh, strict=True)}
+            new = {_text_key(t): v for t, v in zip(missing, self._encode(missing), strict=True)}
             known.update(new)
             if self.cache is not None:
                 self.cache.put_many(new)
         return np.stack([known[k] for k in keys]).astype(np.float32, copy=False)
-
-
-def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Cosine similarities of every row of ``a`` with every row of ``b`` (rows need not be unit length)."""
-    return _normalised(a) @ _normalised(b).T

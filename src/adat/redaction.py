@@ -22,6 +22,7 @@ its own scrub of it.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import logging
@@ -37,7 +38,6 @@ MIN_SECRET_CHARS = 4
 
 _lock = threading.Lock()
 _secrets: tuple[str, ...] = ()  # longest first, so a secret containing another is masked whole
-_factory_installed = False
 
 
 def register(*values: str) -> None:
@@ -75,16 +75,12 @@ def scrub_value(value: Any) -> Any:
     """``value`` with :func:`scrub` applied to every string inside (dicts, lists and tuples)."""
     if not _secrets:
         return value
-    return _deep(value)
-
-
-def _deep(value: Any) -> Any:
     if isinstance(value, str):
         return scrub(value)
     if isinstance(value, dict):
-        return {key: _deep(item) for key, item in value.items()}
+        return {key: scrub_value(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return type(value)(_deep(item) for item in value)
+        return type(value)(scrub_value(item) for item in value)
     return value
 
 
@@ -98,12 +94,10 @@ def _spellings(value: str) -> Iterable[str]:
     yield urllib.parse.quote_plus(value)
 
 
+@functools.cache  # wraps the factory once
 def _install_log_scrubber() -> None:
-    """Wrap the log record factory once: every record's message and traceback are scrubbed before
-    any handler (terminal, Prefect's API log, a file) formats it."""
-    global _factory_installed
-    if _factory_installed:
-        return
+    """Wrap the log record factory: every record's message and traceback are scrubbed before any
+    handler (terminal, Prefect's API log, a file) formats it."""
     previous = logging.getLogRecordFactory()
 
     def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
@@ -119,4 +113,3 @@ def _install_log_scrubber() -> None:
         return record
 
     logging.setLogRecordFactory(factory)
-    _factory_installed = True

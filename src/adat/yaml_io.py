@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
@@ -56,11 +57,11 @@ def read_user_text(path: Path, *, max_bytes: int = MAX_YAML_BYTES, what: str = "
                         fix="save the file as UTF-8") from None
 
 
-def read_yaml(path: Path, *, max_bytes: int = MAX_YAML_BYTES) -> Any:
+def read_yaml(path: Path) -> Any:
     """Parse ``path``; every problem is a one-line :class:`UserError` naming the file (and line):
-    not UTF-8, over ``max_bytes``, a syntax error, a key given twice in one mapping, or aliases
+    not UTF-8, over :data:`MAX_YAML_BYTES`, a syntax error, a key given twice in one mapping, or aliases
     that expand past :data:`MAX_YAML_NODES` nodes (refused before any value is built)."""
-    text = read_user_text(path, max_bytes=max_bytes, what="YAML file")
+    text = read_user_text(path, what="YAML file")
     loader = _LOADER(text)
     try:
         node = loader.get_single_node()
@@ -111,20 +112,15 @@ def _check_nodes(root: yaml.Node, file: str) -> None:
     size(root)
 
 
-#: what :func:`parsed_once` parsed, by (parser, resolved path, sha256 of the file's bytes)
-_PARSED: dict[tuple[str, str, str], Any] = {}
-_PARSED_LIMIT = 64
-
-
 def parsed_once(path: Path, parse: Callable[[Path], T]) -> T:
     """``parse(path)``, reused while the file's bytes are unchanged (an edit parses it again).
 
     For files many objects of a run load (the rule table, fault files): the caller hands out a
     copy when its result may be changed."""
-    key = (f"{parse.__module__}.{parse.__qualname__}", str(Path(path).resolve()),
-           hashlib.sha256(Path(path).read_bytes()).hexdigest())
-    if key not in _PARSED:
-        if len(_PARSED) >= _PARSED_LIMIT:
-            _PARSED.clear()
-        _PARSED[key] = parse(path)
-    return _PARSED[key]  # type: ignore[no-any-return]
+    return _parsed(parse, path, str(Path(path).resolve()), hashlib.sha256(Path(path).read_bytes()).hexdigest())
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(parse: Callable[[Path], T], path: Path, resolved: str, digest: str) -> T:
+    """``parse(path)`` by (parser, path, resolved path, sha256 of the file's bytes)."""
+    return parse(path)

@@ -152,7 +152,7 @@ def test_the_stand_in_sees_what_a_model_would_after_a_context_cut(context_tokens
     """The stand-in answers from the variables as given, at any configured window."""
     stand_in = _Recording()
     registry = ProviderRegistry()
-    registry.register("offline", lambda model, cfg: stand_in, cacheable=False)
+    registry.register("offline", lambda model, cfg: stand_in)  # not cacheable: a subclass of the stand-in
     cfg = RunConfig(run_id="t", data_dir=str(tmp_path),
                     llm=LLMSettings(context_tokens=context_tokens, max_output_tokens=500))
     client = LLMClient(cfg, "t", cache_dir=tmp_path / "cache", registry=registry)

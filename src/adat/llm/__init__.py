@@ -6,7 +6,8 @@ per role from the run config; prompts are checked template files in ``catalogs/p
 
 from adat.llm.client import LLMClient
 from adat.llm.prompts import PromptTemplate, fence, load_prompt
-from adat.llm.providers import FakeProvider, ProviderRegistry, default_registry, split_model
+from adat.llm.providers.fake import FakeProvider
+from adat.llm.providers.provider_registry import ProviderRegistry, default_registry, split_model
 from adat.llm.types import LLMError, LLMRequest, LLMResponse, Provider, ToolCall, TransientProviderError
 
 __all__ = [

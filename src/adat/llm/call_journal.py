@@ -39,10 +39,9 @@ class CallJournal:
 
     def sent(self, call: LLMCall, kind: str) -> None:
         """Record that a request of logical call ``call`` (``kind``: send | retry | repair) is going out."""
-        line = json.dumps({"call_id": call.call_id, "kind": kind, "role": call.role, "provider": call.provider,
-                           "model": call.model, "prompt_id": call.prompt_id,
-                           "prompt_version": call.prompt_version, "phase": call.phase,
-                           "ts": datetime.now(UTC).isoformat()}, sort_keys=True) + "\n"
+        names = call.model_dump(include={"call_id", "role", "provider", "model", "prompt_id", "prompt_version",
+                                         "phase"})
+        line = json.dumps({**names, "kind": kind, "ts": datetime.now(UTC).isoformat()}, sort_keys=True) + "\n"
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)

@@ -48,6 +48,7 @@ from adat.config import RunConfig
 from adat.llm.budget import BudgetExhausted, BudgetMeter, current_phase
 from adat.llm.call_journal import CallJournal
 from adat.llm.context_budget import Cut, fit_request, input_budget
+from adat.llm.output_modes import DEFAULT_MODE, cached_mode
 from adat.llm.output_schema import OutputInvalid, parse_output, repair_message, response_schema, schema_name
 from adat.llm.pricing import call_cost_usd
 from adat.llm.prompts import PromptTemplate, load_prompt
@@ -127,9 +128,13 @@ class LLMClient:
         bound = self._bind(self.cfg.models.for_role(role))
         template = self._prompt(prompt_id)
         schema, strict = response_schema(output)
+        # an openai endpoint gets the form configured, else probed (preflight), else json_schema;
+        # other providers take the schema as it is
+        openai = bound.provider_name == "openai"
+        mode = (cached_mode(self.cfg, bound.model) or DEFAULT_MODE) if openai else DEFAULT_MODE
         request = self._request(role, bound, template.render(variables), template, variables,
                                 response_schema=schema, schema_name=schema_name(output), schema_strict=strict,
-                                output_mode=self._output_mode(bound))
+                                output_mode=mode)
 
         def finish(response: LLMResponse, meter: _Meter, request: LLMRequest) -> tuple[T, LLMResponse]:
             try:
@@ -189,24 +194,15 @@ class LLMClient:
             bound = self._bound.get(spec)
         if bound is None:
             name, model, provider = self.registry.create(spec, self.cfg)
-            bound = _Bound(name, model, provider, self.registry.cacheable(name))
+            bound = _Bound(name, model, provider, bool(getattr(provider, "cacheable", True)))
             with self._lock:
                 bound = self._bound.setdefault(spec, bound)
         return bound
 
     def _prompt(self, prompt_id: str) -> PromptTemplate:
-        template = self._prompts.get(prompt_id)
-        if template is None:
-            template = self._prompts[prompt_id] = load_prompt(prompt_id, self.prompts_dir)
-        return template
-
-    def _output_mode(self, bound: _Bound) -> str:
-        """The structured-output form for an ``openai`` model: configured, else probed (preflight), else json_schema."""
-        if bound.provider_name != "openai":
-            return "json_schema"  # other providers take the schema as it is
-        from adat.llm.output_modes import DEFAULT_MODE, cached_mode
-
-        return cached_mode(self.cfg, bound.model) or DEFAULT_MODE
+        if prompt_id not in self._prompts:
+            self._prompts[prompt_id] = load_prompt(prompt_id, self.prompts_dir)
+        return self._prompts[prompt_id]
 
     def _request(self, role: str, bound: _Bound, messages: list[dict[str, Any]], template: PromptTemplate | None,
                  variables: dict[str, Any], **extra: Any) -> LLMRequest:
@@ -222,7 +218,7 @@ class LLMClient:
         meter = _Meter()
         started, t0 = datetime.now(UTC), time.perf_counter()
         error: str | None = None
-        use_cache = self._cache is not None and bound.cacheable
+        cache = self._cache if bound.cacheable else None
         try:
             # Cut before keying: the key then names the request actually sent, and a context
             # budget changes the key exactly when it changes the request.
@@ -233,9 +229,11 @@ class LLMClient:
             if meter.cut.rule:
                 log.info("%s/%s: %s input cut to fit its context: %s", bound.provider_name, bound.model,
                          request.prompt_id or request.role, meter.cut.rule)
-            key = cache_key(request, endpoint=self._endpoint(bound), tag=tag) if use_cache else ""
-            if self._cache is not None and use_cache:
-                cached = self._cache.get(key)
+            # The same model name on two servers (OpenAI vs a local vLLM) may answer differently.
+            endpoint = (self.cfg.llm.base_url or "") if bound.provider_name == "openai" else ""
+            key = cache_key(request, endpoint=endpoint, tag=tag) if cache is not None else ""
+            if cache is not None:
+                cached = cache.get(key)
                 if cached is not None:
                     try:
                         result = parse(cached)
@@ -249,8 +247,8 @@ class LLMClient:
                 self._budget.reserve()
             response = self._send(bound, request, meter)
             result, accepted = finish(response, meter, request)
-            if self._cache is not None and use_cache:
-                self._cache.put(key, request, accepted)
+            if cache is not None:
+                cache.put(key, request, accepted)
             return result
         except BudgetExhausted:
             error = "budget"
@@ -266,29 +264,36 @@ class LLMClient:
 
     def _send(self, bound: _Bound, request: LLMRequest, meter: _Meter, kind: str = "send") -> LLMResponse:
         """One provider answer, retrying transient errors (tenacity) with backoff; each request journaled first."""
-        max_retries = self.cfg.llm.max_retries
+        llm = self.cfg.llm
 
         def wait(state: RetryCallState) -> float:
+            """Full jitter over an exponentially growing cap; never less than Retry-After (capped)."""
+            cap = min(llm.backoff_max_s, llm.backoff_base_s * 2 ** (state.attempt_number - 1))
             exc = state.outcome.exception() if state.outcome is not None else None
-            return self._backoff(state.attempt_number - 1, getattr(exc, "retry_after_s", None))
+            retry_after = getattr(exc, "retry_after_s", None)
+            delay = self._rng.uniform(0.0, cap)
+            return delay if retry_after is None else max(delay, min(retry_after, llm.backoff_max_s))
 
         def before_sleep(state: RetryCallState) -> None:
             meter.retries += 1
             log.warning("transient error from %s/%s (%s); retry %d of %d in %.2f s", bound.provider_name,
                         bound.model, state.outcome.exception() if state.outcome else "?", state.attempt_number,
-                        max_retries, state.upcoming_sleep)
+                        llm.max_retries, state.upcoming_sleep)
 
-        tries = 0
+        kinds = iter([kind])  # the first request is ``kind``, every further one a retry
 
         def attempt() -> LLMResponse:
-            nonlocal tries
-            tries += 1
-            self._journal_send(bound, request, meter, kind if tries == 1 else "retry")
+            # journaled before it goes out (adat.llm.call_journal); the offline stand-in spends nothing
+            if self._journal is not None and bound.cacheable:
+                self._journal.sent(LLMCall(call_id=meter.call_id, run_id=self.run_id, role=request.role,
+                                           provider=bound.provider_name, model=bound.model,
+                                           prompt_id=request.prompt_id, prompt_version=request.prompt_version,
+                                           ts=datetime.now(UTC), phase=self.phase), next(kinds, "retry"))
             with self._lock:
                 self.provider_calls += 1
             return bound.provider.complete(request)
 
-        retrying = Retrying(stop=stop_after_attempt(max_retries + 1), wait=wait, sleep=self._sleep,
+        retrying = Retrying(stop=stop_after_attempt(llm.max_retries + 1), wait=wait, sleep=self._sleep,
                             retry=retry_if_exception_type(TransientProviderError), before_sleep=before_sleep)
         try:
             response = retrying(attempt)
@@ -297,27 +302,6 @@ class LLMClient:
             raise LLMError(f"gave up after {exc.last_attempt.attempt_number} attempts: {last}") from None
         meter.add(response)
         return response
-
-    def _journal_send(self, bound: _Bound, request: LLMRequest, meter: _Meter, kind: str) -> None:
-        """Append the request to the run's journal before it goes out (see :mod:`adat.llm.call_journal`)."""
-        if self._journal is None or not bound.cacheable:  # the offline stand-in spends nothing
-            return
-        self._journal.sent(LLMCall(call_id=meter.call_id, run_id=self.run_id, role=request.role,
-                                   provider=bound.provider_name, model=bound.model, prompt_id=request.prompt_id,
-                                   prompt_version=request.prompt_version, ts=datetime.now(UTC), phase=self.phase),
-                           kind)
-
-    def _backoff(self, attempt: int, retry_after_s: float | None) -> float:
-        """Full jitter over an exponentially growing cap; never less than Retry-After (capped)."""
-        llm = self.cfg.llm
-        delay = self._rng.uniform(0.0, min(llm.backoff_max_s, llm.backoff_base_s * 2 ** attempt))
-        if retry_after_s is not None:
-            delay = max(delay, min(retry_after_s, llm.backoff_max_s))
-        return delay
-
-    def _endpoint(self, bound: _Bound) -> str:
-        # The same model name on two servers (OpenAI vs a local vLLM) may answer differently.
-        return (self.cfg.llm.base_url or "") if bound.provider_name == "openai" else ""
 
     def _record(self, bound: _Bound, request: LLMRequest, meter: _Meter, latency_s: float,
                 started: datetime, error: str | None) -> None:

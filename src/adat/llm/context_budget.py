@@ -30,6 +30,7 @@ stand-in are cut alike, so it sees what a model would; a request that fits keeps
 
 from __future__ import annotations
 
+import bisect
 import json
 from collections import Counter
 from collections.abc import Callable
@@ -70,17 +71,11 @@ class ContextOverflow(LLMError):
     """The request does not fit its model's context even after every cut the rule allows."""
 
 
-def context_window(llm: LLMSettings, provider: str, model: str) -> int:
-    """The context window of ``provider/model`` in tokens: its own entry, else ``llm.context_tokens``."""
-    for name in (f"{provider}/{model}", model):
-        if name in llm.context_tokens_by_model:
-            return llm.context_tokens_by_model[name]
-    return llm.context_tokens
-
-
 def input_budget(llm: LLMSettings, provider: str, model: str) -> int:
-    """Tokens a request to ``provider/model`` may use: its window minus the room for the answer."""
-    return context_window(llm, provider, model) - llm.max_output_tokens
+    """Tokens a request to ``provider/model`` may use: its context window (its own entry in
+    ``llm.context_tokens_by_model``, else ``llm.context_tokens``) minus the room for the answer."""
+    windows = llm.context_tokens_by_model
+    return windows.get(f"{provider}/{model}", windows.get(model, llm.context_tokens)) - llm.max_output_tokens
 
 
 def request_tokens(request: LLMRequest) -> int:
@@ -94,9 +89,9 @@ def fit_request(request: LLMRequest, budget: int, template: PromptTemplate | Non
     ``template`` is the prompt the request was rendered from (None for a raw chat): a prompt is cut
     in its variables and rendered again, a raw chat in its messages.
     """
-    room = budget - _extra_tokens(request)
-    if rough_tokens(_json(request.messages)) <= room:
+    if request_tokens(request) <= budget:
         return request, Cut()
+    room = budget - _extra_tokens(request)
     if template is not None:
         messages, variables, items, parts = _fit_prompt(template, request.variables, room, request.prompt_id)
         update: dict[str, Any] = {"messages": messages, "variables": variables}
@@ -124,40 +119,38 @@ def _fit_prompt(template: PromptTemplate, variables: dict[str, Any], room: int,
         counts = Counter(order[:k])
         return {**plain, **{n: plain[n][counts[n]:] for n in history}}
 
-    k = _smallest(lambda k: fits(dropped(k)), len(order))
-    counts = Counter(order[: len(order) if k is None else k])
+    # the fewest drops that fit (fitting is monotone in k); len(order) + 1 when even all do not
+    k = bisect.bisect_left(range(len(order) + 1), True, key=lambda k: fits(dropped(k)))
+    counts = Counter(order[:k])
     parts = [f"dropped the oldest {counts[n]} of {len(plain[n])} {n}" for n in history if counts[n]]
-    values = dropped(len(order) if k is None else k)
-    if k is None:
+    values = dropped(k)
+    if k > len(order):
         base = values
 
         def capped(cap: int) -> dict[str, Any]:
             return {**base, **{n: _cap(base[n], cap) for n in untrusted if n in base}}
 
-        longest = max((_longest_text(base[n]) for n in untrusted if n in base), default=0)
-        cap = _largest(lambda cap: fits(capped(cap)), longest)
+        texts = [t for n in untrusted if n in base for t in _texts(base[n])]
+        cap = _largest_cap(lambda cap: fits(capped(cap)), max(map(len, texts), default=0))
         if cap is None:
             raise _overflow(f"prompt {what!r}", rough_tokens(_json(template.render(capped(MIN_KEEP)))), room)
         values = capped(cap)
-        parts.append(_middle_part(sum(_count_cut(base[n], cap) for n in untrusted if n in base), cap))
+        parts.append(_middle_part(texts, cap))
     return template.render(values), values, sum(counts.values()), parts
 
 
 def _fit_chat(messages: list[dict[str, Any]], room: int, role: str) -> tuple[list[dict[str, Any]], list[str]]:
+    def cuttable(m: dict[str, Any]) -> bool:
+        return m.get("role") != "system" and isinstance(m.get("content"), str)
+
     def capped(cap: int) -> list[dict[str, Any]]:
-        return [m if m.get("role") == "system" or not isinstance(m.get("content"), str)
-                else {**m, "content": _middle(m["content"], cap)} for m in messages]
+        return [{**m, "content": _middle(m["content"], cap)} if cuttable(m) else m for m in messages]
 
-    def fits(cap: int) -> bool:
-        return rough_tokens(_json(capped(cap))) <= room
-
-    longest = max((len(m["content"]) for m in messages
-                   if m.get("role") != "system" and isinstance(m.get("content"), str)), default=0)
-    cap = _largest(fits, longest)
+    texts = [m["content"] for m in messages if cuttable(m)]
+    cap = _largest_cap(lambda cap: rough_tokens(_json(capped(cap))) <= room, max(map(len, texts), default=0))
     if cap is None:
         raise _overflow(f"the {role} chat", rough_tokens(_json(capped(MIN_KEEP))), room)
-    texts = [m["content"] for m in messages if m.get("role") != "system" and isinstance(m.get("content"), str)]
-    return capped(cap), [_middle_part(_count_cut(texts, cap), cap)]
+    return capped(cap), [_middle_part(texts, cap)]
 
 
 def _drop_order(lists: dict[str, list[Any]]) -> list[str]:
@@ -166,36 +159,20 @@ def _drop_order(lists: dict[str, list[Any]]) -> list[str]:
     left = {n: sum(s) for n, s in sizes.items()}
     taken = Counter[str]()
     order: list[str] = []
-    while any(taken[n] < len(sizes[n]) for n in sizes):
-        name = max((n for n in sizes if taken[n] < len(sizes[n])), key=lambda n: left[n])
+    while not_empty := [n for n in sizes if taken[n] < len(sizes[n])]:
+        name = max(not_empty, key=lambda n: left[n])
         left[name] -= sizes[name][taken[name]]
         taken[name] += 1
         order.append(name)
     return order
 
 
-# --- search over a monotone test -----------------------------------------------------------------
-def _smallest(ok: Callable[[int], bool], hi: int) -> int | None:
-    """The smallest k in [0, hi] with ok(k), ok being monotone (false… then true…); None if none."""
-    if not ok(hi):
-        return None
-    lo = 0
-    while lo < hi:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if ok(mid) else (mid + 1, hi)
-    return lo
-
-
-def _largest(ok: Callable[[int], bool], hi: int) -> int | None:
-    """The largest cap in [MIN_KEEP, hi] with ok(cap), ok being monotone (true… then false…)."""
-    lo = MIN_KEEP
-    if not ok(lo):
-        return None
-    hi = max(hi, lo)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if ok(mid) else (lo, mid - 1)
-    return lo
+def _largest_cap(fits: Callable[[int], bool], longest: int) -> int | None:
+    """The largest cap in [MIN_KEEP, longest] at which the request fits (it then fits at every smaller
+    cap too); None when it does not fit even at MIN_KEEP."""
+    caps = range(MIN_KEEP, max(longest, MIN_KEEP) + 1)
+    first_too_big = bisect.bisect_left(caps, True, key=lambda cap: not fits(cap))
+    return caps[first_too_big - 1] if first_too_big else None
 
 
 # --- texts -----------------------------------------------------------------------------------
@@ -226,16 +203,8 @@ def _texts(value: Any) -> list[str]:
     return []
 
 
-def _longest_text(value: Any) -> int:
-    return max(map(len, _texts(value)), default=0)
-
-
-def _count_cut(value: Any, cap: int) -> int:
-    return sum(len(t) > cap + SLACK for t in _texts(value))
-
-
-def _middle_part(texts: int, cap: int) -> str:
-    return f"cut the middle of {texts} texts to {cap} characters"
+def _middle_part(texts: list[str], cap: int) -> str:
+    return f"cut the middle of {sum(len(t) > cap + SLACK for t in texts)} texts to {cap} characters"
 
 
 def _plain(value: Any) -> Any:

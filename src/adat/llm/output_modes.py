@@ -11,7 +11,7 @@ stored per (endpoint, model) in ``<data_dir>/_llm/output_modes.json`` so preflig
 
 Whatever the mode, answers are parsed tolerantly and validated against the role's schema
 (:func:`adat.llm.output_schema.parse_output`); the modes without server-side schema decoding
-carry the schema in a system message (:func:`adat.llm.output_schema.schema_instruction`).
+carry the schema in a system message (:func:`structured_fields`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any
 
 from adat.config import RunConfig
 from adat.errors import UserError
-from adat.llm.output_schema import OutputInvalid, extract_json, schema_instruction
+from adat.llm.output_schema import OutputInvalid, extract_json
 
 #: strongest first: server-side schema decoding, then JSON-only decoding, then the prompt alone
 MODES = ("json_schema", "json_object_schema", "json_object", "prompt")
@@ -39,29 +39,26 @@ PROBE_NAME = "adat_output_probe"
 _LOCK = threading.Lock()
 
 
-def response_format(mode: str, name: str, schema: dict[str, Any], strict: bool) -> dict[str, Any] | None:
-    """The ``response_format`` body field of ``mode`` (None: the prompt alone asks for JSON)."""
-    if mode == "json_schema":
-        return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": strict}}
-    if mode == "json_object_schema":
-        return {"type": "json_object", "schema": schema}
-    if mode == "json_object":
-        return {"type": "json_object"}
-    return None
+def structured_fields(mode: str, messages: list[dict[str, Any]], name: str, schema: dict[str, Any],
+                      strict: bool) -> dict[str, Any]:
+    """The ``messages`` and ``response_format`` body fields of a request for ``schema`` in ``mode``.
 
-
-def with_instruction(mode: str, messages: list[dict[str, Any]], schema: dict[str, Any]) -> list[dict[str, Any]]:
-    """``messages`` with the schema asked for in words, for every mode but ``json_schema``.
-
-    Folded into the first system message (or a new one first): some chat templates accept a system
-    message only at the start.
+    Every mode but ``json_schema`` also asks for the schema in words, folded into the first system
+    message (or a new one first): some chat templates accept a system message only at the start.
+    The ``prompt`` mode sends no ``response_format``.
     """
     if mode == "json_schema":
-        return messages
-    text = schema_instruction(schema)
+        json_schema = {"name": name, "schema": schema, "strict": strict}
+        return {"messages": messages, "response_format": {"type": "json_schema", "json_schema": json_schema}}
+    text = ("Reply with only one JSON object, no prose and no code fences, that matches this JSON schema:\n"
+            + json.dumps(schema, separators=(",", ":")))
     if messages and messages[0].get("role") == "system" and isinstance(messages[0].get("content"), str):
-        return [{**messages[0], "content": f"{messages[0]['content']}\n\n{text}"}, *messages[1:]]
-    return [{"role": "system", "content": text}, *messages]
+        messages = [{**messages[0], "content": f"{messages[0]['content']}\n\n{text}"}, *messages[1:]]
+    else:
+        messages = [{"role": "system", "content": text}, *messages]
+    formats = {"json_object_schema": {"type": "json_object", "schema": schema},
+               "json_object": {"type": "json_object"}}
+    return {"messages": messages, **({"response_format": formats[mode]} if mode in formats else {})}
 
 
 def store_path(cfg: RunConfig) -> Path:
@@ -106,12 +103,9 @@ class ProbeResult:
 
 def resolve_mode(cfg: RunConfig, model: str, api_key: str, timeout_s: float, *, force: bool = False) -> ProbeResult:
     """The mode for ``model``: fixed by config, else cached, else probed now and stored."""
-    if cfg.llm.output_mode != "auto":
-        return ProbeResult(cfg.llm.output_mode, {}, cached=True)
-    if not force:
-        mode = cached_mode(cfg, model)
-        if mode is not None:
-            return ProbeResult(mode, {}, cached=True)
+    mode = None if force and cfg.llm.output_mode == "auto" else cached_mode(cfg, model)
+    if mode is not None:
+        return ProbeResult(mode, {}, cached=True)
     result = probe_output_mode(cfg.llm.base_url, api_key, model, timeout_s)
     path = store_path(cfg)
     with _LOCK:
@@ -135,11 +129,8 @@ def probe_output_mode(base_url: str | None, api_key: str, model: str, timeout_s:
     question = [{"role": "user", "content": 'Is the sky above Paris blue on a cloudless day? Answer as JSON: {"ok": true} '
                  'or {"ok": false}.'}]
     for mode in MODES:
-        body: dict[str, Any] = {"model": model, "temperature": 0, "max_tokens": 64,
-                                "messages": with_instruction(mode, question, PROBE_SCHEMA)}
-        fmt = response_format(mode, PROBE_NAME, PROBE_SCHEMA, True)
-        if fmt is not None:
-            body["response_format"] = fmt
+        body = {"model": model, "temperature": 0, "max_tokens": 64,
+                **structured_fields(mode, question, PROBE_NAME, PROBE_SCHEMA, True)}
         status, content, message = post_chat(base_url, api_key, body, timeout_s)
         if status != 200:  # one line: a server's validation error spans several
             tried[mode] = " ".join((f"HTTP {status}: {message}" if status else message).split())[:200]

@@ -13,6 +13,7 @@ rewrites a pydantic model's schema that way when it can; a model with a free-for
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import re
@@ -73,12 +74,9 @@ def _make_strict(node: Any, root: dict[str, Any]) -> None:
         node["required"] = list(properties)
     # Every property is required in strict mode, so defaults carry no meaning for the model.
     node.pop("default", None)
-    for key in ("$defs", "properties"):
-        for sub in (node.get(key) or {}).values():
-            _make_strict(sub, root)
-    for key in ("items", "anyOf", "allOf", "oneOf"):
-        if key in node:
-            _make_strict(node[key], root)
+    # the definitions first: a $ref with siblings met later inlines the rewritten definition
+    _make_strict([*(node.get("$defs") or {}).values(), *(node.get("properties") or {}).values(),
+                  *(node[key] for key in ("items", "anyOf", "allOf", "oneOf") if key in node)], root)
 
 
 def _resolve(ref: str, root: dict[str, Any]) -> dict[str, Any]:
@@ -106,8 +104,10 @@ def extract_json(content: str | None) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         first_error = exc
-    fenced = [_loads(body) for body in _CODE_FENCE.findall(text)]
-    found = [value for ok, value in fenced if ok]
+    found = []
+    for body in _CODE_FENCE.findall(text):
+        with contextlib.suppress(json.JSONDecodeError):  # a fence that holds no JSON is prose
+            found.append(json.loads(body.strip()))
     if len(found) == 1:
         return found[0]
     if len(found) > 1:
@@ -120,31 +120,19 @@ def extract_json(content: str | None) -> Any:
     raise OutputInvalid(f"not valid JSON: {first_error}")
 
 
-def _loads(text: str) -> tuple[bool, Any]:
-    try:
-        return True, json.loads(text.strip())
-    except json.JSONDecodeError:
-        return False, None
-
-
 def _embedded_values(text: str) -> list[Any]:
     """Distinct top-level JSON objects/arrays found in prose (a value inside another is not counted)."""
     decoder = json.JSONDecoder()
     values: list[Any] = []
-    pos = 0
-    while True:
-        starts = [i for i in (text.find("{", pos), text.find("[", pos)) if i >= 0]
-        if not starts:
-            return values
-        start = min(starts)
-        try:
-            value, end = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
-            pos = start + 1
+    end = 0  # where the last value taken ends: a bracket before it is inside that value
+    for bracket in re.finditer(r"[{\[]", text):
+        if bracket.start() < end:
             continue
-        if isinstance(value, dict | list) and value and value not in values:
-            values.append(value)
-        pos = end
+        with contextlib.suppress(json.JSONDecodeError):  # a bracket that opens no JSON is prose
+            value, end = decoder.raw_decode(text, bracket.start())
+            if value and value not in values:  # an empty one says nothing
+                values.append(value)
+    return values
 
 
 def parse_output(content: str | None, model: type[T]) -> T:
@@ -167,12 +155,6 @@ def parse_output(content: str | None, model: type[T]) -> T:
     if problem:
         raise OutputInvalid(f"the answer carries no usable content: {problem}"[:_MAX_ERROR_CHARS])
     return result
-
-
-def schema_instruction(schema: dict[str, Any]) -> str:
-    """The system message that asks for the schema in words (modes without server-side schema decoding)."""
-    return ("Reply with only one JSON object, no prose and no code fences, that matches this JSON schema:\n"
-            + json.dumps(schema, separators=(",", ":")))
 
 
 def repair_message(reason: str) -> str:

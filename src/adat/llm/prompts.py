@@ -56,18 +56,13 @@ class PromptFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str
-    version: str
+    # `version: 1` in YAML is an int; versions are compared as text everywhere.
+    version: str = Field(coerce_numbers_to_str=True)
     role: str
     description: str = ""
     variables: list[PromptVariable] = Field(default_factory=list)
     system: str = ""
     user: str
-
-    @field_validator("version", mode="before")
-    @classmethod
-    def _version_as_text(cls, value: Any) -> Any:
-        # `version: 1` in YAML is an int; versions are compared as text everywhere.
-        return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
 
     @field_validator("variables", mode="before")
     @classmethod
@@ -102,25 +97,10 @@ class PromptTemplate:
     def __init__(self, spec: PromptFile, path: Path) -> None:
         self.spec = spec
         self.path = path
+        self.id, self.version, self.role = spec.id, spec.version, spec.role
         self.variables = {v.name: v for v in spec.variables}
         self._system = _JINJA.from_string(spec.system)
         self._user = _JINJA.from_string(spec.user)
-
-    @property
-    def id(self) -> str:
-        return self.spec.id
-
-    @property
-    def version(self) -> str:
-        return self.spec.version
-
-    @property
-    def role(self) -> str:
-        return self.spec.role
-
-    @property
-    def has_untrusted(self) -> bool:
-        return any(v.untrusted for v in self.spec.variables)
 
     def render(self, variables: dict[str, Any]) -> list[dict[str, Any]]:
         """System and user messages with every declared variable substituted.
@@ -133,8 +113,8 @@ class PromptTemplate:
                                 fix=f"declare {name!r} under 'variables' or stop passing it")
         texts = {}
         for name, value in variables.items():
-            text = render_value(value)
             var = self.variables[name]
+            text = render_value(value)
             texts[name] = fence(text, var.label or name) if var.untrusted else text
         try:
             system = self._system.render(texts).strip()
@@ -144,13 +124,10 @@ class PromptTemplate:
             name = found.group(1) if found else "?"
             raise UserError("missing variable", file=str(self.path), field=f"variables.{name}",
                             fix=f"pass a value for {name!r} when rendering prompt {self.id!r}") from None
-        if self.has_untrusted:
+        if any(v.untrusted for v in self.spec.variables):
             system = f"{system}\n\n{UNTRUSTED_REMINDER}" if system else UNTRUSTED_REMINDER
-        messages: list[dict[str, Any]] = []
-        if system:
-            messages.append({"role": "system", "content": system})
-        messages.append({"role": "user", "content": user})
-        return messages
+        messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+        return [*messages, {"role": "user", "content": user}]
 
 
 def load_prompt(prompt_id: str, prompts_dir: Path) -> PromptTemplate:

@@ -26,6 +26,9 @@ log = logging.getLogger(__name__)
 
 #: Bump when the key material or the file layout changes; old entries then simply miss.
 CACHE_FORMAT = 1
+#: the request fields that determine the answer
+_KEYED = ("provider", "model", "prompt_id", "prompt_version", "messages", "tools", "response_schema",
+          "schema_name", "schema_strict", "temperature", "max_tokens")
 
 
 def cache_key(request: LLMRequest, *, endpoint: str = "", tag: str = "") -> str:
@@ -33,22 +36,8 @@ def cache_key(request: LLMRequest, *, endpoint: str = "", tag: str = "") -> str:
 
     ``request.variables`` is left out on purpose: the rendered messages already carry them.
     """
-    material = {
-        "format": CACHE_FORMAT,
-        "provider": request.provider,
-        "model": request.model,
-        "endpoint": endpoint,
-        "prompt_id": request.prompt_id,
-        "prompt_version": request.prompt_version,
-        "messages": request.messages,
-        "tools": request.tools,
-        "response_schema": request.response_schema,
-        "schema_name": request.schema_name,
-        "schema_strict": request.schema_strict,
-        "temperature": request.temperature,
-        "max_tokens": request.max_tokens,
-        "tag": tag,
-    }
+    material = {"format": CACHE_FORMAT, "endpoint": endpoint, "tag": tag,
+                **{name: getattr(request, name) for name in _KEYED}}
     if request.output_mode != "json_schema":  # only then: keys made before modes existed stay valid
         material["output_mode"] = request.output_mode
     text = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
@@ -79,15 +68,9 @@ class ResponseCache:
     def put(self, key: str, request: LLMRequest, response: LLMResponse) -> None:
         path = self.path_for(key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        entry: dict[str, Any] = {
-            "key": key,
-            "provider": request.provider,
-            "model": request.model,
-            "prompt_id": request.prompt_id,
-            "prompt_version": request.prompt_version,
-            "created": datetime.now(UTC).isoformat(),
-            "response": response.model_dump(mode="json"),
-        }
+        names = request.model_dump(include={"provider", "model", "prompt_id", "prompt_version"})
+        entry: dict[str, Any] = {"key": key, **names, "created": datetime.now(UTC).isoformat(),
+                                 "response": response.model_dump(mode="json")}
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:

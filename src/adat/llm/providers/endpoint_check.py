@@ -28,13 +28,12 @@ def check_endpoint(base_url: str | None, api_key: str, model: str, timeout_s: fl
     """Raise :class:`UserError` unless the endpoint at ``base_url`` answers within ``timeout_s`` per request."""
     base = (base_url or OFFICIAL_BASE_URL).rstrip("/")
     where = base_url or "api.openai.com"
-    headers = {"Authorization": f"Bearer {api_key}", "Accept": "application/json"}
     try:
-        with _client(base, timeout_s) as http:
-            response = http.get(f"{base}/models", headers=headers)
+        with _client(base, api_key, timeout_s) as http:
+            response = http.get(f"{base}/models")
             if response.status_code in _NO_ROUTE:
                 ping = {"model": model, "messages": [{"role": "user", "content": "ping"}], tokens_param: 1}
-                response = http.post(f"{base}/chat/completions", json=ping, headers=headers)
+                response = http.post(f"{base}/chat/completions", json=ping)
     except httpx.TimeoutException:
         raise UserError(f"LLM endpoint {where} did not answer within {timeout_s:g} s", field="llm.base_url",
                         fix="start the server or correct llm.base_url") from None
@@ -48,10 +47,12 @@ def check_endpoint(base_url: str | None, api_key: str, model: str, timeout_s: fl
         raise _status_error(response, where, model, api_key)
 
 
-def _client(base: str, timeout_s: float) -> httpx.Client:
+def _client(base: str, api_key: str, timeout_s: float) -> httpx.Client:
+    """An httpx client that sends the key as a bearer token, as the SDK does."""
     # As the SDK does for a local server: a loopback endpoint is never reached through a proxy.
     host = urllib.parse.urlsplit(base).hostname or ""
-    return httpx.Client(timeout=timeout_s, trust_env=host not in _LOOPBACK)
+    return httpx.Client(timeout=timeout_s, trust_env=host not in _LOOPBACK,
+                        headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"})
 
 
 def _status_error(response: httpx.Response, where: str, model: str, api_key: str) -> UserError:
@@ -90,9 +91,8 @@ def post_chat(base_url: str | None, api_key: str, body: dict[str, Any], timeout_
     """
     base = (base_url or OFFICIAL_BASE_URL).rstrip("/")
     try:
-        with _client(base, timeout_s) as http:
-            response = http.post(f"{base}/chat/completions", json=body,
-                                 headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"})
+        with _client(base, api_key, timeout_s) as http:
+            response = http.post(f"{base}/chat/completions", json=body)
     except httpx.TimeoutException:
         return 0, None, f"no answer within {timeout_s:g} s"
     except httpx.HTTPError as exc:

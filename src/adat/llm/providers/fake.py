@@ -9,7 +9,7 @@ list or pydantic model (sent as JSON content), or an exception instance (raised,
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pydantic import BaseModel
@@ -27,24 +27,20 @@ class FakeProvider:
     def __init__(self, outputs: FakeOutputs, *, name: str = "fake") -> None:
         self.name = name
         self.requests: list[LLMRequest] = []
-        self._call: Callable[[LLMRequest], FakeOutput] | None = None
-        self._iter: Iterator[FakeOutput] | None = None
+        self._next: Callable[[LLMRequest], FakeOutput]
         if callable(outputs) and not isinstance(outputs, Iterable):
-            self._call = outputs
+            self._next = outputs
         else:
-            self._iter = iter(outputs)
+            script = iter(outputs)
+            self._next = lambda _request: next(script)
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         self.requests.append(request)
-        if self._call is not None:
-            out = self._call(request)
-        else:
-            assert self._iter is not None
-            try:
-                out = next(self._iter)
-            except StopIteration:
-                raise LLMError(f"fake provider {self.name!r} ran out of scripted outputs "
-                               f"after {len(self.requests) - 1} calls") from None
+        try:
+            out = self._next(request)
+        except StopIteration:
+            raise LLMError(f"fake provider {self.name!r} ran out of scripted outputs "
+                           f"after {len(self.requests) - 1} calls") from None
         return self._to_response(out, request)
 
     @staticmethod

@@ -10,7 +10,8 @@ is scrubbed from every message this module raises and never chained into a trace
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
+import functools
 import threading
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -25,46 +26,27 @@ def parse_retry_after(headers: Any) -> float | None:
     """Seconds to wait from ``retry-after-ms`` / ``Retry-After`` (seconds or HTTP date), if any."""
     if headers is None:
         return None
-    ms = headers.get("retry-after-ms")
-    if ms is not None:
-        try:
-            return max(0.0, float(ms) / 1000.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        with contextlib.suppress(TypeError, ValueError):  # absent or not a number
+            return max(0.0, float(headers.get(name)) / scale)
+    with contextlib.suppress(TypeError, ValueError):  # absent or not an HTTP date
+        when = parsedate_to_datetime(headers.get("retry-after"))
+        return max(0.0, (when.replace(tzinfo=when.tzinfo or UTC) - datetime.now(UTC)).total_seconds())
+    return None
 
 
-#: one SDK client per (endpoint, key, timeout) in a process: building one loads the TLS trust store and a
-#: connection pool (~0.5 s), and a run makes a provider per role and per stage; the client is thread-safe.
-_CLIENTS: dict[tuple[str | None, str, float], Any] = {}
+#: builds (under the lock: once) the one SDK client per (endpoint, key, timeout) in a process
 _CLIENTS_LOCK = threading.Lock()
 
 
-def _shared_client(openai: Any, base_url: str | None, api_key: str, timeout_s: float) -> Any:
-    key = (base_url, hashlib.sha256(api_key.encode()).hexdigest(), timeout_s)
-    with _CLIENTS_LOCK:
-        client = _CLIENTS.get(key)
-        if client is None:
-            client = _CLIENTS[key] = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s,
-                                                   max_retries=0)
-        return client
+@functools.cache
+def _shared_client(base_url: str | None, api_key: str, timeout_s: float) -> Any:
+    # Building a client loads the TLS trust store and a connection pool (~0.5 s), and a run makes a
+    # provider per role and per stage; the client is thread-safe. The SDK itself is imported on
+    # first use too (~0.5 s, not needed offline).
+    import openai
 
-
-def _is_official(base_url: str | None) -> bool:
-    return base_url is None or "api.openai.com" in base_url
+    return openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
 
 
 class OpenAIProvider:
@@ -79,39 +61,28 @@ class OpenAIProvider:
         self._timeout_s = timeout_s
         self.base_url = base_url
         # api.openai.com's newer models reject max_tokens; many local servers only know it.
-        self._tokens_param = "max_completion_tokens" if _is_official(base_url) else "max_tokens"
-        self._sdk_client: tuple[Any, Any] | None = None
+        official = base_url is None or "api.openai.com" in base_url
+        self._tokens_param = "max_completion_tokens" if official else "max_tokens"
 
-    def warm(self) -> None:
-        """Load the SDK and build the shared client now rather than in the first call."""
-        self._sdk()
-
-    def _sdk(self) -> tuple[Any, Any]:
-        """The ``openai`` module and the shared client (imported on first use: ~0.5 s, not needed offline)."""
-        if self._sdk_client is None:
-            import openai
-
-            self._sdk_client = (openai, _shared_client(openai, self.base_url, self._secret, self._timeout_s))
-        return self._sdk_client
+    def warm(self) -> Any:
+        """Load the SDK and build the shared client now rather than in the first call; returns the client."""
+        with _CLIENTS_LOCK:
+            return _shared_client(self.base_url, self._secret, self._timeout_s)
 
     def complete(self, request: LLMRequest) -> LLMResponse:
-        from adat.llm.output_modes import response_format, with_instruction
+        from adat.llm.output_modes import structured_fields
 
-        kwargs: dict[str, Any] = {
-            "model": request.model,
-            "messages": request.messages,
-            "temperature": request.temperature,
-        }
-        kwargs[self._tokens_param] = request.max_tokens
+        kwargs: dict[str, Any] = {"model": request.model, "messages": request.messages,
+                                  "temperature": request.temperature, self._tokens_param: request.max_tokens}
         if request.response_schema is not None:
-            kwargs["messages"] = with_instruction(request.output_mode, request.messages, request.response_schema)
-            fmt = response_format(request.output_mode, request.schema_name or "output", request.response_schema,
-                                  request.schema_strict)
-            if fmt is not None:
-                kwargs["response_format"] = fmt
+            kwargs.update(structured_fields(request.output_mode, request.messages,
+                                            request.schema_name or "output", request.response_schema,
+                                            request.schema_strict))
         if request.tools:
             kwargs["tools"] = request.tools
-        oa, client = self._sdk()
+        client = self.warm()
+        import openai as oa
+
         try:
             completion = client.chat.completions.create(**kwargs)
         except oa.APITimeoutError:
@@ -133,13 +104,8 @@ class OpenAIProvider:
         return self._to_response(completion)
 
     def check(self, model: str, timeout_s: float) -> None:
-        """Raise :class:`UserError` unless the endpoint answers within ``timeout_s`` (no retries).
-
-        Asks for the model list; a server without that route (404/405/501) gets one 1-token chat
-        call for ``model`` instead. A refused key, an unknown model, a refused connection or a
-        timeout is a one-line error naming ``llm.base_url`` (or ``models``). The requests go out
-        without the SDK (:mod:`adat.llm.providers.endpoint_check`).
-        """
+        """Raise :class:`UserError` unless the endpoint answers within ``timeout_s`` (no retries): the
+        requests of :func:`adat.llm.providers.endpoint_check.check_endpoint`, without the SDK."""
         from adat.llm.providers.endpoint_check import check_endpoint
 
         check_endpoint(self.base_url, self._secret, model, timeout_s, self._tokens_param)
@@ -157,12 +123,9 @@ class OpenAIProvider:
             raise LLMError("the endpoint returned no choices")
         choice = completion.choices[0]
         message = choice.message
-        calls = []
-        for tc in message.tool_calls or []:
-            function = getattr(tc, "function", None)
-            if function is None:  # custom (non-function) tools are not used by adat
-                continue
-            calls.append(ToolCall(id=tc.id, name=function.name, arguments=function.arguments or ""))
+        calls = [ToolCall(id=tc.id, name=tc.function.name, arguments=tc.function.arguments or "")
+                 for tc in message.tool_calls or []
+                 if getattr(tc, "function", None) is not None]  # custom (non-function) tools are not used by adat
         usage = completion.usage
         return LLMResponse(
             content=message.content,

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 
 from adat import config
@@ -33,12 +32,6 @@ PLUGIN_GROUP = "adat.providers"
 SHIPPED_PLUGINS = ("offline",)
 #: the module each built-in provider imports when it is first used
 BUILTIN_MODULES = {"openai": "adat.llm.providers.openai_chat"}
-
-
-@dataclass(frozen=True)
-class _Entry:
-    factory: ProviderFactory
-    cacheable: bool
 
 
 @functools.cache
@@ -83,8 +76,8 @@ def _not_available(prefix: str) -> UserError:
                      fix="install the full adat package or choose an openai/<model>")
 
 
-def load_plugin(prefix: str) -> _Entry | None:
-    """The registry entry of the ``adat.providers`` plugin ``prefix`` (importing it), or None when
+def load_plugin(prefix: str) -> ProviderFactory | None:
+    """The provider factory of the ``adat.providers`` plugin ``prefix`` (importing it), or None when
     no plugin has that name. A shipped plugin that is not installed, or whose module is missing,
     is a one-line :class:`UserError`."""
     point = plugins().get(prefix)
@@ -108,21 +101,22 @@ def load_plugin(prefix: str) -> _Entry | None:
         provider: Provider = provider_class()
         return provider
 
-    return _Entry(factory, bool(getattr(provider_class, "cacheable", True)))
+    return factory
 
 
 class ProviderRegistry:
     """Maps a provider prefix to a factory ``(model, cfg) -> Provider``."""
 
     def __init__(self) -> None:
-        self._entries: dict[str, _Entry] = {}
+        self._factories: dict[str, ProviderFactory] = {}
         self._fakes: dict[str, FakeProvider] = {}
         self.register("openai", openai_factory)
         self.register("fake", self._fake_factory)
 
-    def register(self, prefix: str, factory: ProviderFactory, *, cacheable: bool = True) -> None:
-        """Add or replace the factory for ``prefix``; ``cacheable=False`` bypasses the response cache."""
-        self._entries[prefix] = _Entry(factory, cacheable)
+    def register(self, prefix: str, factory: ProviderFactory) -> None:
+        """Add or replace the factory for ``prefix`` (a provider with ``cacheable = False`` bypasses the
+        response cache, as a plugin's does)."""
+        self._factories[prefix] = factory
 
     def register_fake(self, name: str, outputs: FakeOutputs) -> FakeProvider:
         """Script ``fake/<name>``; returns the provider so tests can inspect its requests."""
@@ -132,26 +126,19 @@ class ProviderRegistry:
 
     def known(self) -> list[str]:
         """Every provider prefix: registered, installed as a plugin or shipped as one."""
-        return sorted({*self._entries, *plugins(), *SHIPPED_PLUGINS})
-
-    def cacheable(self, prefix: str) -> bool:
-        entry = self._entry(prefix)
-        return entry.cacheable if entry else True
-
-    def _entry(self, prefix: str) -> _Entry | None:
-        """A registered entry, else the plugin of that name (loaded once per registry)."""
-        if prefix not in self._entries and (plugin := load_plugin(prefix)) is not None:
-            self._entries[prefix] = plugin
-        return self._entries.get(prefix)
+        return sorted({*self._factories, *plugins(), *SHIPPED_PLUGINS})
 
     def create(self, spec: str, cfg: RunConfig) -> tuple[str, str, Provider]:
-        """``(provider, model, Provider)`` for a ``provider/model`` spec."""
+        """``(provider, model, Provider)`` for a ``provider/model`` spec: a registered factory, else the
+        plugin of that name (loaded once per registry)."""
         prefix, model = split_model(spec)
-        entry = self._entry(prefix)
-        if entry is None:
+        if prefix not in self._factories and (plugin := load_plugin(prefix)) is not None:
+            self._factories[prefix] = plugin
+        factory = self._factories.get(prefix)
+        if factory is None:
             raise UserError(f"unknown provider {prefix!r} in {spec!r}", field="models",
                             fix=f"use one of {', '.join(self.known())}")
-        return prefix, model, entry.factory(model, cfg)
+        return prefix, model, factory(model, cfg)
 
     def _fake_factory(self, model: str, cfg: RunConfig) -> Provider:
         fake = self._fakes.get(model)
