@@ -57,7 +57,6 @@ class SpanStore:
 
     def __init__(self, session_attribute: str) -> None:
         self.session_attribute = session_attribute
-        self.ignored = 0  # spans dropped because no turn ever claimed their trace
         self._sessions: dict[str, int] = {}  # session id -> open turns watching it
         self._trace_session: dict[str, str] = {}  # trace id -> session its spans joined
         self._held: deque[_Held] = deque()
@@ -90,8 +89,7 @@ class SpanStore:
                 if held.session is None:
                     held.session = self._trace_session.get(held.span.trace_id)
             while self._held and (now - self._held[0].arrived > HOLD_S or len(self._held) > _MAX_HELD):
-                if self._held.popleft().session is None:
-                    self.ignored += 1
+                self._held.popleft()
 
     def close_turn(self, turn: Turn, settle_s: float) -> list[Span]:
         """The turn's spans, waiting up to ``settle_s`` for them; the turn stops watching."""
@@ -175,7 +173,7 @@ class OtlpReceiver:
         self.server.stop()
 
 
-_RECEIVERS: dict[tuple[str, int, str], OtlpReceiver] = {}
+_RECEIVERS: dict[tuple[str, int], OtlpReceiver] = {}
 _RECEIVERS_LOCK = threading.Lock()
 
 
@@ -186,14 +184,12 @@ def shared_receiver(host: str, port: int, session_attribute: str) -> OtlpReceive
     ends. Two session attributes on one port are a configuration mistake.
     """
     with _RECEIVERS_LOCK:
-        for (h, p, attribute), receiver in _RECEIVERS.items():
-            if h == host and p == port:
-                if attribute != session_attribute:
-                    raise UserError(f"the receiver on {host}:{port} already joins by {attribute!r}",
-                                    field="target.otlp.session_attribute", fix="use one attribute per port")
-                return receiver
-        receiver = OtlpReceiver(host, port, session_attribute)
-        _RECEIVERS[(host, port, session_attribute)] = receiver
+        receiver = _RECEIVERS.get((host, port))
+        if receiver is None:
+            receiver = _RECEIVERS[(host, port)] = OtlpReceiver(host, port, session_attribute)
+        elif receiver.store.session_attribute != session_attribute:
+            raise UserError(f"the receiver on {host}:{port} already joins by {receiver.store.session_attribute!r}",
+                            field="target.otlp.session_attribute", fix="use one attribute per port")
         return receiver
 
 
