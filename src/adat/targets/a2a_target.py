@@ -8,12 +8,10 @@ request) and every user turn is one non-streaming ``SendMessage`` in it. A task 
 ``submitted``/``working`` is polled until it leaves those states. How replies and tool calls are
 read: :mod:`adat.targets.a2a_reply`; users' page: docs/targets_a2a.md.
 
-Transport follows the ``http`` target (:mod:`adat.targets.http`): every failure is a one-line
-:class:`adat.errors.TargetError` recorded on the execution; ``timeout_s`` is a deadline for the
-whole exchange; refused/reset connections and HTTP 429/5xx are retried (tenacity) up to
-``max_retries`` times and counted per session (:meth:`A2ATarget.transport_retries`); header
-values are secrets. :meth:`A2ATarget.check` (preflight) turns an unreachable agent, a missing or
-malformed card, and a card adat cannot talk to into one-line :class:`adat.errors.UserError`.
+Transport (a one-line :class:`adat.errors.TargetError` per failure, the deadline, retries counted
+per session, secret headers): :mod:`adat.targets.transport`. :meth:`A2ATarget.check` (preflight)
+turns an unreachable agent, a missing or malformed card, and a card adat cannot talk to into
+one-line :class:`adat.errors.UserError`.
 """
 
 from __future__ import annotations

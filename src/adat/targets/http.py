@@ -11,25 +11,9 @@ default ``tool_calls``) are a list of objects with ``name``, ``arguments`` (an o
 as OpenAI writes it), ``result`` (or ``output``), ``error`` and ``order``; a reply without the path
 reports no tool calls (a text-only agent works as before), a value of the wrong shape is an error.
 
-Transport (docs/targets.md states the same for users):
-
-* **Every failure is a** :class:`adat.errors.TargetError` -- an HTTP error status, a timeout, a
-  refused, reset or closed connection, a reply cut off before its ``Content-Length``, a body that
-  is not JSON or lacks the configured path, or any other exception of the transport -- with one
-  line naming the URL and the cause, so the runner records it on that execution and the run goes on.
-* **Deadline.** ``target.timeout_s`` bounds one message's whole exchange -- connecting, sending,
-  every byte of the reply and every retry -- not each socket read: a reply dripped a byte at a
-  time fails at ``timeout_s``. A message that runs out of time is not retried (the time is spent).
-* **Retries.** Transient failures -- a refused, reset or closed connection, a reply cut off before
-  its end, HTTP 429 and 5xx -- are retried up to ``target.max_retries`` times per message, with
-  exponential backoff from ``target.retry_backoff_s`` (tenacity), inside the deadline. Other 4xx,
-  bodies that are not JSON or lack the path, and oversized bodies are not retried. Retries are
-  counted per session (:meth:`HttpTarget.transport_retries`, stored as ``executions.retries``).
-  A retried message may reach the agent twice; ``max_retries: 0`` turns retries off.
-* **Size.** A reply longer than ``target.max_reply_chars`` is cut there and marked
-  (:data:`~adat.targets.transport.CUT_MARK`); a body over :data:`MAX_BODY_BYTES` is an error (it cannot be parsed whole).
-* **Secrets.** Header values are secrets (:mod:`adat.redaction`): every reply and error message is
-  scrubbed before it leaves this module.
+Transport: :mod:`adat.targets.transport`. Besides, HTTP 4xx other than 429, bodies that are not JSON
+or lack the path, and a body over :data:`MAX_BODY_BYTES` (it cannot be parsed whole) are errors
+that are not retried.
 """
 
 from __future__ import annotations

@@ -1,10 +1,25 @@
-"""What the ``http`` and ``a2a`` targets share: one event loop thread per process, pooled httpx
-clients, and one message's exchange under a deadline with tenacity's retries.
+"""What the ``http`` and ``a2a`` targets share: one message's exchange (docs/targets.md states the
+same for users).
 
-Each message's exchange runs as a coroutine on this loop, so ``asyncio.timeout`` can end it at its
-deadline even in the middle of a read (a per-read socket timeout cannot), and connections the agent
-keeps alive are reused between messages and sessions. Calling threads (the execution workers)
-block on their own exchange only. A forked child (a process pool) starts its own loop on first use.
+* **Every failure is a** :class:`adat.errors.TargetError` -- an HTTP error status, a timeout, a
+  refused, reset or closed connection, a reply cut off before its end, a body the target cannot
+  read, or any other exception of the transport -- with one line naming the URL and the cause, so
+  the runner records it on that execution and the run goes on.
+* **Deadline.** ``target.timeout_s`` bounds one message's whole exchange -- connecting, sending,
+  every byte of the reply and every retry -- not each socket read: a reply dripped a byte at a
+  time fails at ``timeout_s``. A message that runs out of time is not retried (the time is spent).
+  Each exchange runs as a coroutine on one event loop thread per process, so ``asyncio.timeout``
+  can end it even in the middle of a read; calling threads (the execution workers) block on their
+  own exchange only, and a forked child (a process pool) starts its own loop on first use.
+* **Retries.** Transient failures (:class:`TransientTargetError`: a refused, reset or closed
+  connection, a reply cut off, HTTP 429 and 5xx) are retried up to ``target.max_retries`` times per
+  message, with exponential backoff from ``target.retry_backoff_s`` (tenacity), inside the
+  deadline, and counted per session (``transport_retries``, stored as ``executions.retries``). A
+  retried message may reach the agent twice; ``max_retries: 0`` turns retries off.
+* **Connections** the agent keeps alive are reused between messages and sessions (pooled clients).
+* **Size.** A reply longer than ``target.max_reply_chars`` is cut there and marked (:data:`CUT_MARK`).
+* **Secrets.** Header values are secrets (:mod:`adat.redaction`): every reply and error message is
+  scrubbed before it leaves the target.
 """
 
 from __future__ import annotations
