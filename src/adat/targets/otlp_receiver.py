@@ -25,6 +25,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from adat.errors import UserError
+from adat.serving import BackgroundServer
 from adat.targets.otlp_spans import JSON, PROTOBUF, MalformedExport, Span, decode_export
 
 TRACES_PATH = "/v1/traces"
@@ -149,28 +150,23 @@ def _text(status: int, message: str) -> Response:
     return Response(message, status_code=status, media_type="text/plain")
 
 
-class OtlpReceiver:
+class OtlpReceiver(BackgroundServer):
     """The receiver's server and span store; ``endpoint`` is what an exporter is pointed at."""
 
     def __init__(self, host: str, port: int, session_attribute: str) -> None:
-        from adat.serving import BackgroundServer  # serving imports the targets: import it late
-
         self.store = SpanStore(session_attribute)
         try:
-            self.server = BackgroundServer(otlp_app(self.store), host, port, name="adat-otlp-receiver")
+            super().__init__(otlp_app(self.store), host, port, name="adat-otlp-receiver")
         except UserError as exc:
             raise UserError(exc.message, field="target.otlp.port",
                             fix="choose a free port (0: any, for an in-process python agent) or stop "
                                 "the other receiver (an OpenTelemetry collector listens on 4318)") from None
-        self.server.start_in_thread()
+        self.start_in_thread()
 
     @property
     def endpoint(self) -> str:
         """The traces URL, e.g. ``http://127.0.0.1:4318/v1/traces``."""
-        return self.server.url + TRACES_PATH
-
-    def stop(self) -> None:
-        self.server.stop()
+        return self.url + TRACES_PATH
 
 
 _RECEIVERS: dict[tuple[str, int], OtlpReceiver] = {}
