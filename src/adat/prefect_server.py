@@ -11,6 +11,7 @@ it over HTTP; it does not import Prefect.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -145,18 +146,15 @@ def _terminate(pid: int) -> None:
 
 
 def _alive(pid: int) -> bool:
-    try:
-        reaped, _ = os.waitpid(pid, os.WNOHANG)  # our own child (tests start servers in-process)
-        if reaped == pid:
+    with contextlib.suppress(ChildProcessError):  # our own child (tests start servers in-process) is reaped
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
             return False
-    except ChildProcessError:
-        pass
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
-        return True
+    except PermissionError:  # alive, another user's
+        pass
     return True
 
 

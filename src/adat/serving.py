@@ -204,10 +204,6 @@ class BackgroundServer:
         self.socket.close()
 
 
-#: the server ``serve_agent`` returns (``stop()`` it; ``url``, ``server_address``)
-AgentServer = BackgroundServer
-
-
 def serve_agent(agent: Target, host: str = config.SERVE_HOST, port: int = 0) -> tuple[BackgroundServer, str]:
     """Serve ``agent`` on a background thread; returns the server (``stop()`` it) and its URL.
 
@@ -218,24 +214,19 @@ def serve_agent(agent: Target, host: str = config.SERVE_HOST, port: int = 0) -> 
     return server, server.url
 
 
-def run_server_forever(agent: Target, host: str = config.SERVE_HOST, port: int = 0, *,
-                       announce: Callable[[str], None] = print) -> None:
-    """Serve ``agent`` in this thread until interrupted (Ctrl-C); ``announce`` gets the URL line."""
-    server = BackgroundServer(agent_app(agent), host, port, name="adat-agent-server")
-    announce(f"serving {getattr(agent, 'agent_id', 'agent')} at {server.url} (Ctrl-C stops)")
-    with contextlib.suppress(KeyboardInterrupt):  # uvicorn shuts down on Ctrl-C, then re-raises it
-        server.run()
-
-
-def serve_agent_command(kind: str, fault: str | None, port: int, cfg: config.RunConfig, *,
-                        host: str = config.SERVE_HOST, announce: Callable[[str], None] = print) -> None:
-    """``adat serve-agent reference|llm-agent [--fault ID] --port P``: build the agent, serve it forever.
+def serve_agent_command(kind: str, fault: str | None, port: int, cfg: config.RunConfig) -> None:
+    """``adat serve-agent reference|llm-agent [--fault ID] --port P``: build the agent, serve it in
+    this thread until interrupted (Ctrl-C).
 
     ``reference`` takes its database (and fault, unless ``--fault`` is given) from ``target`` when
     the run config's target is the reference agent; ``llm-agent`` needs ``target.type: llm-agent``
     (its model, policy and database) in the run config.
     """
-    run_server_forever(build_served_agent(kind, fault, cfg), host, port, announce=announce)
+    agent = build_served_agent(kind, fault, cfg)
+    server = BackgroundServer(agent_app(agent), config.SERVE_HOST, port, name="adat-agent-server")
+    print(f"serving {getattr(agent, 'agent_id', 'agent')} at {server.url} (Ctrl-C stops)")
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn shuts down on Ctrl-C, then re-raises it
+        server.run()
 
 
 def build_served_agent(kind: str, fault: str | None, cfg: config.RunConfig) -> Target:

@@ -240,12 +240,13 @@ def _as_confirmed(a: SpecAssertion, turns: list[SpecTurn],
 
 
 # --- text -------------------------------------------------------------------------------------
-def _texts(a: SpecAssertion, turns: list[SpecTurn]) -> list[SpecTurn]:
+def _every_turn(a: SpecAssertion, turns: list[SpecTurn]) -> list[SpecTurn]:
+    """The turns of a kind whose scope without a ``turn`` is every turn (text kinds, ``response_fields``)."""
     return turns if a.turn is None else [turns[a.turn]]
 
 
 def _text_kind(a: SpecAssertion, turns: list[SpecTurn]) -> tuple[Outcome, str]:
-    scope = _texts(a, turns)
+    scope = _every_turn(a, turns)
     text = "\n".join(t.reply for t in scope)
     low = text.lower()
     if a.kind == "text_contains_any":
@@ -294,10 +295,8 @@ def _as_text(value: Any) -> str:
 
 
 def _payload_kind(a: SpecAssertion, turns: list[SpecTurn]) -> tuple[Outcome, str]:
-    if a.kind == "response_fields":
-        scope = turns if a.turn is None else [turns[a.turn]]
-    else:
-        scope = [turns[-1] if a.turn is None else turns[a.turn]] if turns else []
+    last = [turns[-1] if a.turn is None else turns[a.turn]] if turns else []
+    scope = _every_turn(a, turns) if a.kind == "response_fields" else last
     for turn in scope:
         payloads = _payloads(turn)
         if not payloads:

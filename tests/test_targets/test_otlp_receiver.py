@@ -230,7 +230,7 @@ def test_bad_otlp_config_is_one_line_naming_file_and_field(tmp_path: Path, otlp:
 
 def test_a_port_in_use_is_a_user_error_naming_the_field(receiver: OtlpReceiver) -> None:
     with pytest.raises(UserError, match="target.otlp.port"):
-        OtlpReceiver("127.0.0.1", receiver.server.server_address[1], "session.id")
+        OtlpReceiver("127.0.0.1", receiver.server_address[1], "session.id")
 
 
 def test_the_receivers_address_is_not_part_of_the_target_digest() -> None:

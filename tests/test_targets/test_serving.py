@@ -16,7 +16,7 @@ import pytest
 from adat.config import HttpTarget as HttpTargetConfig
 from adat.config import LLMAgentTarget, RunConfig
 from adat.errors import TargetError, UserError
-from adat.serving import AgentServer, build_served_agent, serve_agent
+from adat.serving import BackgroundServer, build_served_agent, serve_agent
 from adat.targets.http import HttpTarget
 
 from .sample_agents import EchoAgent
@@ -44,7 +44,7 @@ class SlowAgent(EchoAgent):
 
 
 @pytest.fixture
-def echo_server() -> Iterator[tuple[EchoAgent, AgentServer, str]]:
+def echo_server() -> Iterator[tuple[EchoAgent, BackgroundServer, str]]:
     agent = EchoAgent(prefix="agent: ")
     server, url = serve_agent(agent)
     try:
@@ -62,7 +62,7 @@ def _post(url: str, data: bytes) -> tuple[int, dict[str, Any]]:
         return exc.code, json.loads(exc.read())
 
 
-def test_default_contract_through_the_http_target(echo_server: tuple[EchoAgent, AgentServer, str]) -> None:
+def test_default_contract_through_the_http_target(echo_server: tuple[EchoAgent, BackgroundServer, str]) -> None:
     agent, _server, url = echo_server
     target = HttpTarget(HttpTargetConfig(base_url=url))
     target.check()
@@ -74,7 +74,7 @@ def test_default_contract_through_the_http_target(echo_server: tuple[EchoAgent, 
         assert json.loads(response.read()) == {"status": "ok", "agent_id": "echo"}
 
 
-def test_error_statuses(echo_server: tuple[EchoAgent, AgentServer, str]) -> None:
+def test_error_statuses(echo_server: tuple[EchoAgent, BackgroundServer, str]) -> None:
     _agent, _server, url = echo_server
     status, body = _post(url + "/sessions", b"")
     session = body["session_id"]
@@ -90,7 +90,7 @@ def test_error_statuses(echo_server: tuple[EchoAgent, AgentServer, str]) -> None
 
 
 def test_agent_failure_is_a_target_error_and_the_session_goes_on(
-        echo_server: tuple[EchoAgent, AgentServer, str]) -> None:
+        echo_server: tuple[EchoAgent, BackgroundServer, str]) -> None:
     _agent, _server, url = echo_server
     target = HttpTarget(HttpTargetConfig(base_url=url))
     session = target.reset()
@@ -120,7 +120,7 @@ def test_one_session_is_serialised_while_sessions_run_in_parallel() -> None:
     assert sorted(agent.seen[first]) == ["a0", "a1", "a2"]
 
 
-def test_port_in_use_is_a_user_error(echo_server: tuple[EchoAgent, AgentServer, str]) -> None:
+def test_port_in_use_is_a_user_error(echo_server: tuple[EchoAgent, BackgroundServer, str]) -> None:
     _agent, server, _url = echo_server
     port = server.server_address[1]
     with pytest.raises(UserError, match=r"--port: cannot listen on 127\.0\.0\.1:\d+.*fix: choose a free port"):

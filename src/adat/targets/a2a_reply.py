@@ -31,7 +31,7 @@ from google.protobuf import json_format
 
 from adat import redaction
 from adat.records import AgentToolCall
-from adat.targets.http import one_line
+from adat.targets.transport import one_line
 
 FUNCTION_CALL = "function_call"
 FUNCTION_RESPONSE = "function_response"

@@ -8,25 +8,20 @@ request) and every user turn is one non-streaming ``SendMessage`` in it. A task 
 ``submitted``/``working`` is polled until it leaves those states. How replies and tool calls are
 read: :mod:`adat.targets.a2a_reply`; users' page: docs/targets_a2a.md.
 
-Transport follows the ``http`` target (:mod:`adat.targets.http`): every failure is a one-line
-:class:`adat.errors.TargetError` recorded on the execution; ``timeout_s`` is a deadline for the
-whole exchange; refused/reset connections and HTTP 429/5xx are retried (tenacity) up to
-``max_retries`` times and counted per session (:meth:`A2ATarget.transport_retries`); header
-values are secrets. :meth:`A2ATarget.check` (preflight) turns an unreachable agent, a missing or
-malformed card, and a card adat cannot talk to into one-line :class:`adat.errors.UserError`.
+Transport (a one-line :class:`adat.errors.TargetError` per failure, the deadline, retries counted
+per session, secret headers): :mod:`adat.targets.transport`. :meth:`A2ATarget.check` (preflight)
+turns an unreachable agent, a missing or malformed card, and a card adat cannot talk to into
+one-line :class:`adat.errors.UserError`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-import threading
 import urllib.parse
 import uuid
-from typing import Any
+from dataclasses import dataclass, field
 
 import httpx
-import tenacity
 from a2a.client import (
     A2ACardResolver,
     A2AClientError,
@@ -38,44 +33,35 @@ from a2a.client import (
 from a2a.types import AgentCard, GetTaskRequest, Message, Part, Role, SendMessageRequest, Task
 from a2a.utils.constants import TransportProtocol
 
-from adat import config, redaction
+from adat import config
 from adat.errors import TargetError, UserError
-from adat.targets import a2a_reply, http_pool
+from adat.targets import a2a_reply, transport
 from adat.targets.base import AgentReply
-from adat.targets.http import CUT_MARK, LOOPBACK, RetryCounts, TransientTargetError, one_line, retries_note
+from adat.targets.transport import RetryingTransport, TransientTargetError, one_line
 
 #: the transports adat's client speaks, in its order of preference
 BINDINGS = [TransportProtocol.JSONRPC, TransportProtocol.HTTP_JSON]
 POLL_S = 0.2  # between two reads of a task still at work
 _TRANSIENT_CAUSES = (httpx.ConnectError, httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError)
-#: the SDK clients of this process by (url, card path, headers, timeout, trust_env); "pid": whose they are
-_clients: dict[Any, Any] = {}
 
 
+@dataclass
 class _Session:
     """What one session's next turn needs: its context, the task waiting for input, artifacts seen."""
 
-    def __init__(self, context_id: str) -> None:
-        self.context_id = context_id
-        self.open_task_id: str | None = None
-        self.seen_artifacts: set[str] = set()
+    context_id: str
+    open_task_id: str | None = None
+    seen_artifacts: set[str] = field(default_factory=set)
 
 
-class A2ATarget(RetryCounts):
+class A2ATarget(RetryingTransport[config.A2ATarget]):
     """An agent reached over A2A; thread-safe (every exchange runs on the process's transport loop)."""
 
     def __init__(self, cfg: config.A2ATarget) -> None:
-        self.cfg = cfg
         self.url = cfg.url.rstrip("/")
         self.agent_id = f"a2a:{self.url}"
-        host = urllib.parse.urlsplit(self.url).hostname or ""
-        self._trust_env = host not in LOOPBACK  # a loopback agent is never reached through a proxy
-        self._headers = {name: config.expand_env_refs(value, field=f"target.headers.{name}")
-                         for name, value in cfg.headers.items()}
-        config.register_header_secrets(cfg.headers)
-        self._lock = threading.Lock()
+        super().__init__(cfg, self.url)
         self._sessions: dict[str, _Session] = {}
-        self._retries: dict[str, int] = {}
 
     # -- preflight -------------------------------------------------------------------------------
 
@@ -91,7 +77,7 @@ class A2ATarget(RetryCounts):
                 return await self._card(http)
 
         try:
-            card = http_pool.submit(fetch)
+            card = transport.submit(fetch)
         except A2AClientError as exc:
             raise UserError(self._card_problem(exc), field="target.url",
                             fix="start the agent, correct target.url (the agent's base URL) or set "
@@ -128,54 +114,15 @@ class A2ATarget(RetryCounts):
                           context_id=session.context_id, task_id=session.open_task_id)
         counter = [0]
         try:
-            reading = self._exchange(message, session, counter)
+            reading = self._exchange(f"A2A {self.url}", counter, self._attempt, message, session)
         finally:
             self._count(session_id, counter[0])
         session.context_id = reading.context_id or session.context_id  # an agent may replace the context id
         session.open_task_id = reading.open_task_id
         session.seen_artifacts |= reading.artifact_ids
-        text = reading.text
-        cap = self.cfg.max_reply_chars
-        if len(text) > cap:
-            text = text[:cap] + CUT_MARK.format(cap=cap, total=len(text))
-        return AgentReply(text=redaction.scrub(text), tool_calls=reading.tool_calls)
+        return AgentReply(text=self._cut(reading.text), tool_calls=reading.tool_calls)
 
     # -- the exchange ----------------------------------------------------------------------------
-
-    def _exchange(self, message: Message, session: _Session, counter: list[int]) -> a2a_reply.TurnReading:
-        limit = self.cfg.timeout_s
-        last: list[BaseException] = []
-
-        def before_sleep(state: tenacity.RetryCallState) -> None:
-            counter[0] += 1
-            failure = state.outcome.exception() if state.outcome is not None else None
-            if failure is not None:
-                last[:] = [failure]
-
-        async def exchange() -> a2a_reply.TurnReading:
-            retrying = tenacity.AsyncRetrying(
-                retry=tenacity.retry_if_exception_type(TransientTargetError),
-                stop=tenacity.stop_after_attempt(self.cfg.max_retries + 1),
-                wait=tenacity.wait_exponential(multiplier=self.cfg.retry_backoff_s, max=30 * self.cfg.retry_backoff_s),
-                before_sleep=before_sleep, reraise=True)
-            async with asyncio.timeout(limit):  # the deadline: the whole exchange, retries and polling included
-                return await retrying(self._attempt, message, session)
-
-        error: TargetError
-        try:
-            return http_pool.submit(exchange)
-        except TimeoutError:
-            retried = f"; retrying after: {one_line(str(last[0]))}" if last else ""
-            error = TargetError(f"A2A {self.url}: no complete answer within {limit:g} s (timeout){retried}")
-        except TargetError as exc:
-            error = exc
-        except a2a_reply.TaskEnded as exc:
-            error = TargetError(f"A2A {self.url}: {exc}")
-        except Exception as exc:  # anything else the SDK raises is this execution's error
-            error = TargetError(f"A2A {self.url}: {type(exc).__name__}: {one_line(str(exc))}")
-        failed = type(error)(redaction.scrub(f"{error}{retries_note(counter[0])}"))
-        failed.retries = counter[0]
-        raise failed from None
 
     async def _attempt(self, message: Message, session: _Session) -> a2a_reply.TurnReading:
         """One try: send the message, poll a task still at work, read the answer."""
@@ -197,7 +144,10 @@ class A2ATarget(RetryCounts):
             raise TimeoutError from None
         except A2AClientError as exc:
             raise self._classified(exc) from None
-        return a2a_reply.read_task(answer, message.message_id, key, session.seen_artifacts)
+        try:
+            return a2a_reply.read_task(answer, message.message_id, key, session.seen_artifacts)
+        except a2a_reply.TaskEnded as exc:
+            raise TargetError(f"A2A {self.url}: {exc}") from None
 
     def _classified(self, exc: A2AClientError) -> TargetError:
         cause = exc.__cause__
@@ -211,23 +161,20 @@ class A2ATarget(RetryCounts):
         alike (the card is read once per process); runs on the transport loop only, so no lock."""
         key = (self.url, self.cfg.card_path, tuple(sorted(self._headers.items())), self.cfg.timeout_s,
                self._trust_env)
-        if _clients.get("pid") != os.getpid():  # a forked child's clients belong to its parent's loop
-            _clients.clear()
-            _clients["pid"] = os.getpid()
-        client = _clients.get(key)
+        client = transport.loop_clients.get(key)
         if client is None:
             http = self._http(self.cfg.timeout_s)
             card = await self._card(http)
             self.check_card(card)
             factory = ClientFactory(ClientConfig(streaming=False, httpx_client=http,
                                                  supported_protocol_bindings=[str(b.value) for b in BINDINGS]))
-            client = _clients[key] = factory.create(card)
+            client = transport.loop_clients[key] = factory.create(card)
         assert isinstance(client, Client)
         return client
 
     def _http(self, timeout_s: float) -> httpx.AsyncClient:
         return httpx.AsyncClient(headers=self._headers, timeout=timeout_s, trust_env=self._trust_env,
-                                 verify=http_pool.ssl_context())
+                                 verify=transport.ssl_context())
 
     async def _card(self, http: httpx.AsyncClient) -> AgentCard:
         return await A2ACardResolver(http, self.url, self.cfg.card_path).get_agent_card()

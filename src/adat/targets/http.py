@@ -11,55 +11,28 @@ default ``tool_calls``) are a list of objects with ``name``, ``arguments`` (an o
 as OpenAI writes it), ``result`` (or ``output``), ``error`` and ``order``; a reply without the path
 reports no tool calls (a text-only agent works as before), a value of the wrong shape is an error.
 
-Transport (docs/targets.md states the same for users):
-
-* **Every failure is a** :class:`adat.errors.TargetError` -- an HTTP error status, a timeout, a
-  refused, reset or closed connection, a reply cut off before its ``Content-Length``, a body that
-  is not JSON or lacks the configured path, or any other exception of the transport -- with one
-  line naming the URL and the cause, so the runner records it on that execution and the run goes on.
-* **Deadline.** ``target.timeout_s`` bounds one message's whole exchange -- connecting, sending,
-  every byte of the reply and every retry -- not each socket read: a reply dripped a byte at a
-  time fails at ``timeout_s``. A message that runs out of time is not retried (the time is spent).
-* **Retries.** Transient failures -- a refused, reset or closed connection, a reply cut off before
-  its end, HTTP 429 and 5xx -- are retried up to ``target.max_retries`` times per message, with
-  exponential backoff from ``target.retry_backoff_s`` (tenacity), inside the deadline. Other 4xx,
-  bodies that are not JSON or lack the path, and oversized bodies are not retried. Retries are
-  counted per session (:meth:`HttpTarget.transport_retries`, stored as ``executions.retries``).
-  A retried message may reach the agent twice; ``max_retries: 0`` turns retries off.
-* **Size.** A reply longer than ``target.max_reply_chars`` is cut there and marked
-  (:data:`CUT_MARK`); a body over :data:`MAX_BODY_BYTES` is an error (it cannot be parsed whole).
-* **Secrets.** Header values are secrets (:mod:`adat.redaction`): every reply and error message is
-  scrubbed before it leaves this module.
+Transport: :mod:`adat.targets.transport`. Besides, HTTP 4xx other than 429, bodies that are not JSON
+or lack the path, and a body over :data:`MAX_BODY_BYTES` (it cannot be parsed whole) are errors
+that are not retried.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
 import urllib.parse
 from typing import Any
 
 import httpx
-import tenacity
 
 from adat import config, redaction
 from adat.errors import TargetError, UserError
-from adat.targets import http_pool, otlp_join
+from adat.targets import otlp_join, transport
 from adat.targets.base import AgentReply, AgentToolCall
+from adat.targets.transport import RetryingTransport, TransientTargetError, one_line
 
-_BODY_SNIPPET = 200  # characters of an error body kept in the one-line message
-#: hosts reached without the environment's proxy settings
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
 #: a reply body larger than this is an error: the JSON must be parsed whole before the reply is cut
 MAX_BODY_BYTES = 8 * 1024 * 1024
-#: appended to a reply cut at ``target.max_reply_chars`` ({cap}: the cap, {total}: the reply's length)
-CUT_MARK = " [adat: reply cut at {cap} of {total} characters]"
 _TRANSIENT_STATUS = 429  # besides every 5xx
-
-
-class TransientTargetError(TargetError):
-    """A failure worth another try: the connection or the agent may do better a moment later."""
 
 
 def lookup_json_path(doc: Any, path: str) -> Any:
@@ -78,48 +51,14 @@ def lookup_json_path(doc: Any, path: str) -> Any:
     return value
 
 
-class RetryCounts:
-    """Transport retries counted per session under a lock, and picklable without the lock (a Dask
-    worker, a process pool): shared by the targets that send over the network."""
-
-    _retries: dict[str, int]
-    _lock: threading.Lock
-
-    def transport_retries(self, session_id: str) -> int:
-        """How many times a message of this session (its reset included) was sent again."""
-        with self._lock:
-            return self._retries.get(session_id, 0)
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
-
-    def _count(self, session_id: str, retries: int) -> None:
-        if retries:
-            with self._lock:
-                self._retries[session_id] = self._retries.get(session_id, 0) + retries
-
-
-class HttpTarget(RetryCounts):
+class HttpTarget(RetryingTransport[config.HttpTarget]):
     """An agent reached over HTTP; thread-safe (every call is an independent request)."""
 
     def __init__(self, cfg: config.HttpTarget) -> None:
-        self.cfg = cfg
         self.base_url = cfg.base_url.rstrip("/")
         self.agent_id = f"http:{self.base_url}"
-        # A loopback agent is never reached through a proxy that the environment may configure.
-        host = urllib.parse.urlsplit(self.base_url).hostname or ""
-        self._trust_env = host not in LOOPBACK
-        # Header values may reference secrets as ${VAR}; expanded once (and registered as secrets).
-        self._headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        for name, value in cfg.headers.items():
-            self._headers[name] = config.expand_env_refs(value, field=f"target.headers.{name}")
-        config.register_header_secrets(cfg.headers)
-        self._retries: dict[str, int] = {}
-        self._lock = threading.Lock()
+        super().__init__(cfg, self.base_url)
+        self._headers = {"Content-Type": "application/json", "Accept": "application/json", **self._headers}
         # target.otlp: tool calls from the agent's spans, joined by the traceparent sent with each message
         self._otlp = otlp_join.joiner(cfg.otlp)
 
@@ -135,7 +74,7 @@ class HttpTarget(RetryCounts):
                             fix="write it like http://127.0.0.1:8000")
         try:
             httpx.get(self.base_url + "/", headers=self._headers, timeout=timeout_s or self.cfg.timeout_s,
-                      trust_env=self._trust_env, verify=http_pool.ssl_context())
+                      trust_env=self._trust_env, verify=transport.ssl_context())
         except Exception as exc:  # any transport failure means: not reachable as configured
             reason = redaction.scrub(one_line(str(exc) or type(exc).__name__))
             raise UserError(f"cannot reach {self.base_url} ({reason})", field="target.base_url",
@@ -148,9 +87,9 @@ class HttpTarget(RetryCounts):
         doc = self._post(url, {}, counter)
         session_id = self._extract(doc, self.cfg.session_id_path, url, "session_id_path")
         if not isinstance(session_id, str | int) or isinstance(session_id, bool) or session_id == "":
-            raise TargetError(_scrubbed(f"POST {url}: session id at {self.cfg.session_id_path!r} is "
-                                        f"{type(session_id).__name__} {one_line(json.dumps(session_id))}, "
-                                        "not a string"))
+            raise TargetError(redaction.scrub(f"POST {url}: session id at {self.cfg.session_id_path!r} is "
+                                              f"{type(session_id).__name__} {one_line(json.dumps(session_id))}, "
+                                              "not a string"))
         self._count(str(session_id), counter[0])
         return str(session_id)
 
@@ -171,12 +110,9 @@ class HttpTarget(RetryCounts):
             self._count(session_id, counter[0])
         reply = self._extract(doc, self.cfg.reply_path, url, "reply_path")
         if not isinstance(reply, str):
-            raise TargetError(_scrubbed(f"POST {url}: reply at {self.cfg.reply_path!r} is "
-                                        f"{type(reply).__name__} {one_line(json.dumps(reply))}, not a string"))
-        cap = self.cfg.max_reply_chars
-        if len(reply) > cap:
-            reply = reply[:cap] + CUT_MARK.format(cap=cap, total=len(reply))
-        return AgentReply(text=redaction.scrub(reply), tool_calls=self._tool_calls(doc, url))
+            raise TargetError(redaction.scrub(f"POST {url}: reply at {self.cfg.reply_path!r} is "
+                                              f"{type(reply).__name__} {one_line(json.dumps(reply))}, not a string"))
+        return AgentReply(text=self._cut(reply), tool_calls=self._tool_calls(doc, url))
 
     def _tool_calls(self, doc: Any, url: str) -> list[AgentToolCall]:
         path = self.cfg.tool_calls_path
@@ -190,58 +126,22 @@ class HttpTarget(RetryCounts):
         if value is None:
             return []
         if not isinstance(value, list):
-            raise TargetError(_scrubbed(f"{where} are {type(value).__name__}, not a list"))
+            raise TargetError(redaction.scrub(f"{where} are {type(value).__name__}, not a list"))
         try:
             return [_tool_call(item, order) for order, item in enumerate(value)]
         except ValueError as exc:
-            raise TargetError(_scrubbed(f"{where}: {exc}")) from None
+            raise TargetError(redaction.scrub(f"{where}: {exc}")) from None
 
     def _post(self, url: str, body: dict[str, Any], counter: list[int], headers: dict[str, str] | None = None) -> Any:
         """POST ``body`` and parse the JSON answer, retrying transient failures inside the deadline."""
-        limit = self.cfg.timeout_s
-        last: list[BaseException] = []  # the failure a retry was for: named when the deadline ends it
+        headers = {**self._headers, **(headers or {})}
+        return self._exchange(f"POST {url}", counter, self._attempt, url, body, headers)
 
-        def before_sleep(state: tenacity.RetryCallState) -> None:
-            counter[0] += 1
-            failure = state.outcome.exception() if state.outcome is not None else None
-            if failure is not None:
-                last[:] = [failure]
-
-        async def exchange(client: httpx.AsyncClient) -> bytes:
-            retrying = tenacity.AsyncRetrying(
-                retry=tenacity.retry_if_exception_type(TransientTargetError),
-                stop=tenacity.stop_after_attempt(self.cfg.max_retries + 1),
-                wait=tenacity.wait_exponential(multiplier=self.cfg.retry_backoff_s, max=30 * self.cfg.retry_backoff_s),
-                before_sleep=before_sleep,
-                reraise=True)
-            async with asyncio.timeout(limit):  # the deadline: the whole exchange, retries included
-                return await retrying(self._attempt, client, url, body, {**self._headers, **(headers or {})})
-
-        error: TargetError
+    async def _attempt(self, url: str, body: dict[str, Any], headers: dict[str, str]) -> Any:
+        """One try: the whole body (at most :data:`MAX_BODY_BYTES`) as JSON, or a classified TargetError."""
         try:
-            raw = http_pool.run(exchange, trust_env=self._trust_env)
-        except TimeoutError:
-            retried = f"; retrying after: {one_line(str(last[0]))}" if last else ""
-            error = TargetError(f"POST {url}: no complete answer within {limit:g} s (timeout){retried}")
-        except TargetError as exc:
-            error = exc
-        except Exception as exc:  # anything else the transport raises is this execution's error
-            error = TargetError(f"POST {url}: {type(exc).__name__}: {one_line(str(exc))}")
-        else:
-            try:
-                return json.loads(raw)
-            except ValueError:
-                error = TargetError(f"POST {url}: response is not JSON: {one_line(raw.decode(errors='replace'))}")
-        failed = type(error)(_scrubbed(f"{error}{retries_note(counter[0])}"))
-        failed.retries = counter[0]
-        raise failed from None
-
-    async def _attempt(self, client: httpx.AsyncClient, url: str, body: dict[str, Any],
-                       headers: dict[str, str]) -> bytes:
-        """One try: the whole body (at most :data:`MAX_BODY_BYTES`), or a classified TargetError."""
-        try:
-            async with client.stream("POST", url, json=body, headers=headers,
-                                     timeout=self.cfg.timeout_s) as response:
+            client = transport.pooled_client(self._trust_env)
+            async with client.stream("POST", url, json=body, headers=headers, timeout=self.cfg.timeout_s) as response:
                 chunks: list[bytes] = []
                 size = 0
                 async for chunk in response.aiter_bytes():
@@ -262,14 +162,17 @@ class HttpTarget(RetryCounts):
             error = TransientTargetError if status >= 500 or status == _TRANSIENT_STATUS else TargetError
             detail = one_line(data.decode(errors="replace"))
             raise error(f"POST {url}: HTTP {status} {response.reason_phrase}: {detail}")
-        return data
+        try:
+            return json.loads(data)
+        except ValueError:
+            raise TargetError(f"POST {url}: response is not JSON: {one_line(data.decode(errors='replace'))}") from None
 
     def _extract(self, doc: Any, path: str, url: str, field: str) -> Any:
         try:
             return lookup_json_path(doc, path)
         except KeyError as exc:
-            raise TargetError(_scrubbed(f"POST {url}: no {exc.args[0]!r} at JSON path {path!r} (target.{field}) "
-                                        f"in {one_line(json.dumps(doc))}")) from None
+            raise TargetError(redaction.scrub(f"POST {url}: no {exc.args[0]!r} at JSON path {path!r} "
+                                              f"(target.{field}) in {one_line(json.dumps(doc))}")) from None
 
 
 def _tool_call(item: Any, order: int) -> AgentToolCall:
@@ -297,18 +200,3 @@ def _tool_call(item: Any, order: int) -> AgentToolCall:
                          redaction.scrub_value(item.get("result", item.get("output"))),
                          error=None if error_text is None else redaction.scrub(error_text),
                          order=position if isinstance(position, int) and not isinstance(position, bool) else order)
-
-
-def retries_note(retries: int) -> str:
-    """`` (after N retries)`` to end an error line with, or nothing when there was none."""
-    return f" (after {retries} {'retry' if retries == 1 else 'retries'})" if retries else ""
-
-
-def _scrubbed(text: str) -> str:
-    return redaction.scrub(text)
-
-
-def one_line(text: str) -> str:
-    """One line, at most ``_BODY_SNIPPET`` characters: error messages stay one line."""
-    flat = " ".join(redaction.scrub(text).split())  # scrubbed before cutting: no half secret survives
-    return flat if len(flat) <= _BODY_SNIPPET else flat[: _BODY_SNIPPET - 1] + "…"

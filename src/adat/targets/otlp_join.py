@@ -52,24 +52,19 @@ def receiver_endpoint() -> str | None:
 def in_trace(traceparent: str) -> Iterator[None]:
     """Make ``traceparent`` the current one (and the current OpenTelemetry context, if installed)."""
     token = _CURRENT.set(traceparent)
-    otel_token = _attach_otel(traceparent)
-    try:
-        yield
-    finally:
-        if otel_token is not None:
-            from opentelemetry import context
-
-            context.detach(otel_token)
-        _CURRENT.reset(token)
-
-
-def _attach_otel(traceparent: str) -> Any:
     try:
         from opentelemetry import context
         from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
     except ImportError:  # the agent is not instrumented with the OpenTelemetry API: the header is enough
-        return None
-    return context.attach(TraceContextTextMapPropagator().extract({TRACEPARENT: traceparent}))
+        otel_token = None
+    else:
+        otel_token = context.attach(TraceContextTextMapPropagator().extract({TRACEPARENT: traceparent}))
+    try:
+        yield
+    finally:
+        if otel_token is not None:
+            context.detach(otel_token)
+        _CURRENT.reset(token)
 
 
 def _flush_global_provider() -> None:

@@ -25,6 +25,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from adat.errors import UserError
+from adat.serving import BackgroundServer
 from adat.targets.otlp_spans import JSON, PROTOBUF, MalformedExport, Span, decode_export
 
 TRACES_PATH = "/v1/traces"
@@ -57,7 +58,6 @@ class SpanStore:
 
     def __init__(self, session_attribute: str) -> None:
         self.session_attribute = session_attribute
-        self.ignored = 0  # spans dropped because no turn ever claimed their trace
         self._sessions: dict[str, int] = {}  # session id -> open turns watching it
         self._trace_session: dict[str, str] = {}  # trace id -> session its spans joined
         self._held: deque[_Held] = deque()
@@ -90,8 +90,7 @@ class SpanStore:
                 if held.session is None:
                     held.session = self._trace_session.get(held.span.trace_id)
             while self._held and (now - self._held[0].arrived > HOLD_S or len(self._held) > _MAX_HELD):
-                if self._held.popleft().session is None:
-                    self.ignored += 1
+                self._held.popleft()
 
     def close_turn(self, turn: Turn, settle_s: float) -> list[Span]:
         """The turn's spans, waiting up to ``settle_s`` for them; the turn stops watching."""
@@ -151,31 +150,26 @@ def _text(status: int, message: str) -> Response:
     return Response(message, status_code=status, media_type="text/plain")
 
 
-class OtlpReceiver:
+class OtlpReceiver(BackgroundServer):
     """The receiver's server and span store; ``endpoint`` is what an exporter is pointed at."""
 
     def __init__(self, host: str, port: int, session_attribute: str) -> None:
-        from adat.serving import BackgroundServer  # serving imports the targets: import it late
-
         self.store = SpanStore(session_attribute)
         try:
-            self.server = BackgroundServer(otlp_app(self.store), host, port, name="adat-otlp-receiver")
+            super().__init__(otlp_app(self.store), host, port, name="adat-otlp-receiver")
         except UserError as exc:
             raise UserError(exc.message, field="target.otlp.port",
                             fix="choose a free port (0: any, for an in-process python agent) or stop "
                                 "the other receiver (an OpenTelemetry collector listens on 4318)") from None
-        self.server.start_in_thread()
+        self.start_in_thread()
 
     @property
     def endpoint(self) -> str:
         """The traces URL, e.g. ``http://127.0.0.1:4318/v1/traces``."""
-        return self.server.url + TRACES_PATH
-
-    def stop(self) -> None:
-        self.server.stop()
+        return self.url + TRACES_PATH
 
 
-_RECEIVERS: dict[tuple[str, int, str], OtlpReceiver] = {}
+_RECEIVERS: dict[tuple[str, int], OtlpReceiver] = {}
 _RECEIVERS_LOCK = threading.Lock()
 
 
@@ -186,14 +180,12 @@ def shared_receiver(host: str, port: int, session_attribute: str) -> OtlpReceive
     ends. Two session attributes on one port are a configuration mistake.
     """
     with _RECEIVERS_LOCK:
-        for (h, p, attribute), receiver in _RECEIVERS.items():
-            if h == host and p == port:
-                if attribute != session_attribute:
-                    raise UserError(f"the receiver on {host}:{port} already joins by {attribute!r}",
-                                    field="target.otlp.session_attribute", fix="use one attribute per port")
-                return receiver
-        receiver = OtlpReceiver(host, port, session_attribute)
-        _RECEIVERS[(host, port, session_attribute)] = receiver
+        receiver = _RECEIVERS.get((host, port))
+        if receiver is None:
+            receiver = _RECEIVERS[(host, port)] = OtlpReceiver(host, port, session_attribute)
+        elif receiver.store.session_attribute != session_attribute:
+            raise UserError(f"the receiver on {host}:{port} already joins by {receiver.store.session_attribute!r}",
+                            field="target.otlp.session_attribute", fix="use one attribute per port")
         return receiver
 
 

@@ -69,10 +69,10 @@ class Span:
                                   error=error, order=order)
 
 
-def decode_export(body: bytes, content_type: str, content_encoding: str = "") -> list[Span]:
-    """The spans of one ``POST /v1/traces`` body; raises :class:`MalformedExport` for a bad body."""
+def decode_export(body: bytes, media: str, content_encoding: str) -> list[Span]:
+    """The spans of one ``POST /v1/traces`` body of ``media`` (:data:`PROTOBUF` or :data:`JSON`);
+    raises :class:`MalformedExport` for a bad body."""
     body = _decompressed(body, content_encoding.strip().lower())
-    media = content_type.split(";")[0].strip().lower()
     request = ExportTraceServiceRequest()
     if media == JSON:
         try:

@@ -45,18 +45,12 @@ class TargetPlugin(Protocol):
 class SeededFault(Protocol):
     """What the evaluation reads of one seeded fault (its file format: docs/faults.md)."""
 
-    @property
-    def id(self) -> str: ...
-    @property
-    def title(self) -> str: ...
-    @property
-    def description(self) -> str: ...
-    @property
-    def rule(self) -> str: ...
-    @property
-    def passage_before(self) -> str: ...
-    @property
-    def passage_after(self) -> str: ...
+    id: str
+    title: str
+    description: str
+    rule: str
+    passage_before: str
+    passage_after: str
 
 
 @runtime_checkable
@@ -83,14 +77,10 @@ class FaultCatalog(Protocol):
 class CalledTool(Protocol):
     """One tool call a replayed session made."""
 
-    @property
-    def turn(self) -> int: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def arguments(self) -> dict[str, Any]: ...
-    @property
-    def error(self) -> str | None: ...
+    turn: int
+    name: str
+    arguments: dict[str, Any]
+    error: str | None
 
 
 class ReplayAgent(Target, SideLogged, Protocol):

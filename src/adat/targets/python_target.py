@@ -65,12 +65,7 @@ class PythonTarget:
 
     def reset(self) -> str:
         """Start a session in the wrapped agent."""
-        try:
-            return str(self.inner.reset())
-        except TargetError:
-            raise
-        except Exception as exc:
-            raise TargetError(f"{self.factory}: reset() raised {type(exc).__name__}: {_one_line(exc)}") from exc
+        return str(self._call("reset"))
 
     def invoke(self, session_id: str, user_message: str) -> AgentReply:
         """Send one user message to the wrapped agent; it may answer a str or an :class:`AgentReply`.
@@ -83,15 +78,19 @@ class PythonTarget:
         return self._invoke(session_id, user_message)
 
     def _invoke(self, session_id: str, user_message: str) -> AgentReply:
-        try:
-            reply = self.inner.invoke(session_id, user_message)
-        except TargetError:
-            raise
-        except Exception as exc:
-            raise TargetError(f"{self.factory}: invoke() raised {type(exc).__name__}: {_one_line(exc)}") from exc
+        reply = self._call("invoke", session_id, user_message)
         if not isinstance(reply, str | AgentReply):
             raise TargetError(f"{self.factory}: invoke() returned {type(reply).__name__}, not str or AgentReply")
         return as_reply(reply)
+
+    def _call(self, method: str, *args: str) -> Any:
+        """The wrapped agent's ``method(*args)``; what it raises becomes a one-line TargetError."""
+        try:
+            return getattr(self.inner, method)(*args)
+        except TargetError:
+            raise
+        except Exception as exc:
+            raise TargetError(f"{self.factory}: {method}() raised {type(exc).__name__}: {_one_line(exc)}") from exc
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for names PythonTarget lacks; guard "inner" so a half-built object
