@@ -47,11 +47,6 @@ def new_run_id(now: datetime | None = None, token: str | None = None) -> str:
     return f"{now:%Y%m%d-%H%M%S}-{token or secrets.token_hex(2)}"
 
 
-def public_config_json(cfg: RunConfig) -> str:
-    """The run config as JSON for the runs table; it holds the *name* of the key's env var, never the key."""
-    return json.dumps(cfg.model_dump(mode="json"), sort_keys=True)
-
-
 def end_run_row(root: Path, run_id: str, status: str, error: str) -> Run | None:
     """Rewrite run ``run_id``'s row as ended with ``status`` and ``error`` if it still says
     ``running`` (an interrupted or abandoned run: no config at hand, nothing else touched);
@@ -272,8 +267,7 @@ class RunContext:
         return events
 
     # --- runs table ----------------------------------------------------------------------
-    def record_run(self, flow: str, status: str, started_at: datetime | None = None,
-                   agent_variant: str | None = None, stopped_in: str = "", error: str = "",
+    def record_run(self, flow: str, status: str, stopped_in: str = "", error: str = "",
                    suite_run_id: str | None = None) -> Run:
         from adat.llm.call_journal import fold_journal
 
@@ -281,15 +275,17 @@ class RunContext:
         # (a killed earlier attempt, a lost buffer) becomes a pending llm_calls row now.
         fold_journal(self.root, self.run_id)
         earlier = [r for r in self.read("runs") if isinstance(r, Run)]
-        started = started_at or (earlier[0].started_at if earlier else datetime.now(UTC))
+        started = earlier[0].started_at if earlier else datetime.now(UTC)
         # the run's finish rewrites its row: it keeps the suite the start recorded
         suite = suite_run_id if suite_run_id is not None else (earlier[-1].suite_run_id if earlier else "")
         run = Run(run_id=self.run_id, flow=flow, started_at=started,
                   finished_at=datetime.now(UTC) if status != "running" else None,
                   status=status,  # type: ignore[arg-type]
-                  target=self.cfg.target.type, agent_variant=agent_variant or self.variant(),
+                  target=self.cfg.target.type, agent_variant=self.variant(),
                   models_json=json.dumps(self.cfg.models.model_dump(), sort_keys=True),
-                  config_json=public_config_json(self.cfg), selector=self.cfg.selector.name,
+                  # the config holds the *name* of the key's env var, never the key
+                  config_json=json.dumps(self.cfg.model_dump(mode="json"), sort_keys=True),
+                  selector=self.cfg.selector.name,
                   adat_version=adat.__version__, stopped_in=stopped_in, error=error, suite_run_id=suite)
         self.write("runs", [run])
         return run

@@ -87,7 +87,7 @@ def build_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -> 
     return _write_atomically(db, build)
 
 
-def refresh_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -> Path:
+def refresh_catalog(root: Path, sql_dir: Path) -> Path:
     """Bring the catalog of ``root`` up to date with the data as cheaply as that can be done; its path.
 
     The usual change since the catalog was built is a run's new parts in tables that have parts
@@ -101,21 +101,21 @@ def refresh_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -
     :func:`build_catalog`.
     """
     root = Path(root).resolve()
-    db = Path(db_path) if db_path is not None else catalog_path(root)
+    db = catalog_path(root)
     runs = root / RUNS_DIR
     check_catalog_free(db)
     sweep_superseded(root)
     if not db.is_file() or _stamp_of(db) != _stamp(db):
-        return build_catalog(root, sql_dir, db_path=db)
+        return build_catalog(root, sql_dir)
     built = db.stat().st_mtime_ns
     if any(path.stat().st_mtime_ns >= built for path in _watched_view_files(sql_dir)) \
             or (runs.is_dir() and runs.stat().st_mtime_ns >= built):
-        return build_catalog(root, sql_dir, db_path=db)
+        return build_catalog(root, sql_dir)
     changes = {table: _view_change(runs / table, built) for table in TABLES}
     if not any(changes.values()):
         return db
     if "rebuild" in changes.values():
-        return build_catalog(root, sql_dir, db_path=db)
+        return build_catalog(root, sql_dir)
     stale = [table for table, change in changes.items() if change == "view"]
     if not stale:
         os.utime(db)  # new parts only, each read by its table's view as it is
@@ -128,7 +128,7 @@ def refresh_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -
     try:
         return _write_atomically(db, update, start_from=db)
     except duckdb.Error:  # a file this DuckDB cannot open as it is
-        return build_catalog(root, sql_dir, db_path=db)
+        return build_catalog(root, sql_dir)
 
 
 def _view_change(table_dir_: Path, built: int) -> str:
@@ -260,13 +260,13 @@ def view_files(sql_dir: Path, folder: str) -> list[Path]:
     return files
 
 
-def catalog_is_stale(root: Path, sql_dir: Path, *, db_path: Path | None = None) -> bool:
+def catalog_is_stale(root: Path, sql_dir: Path) -> bool:
     """True when the catalog is missing or older than a table/partition directory or a view file,
     or was built by another version of this module or at another path (:func:`_stamp`).
 
     Writing or removing a part touches its partition directory, so directory mtimes suffice.
     """
-    db = Path(db_path) if db_path is not None else catalog_path(root)
+    db = catalog_path(root)
     if not db.is_file():
         return True
     built = db.stat().st_mtime_ns
