@@ -21,10 +21,8 @@ import ast
 import copy
 import hashlib
 import importlib.util
-import inspect
 import json
 import os
-import textwrap
 from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
@@ -208,19 +206,16 @@ def _entry_source(module: str, func: str) -> tuple[ast.AST, ast.Module]:
     """The entry function's parsed source (docstrings stripped) and its module's parsed source.
 
     Read from the module's file without importing it: a cached re-run computes every stage's key,
-    and importing each stage's module (models, embeddings) would cost seconds. Only a function
-    the file does not define at its top level (a re-export) is found by importing.
+    and importing each stage's module (models, embeddings) would cost seconds. An entry is a
+    function defined at the top level of an ``adat`` module, as every stage's step is.
     """
     path = _module_file(module)
-    if path is not None:
-        top = ast.parse(path.read_text(encoding="utf-8"))
-        for node in top.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == func:
-                # the same dump as parsing the function's own source: ast.dump omits positions
-                return _strip_docstrings(ast.Module(body=[copy.deepcopy(node)], type_ignores=[])), top
-    mod = importlib.import_module(module)
-    source = textwrap.dedent(inspect.getsource(getattr(mod, func)))
-    return _strip_docstrings(ast.parse(source)), ast.parse(Path(inspect.getfile(mod)).read_text(encoding="utf-8"))
+    if path is None:
+        raise ValueError(f"{module}:{func} is no function of an adat module")
+    top = ast.parse(path.read_text(encoding="utf-8"))
+    node = next(n for n in top.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == func)
+    # the same dump as parsing the function's own source: ast.dump omits positions
+    return _strip_docstrings(ast.Module(body=[copy.deepcopy(node)], type_ignores=[])), top
 
 
 # --- files -----------------------------------------------------------------------------------

@@ -62,11 +62,8 @@ def resolve_query(name_or_file: str, sql_dir: Path) -> Path:
                         fix="name a query in sql/ (adat sql --help) or an existing .sql file")
     sql_dir = Path(sql_dir)
     stem = name_or_file[:-4] if name_or_file.endswith(".sql") else name_or_file
-    if "/" in stem:
-        matches = [sql_dir / f"{stem}.sql"] if (sql_dir / f"{stem}.sql").is_file() else []
-    else:
-        matches = [sql_dir / folder / f"{stem}.sql" for folder in QUERY_FOLDERS
-                   if (sql_dir / folder / f"{stem}.sql").is_file()]
+    candidates = [sql_dir / f"{stem}.sql"] if "/" in stem else [sql_dir / f / f"{stem}.sql" for f in QUERY_FOLDERS]
+    matches = [path for path in candidates if path.is_file()]
     if len(matches) > 1:
         names = ", ".join(f"{m.parent.name}/{m.stem}" for m in matches)
         raise UserError(f"query name {name_or_file!r} is ambiguous: {names}", field="NAME",
@@ -304,10 +301,10 @@ def _box_text(table: pa.Table, wide: bool = False) -> str:
     for row in shown.to_pylist():
         box.add_row(*(_cell(v) for v in row.values()))
     width = shutil.get_terminal_size().columns if sys.stdout.isatty() else PIPE_WIDTH
-    console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False)
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, color_system=None, force_terminal=False)
     console.print(box)
     console.print(f"{table.num_rows} row{'s' if table.num_rows != 1 else ''}")
     if hidden:
         console.print(f"hidden wide columns: {', '.join(hidden)} (--wide shows them, --format csv keeps all)")
-    text = console.file.getvalue()  # type: ignore[attr-defined]
-    return str(text)
+    return buffer.getvalue()
