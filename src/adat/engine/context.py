@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 import adat
 from adat.config import RunConfig, cache_dir
-from adat.errors import StageFailed
+from adat.errors import StageFailed, UserError
 from adat.records import Execution, Record, RuleEvent, Run, StageRun, Trace
 from adat.targets.base import SideLogged, Target
 from adat.warehouse.parquet import partition_dir, read_records, write_records
@@ -242,8 +242,6 @@ class RunContext:
         target_cfg = self.cfg.target
         if fault is not None:
             if not hasattr(target_cfg, "fault"):
-                from adat.errors import UserError
-
                 raise UserError("seeded faults need a reference or llm-agent target",
                                 field="target.type", fix="use target type reference or llm-agent")
             target_cfg = target_cfg.model_copy(update={"fault": fault})

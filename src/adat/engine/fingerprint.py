@@ -94,14 +94,9 @@ def _imports(tree: ast.AST, module: str, is_package: bool) -> set[str]:
                 name = node.module or ""
             out.add(name)
             out.update(f"{name}.{a.name}" for a in node.names)
-    found = set()
-    for name in out:
-        parts = name.split(".")
-        for i in range(1, len(parts) + 1):  # a module's packages are imported with it
-            prefix = ".".join(parts[:i])
-            if _module_file(prefix) is not None:
-                found.add(prefix)
-    return found
+    # a module's packages are imported with it
+    prefixes = {".".join(name.split(".")[:i]) for name in out for i in range(1, name.count(".") + 2)}
+    return {prefix for prefix in prefixes if _module_file(prefix) is not None}
 
 
 @cache

@@ -28,7 +28,6 @@ def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list
     from adat.engine.config_checks import check_config_references
     from adat.instruction_catalog import load_instructions
     from adat.llm.providers.openai_chat import OpenAIProvider
-    from adat.targets.http import HttpTarget
     from adat.targets.target_factory import build_target
     from adat.warehouse.catalog_holder import check_catalog_free
     from adat.warehouse.layout import catalog_path
@@ -66,13 +65,8 @@ def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list
     if cfg.execution.task_runner == "dask":
         checked.append(check_dask(cfg))
     target = build_target(cfg.target, cfg)
-    if isinstance(target, HttpTarget):
-        target.check(timeout_s=timeout_s)
-    elif isinstance(cfg.target, config.A2ATarget):
-        from adat.targets.a2a_target import A2ATarget
-
-        assert isinstance(target, A2ATarget)
-        target.check(timeout_s=timeout_s)
+    if isinstance(cfg.target, config.HttpTarget | config.A2ATarget):  # an endpoint: it must answer
+        target.check(timeout_s=timeout_s)  # type: ignore[attr-defined]
     checked.append(f"target: {cfg.target.type} ({getattr(target, 'agent_id', '?')})")
     return checked
 
