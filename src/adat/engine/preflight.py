@@ -51,7 +51,7 @@ def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list
             if where.startswith("models."):
                 structured.setdefault(model, (provider, []))[1].append(where.removeprefix("models."))
         checked.append(f"{where}: {spec}")
-    checked.append(f"prompts: {len(check_prompts(prompts_dir()))}")
+    checked.append(f"prompts: {len(check_prompts(config.adat_home() / 'catalogs' / 'prompts'))}")
     checked.append(f"instructions: {len(load_instructions())}")
     if endpoint is not None:  # every openai/... spec talks to cfg.llm.base_url: one endpoint
         provider, model = endpoint
@@ -80,11 +80,6 @@ def check_dask(cfg: RunConfig) -> str:
         raise UserError("execution.task_runner is dask but prefect-dask is not installed", field="execution.task_runner",
                         fix="pip install -e '.[dask]' (or 'adat[dask]'), or use task_runner: threads")
     return f"task runner: dask ({cfg.execution.dask_address or f'local cluster of {cfg.execution.dask_workers}'})"
-
-
-def prompts_dir() -> Path:
-    """The prompt files every LLM role renders from."""
-    return config.adat_home() / "catalogs" / "prompts"
 
 
 def check_prompts(directory: Path) -> list[str]:

@@ -96,12 +96,9 @@ def run_checks(root: Path, run_id: str, tables: Collection[str], stage: str, sin
     if not files:
         return 0
     db = refresh_catalog(root, sql_dir)
-    con = locked_connection(db)
-    try:
+    with locked_connection(db) as con:
         for path in files:
             found = run_query(db, path, {"run_id": run_id}, con=con)
             if found.num_rows:
                 raise CheckFailed(stage, path.stem, run_id, found.slice(0, SHOWN_ROWS).to_pylist(), found.num_rows)
-    finally:
-        con.close()
     return len(files)
