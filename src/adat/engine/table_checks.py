@@ -39,10 +39,6 @@ class CheckFailed(StageFailed):
         self.args = (f"{self.args[0]}\n" + "\n".join(f"  {row}" for row in rows),)
 
 
-def _view_files(sql_dir: Path) -> dict[str, Path]:
-    return {p.stem: p for folder in ("staging", "intermediate") for p in (sql_dir / folder).glob("*.sql")}
-
-
 @cache
 def _tables_of(sql_file: Path, sql_dir: Path, header_only: bool) -> frozenset[str]:
     """The base tables ``sql_file`` reads: from its ``-- inputs:`` header (a check) or its SQL (a view)."""
@@ -52,7 +48,7 @@ def _tables_of(sql_file: Path, sql_dir: Path, header_only: bool) -> frozenset[st
         words = set(_WORD.findall(line.partition(":")[2]))
     else:
         words = set(_WORD.findall(_COMMENT.sub(" ", text)))
-    views = _view_files(sql_dir)
+    views = {p.stem: p for folder in ("staging", "intermediate") for p in (sql_dir / folder).glob("*.sql")}
     out: set[str] = {w for w in words if w in TABLES}
     for word in sorted(words & views.keys() - {sql_file.stem}):
         out |= _tables_of(views[word], sql_dir, False)

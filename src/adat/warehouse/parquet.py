@@ -202,11 +202,8 @@ def _check_aware_datetimes(rows: list[dict[str, Any]], model: type[Record]) -> N
 def _datetimes(value: Any) -> Iterator[datetime]:
     if isinstance(value, datetime):
         yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _datetimes(item)
-    elif isinstance(value, list):
-        for item in value:
+    elif isinstance(value, dict | list):
+        for item in value.values() if isinstance(value, dict) else value:
             yield from _datetimes(item)
 
 
