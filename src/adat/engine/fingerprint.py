@@ -33,16 +33,17 @@ from adat import config as shipped  # the shipped files' paths, looked up at cal
 from adat.config import LLMAgentTarget, PythonTarget, ReferenceTarget, RunConfig, adat_home, code_digest_store
 from adat.engine.stage_registry import stage
 
-#: config fields that change how fast a result comes, never what it is (dotted paths)
-PERFORMANCE_FIELDS = ("run_id", "data_dir", "llm.concurrency", "llm.timeout_s", "llm.max_retries",
-                      "llm.backoff_base_s", "llm.backoff_max_s", "llm.cache", "llm.api_key_env",
-                      "execution.workers", "execution.task_runner", "execution.dask_address",
-                      "execution.dask_workers", "execution.dask_processes", "execution.task_retries",
-                      # a budget stops a stage (which then caches nothing); a finished stage's result
-                      # does not depend on it, so a larger budget resumes instead of recomputing
-                      "budget",
-                      # what the nightly flow runs and where its report is served: no stage reads it
-                      "nightly")
+#: config fields that change how fast a result comes, never what it is (a pydantic ``exclude``)
+PERFORMANCE_FIELDS: dict[str, Any] = {
+    "run_id": True, "data_dir": True,
+    "llm": {"concurrency", "timeout_s", "max_retries", "backoff_base_s", "backoff_max_s", "cache", "api_key_env"},
+    "execution": {"workers", "task_runner", "dask_address", "dask_workers", "dask_processes", "task_retries"},
+    # a budget stops a stage (which then caches nothing); a finished stage's result does not
+    # depend on it, so a larger budget resumes instead of recomputing
+    "budget": True,
+    # what the nightly flow runs and where its report is served: no stage reads it
+    "nightly": True,
+}
 _PACKAGE = Path(adat.__file__).resolve().parent
 #: tables of another run a stage may start from (a suite, a discovery): their parts enter the key
 SOURCE_TABLES = ("traces", "rule_events", "statements", "ranked_statements", "tests", "instructions", "executions",
@@ -295,14 +296,7 @@ def partition_digest(root: Path, run_id: str, tables: Iterable[str]) -> str:
 # --- config and key --------------------------------------------------------------------------
 def result_config(cfg: RunConfig) -> dict[str, Any]:
     """The run config without :data:`PERFORMANCE_FIELDS` (what may change a result)."""
-    data = cfg.model_dump(mode="json")
-    for dotted in PERFORMANCE_FIELDS:
-        *path, last = dotted.split(".")
-        node = data
-        for key in path:
-            node = node.get(key, {})
-        node.pop(last, None)
-    return data
+    return cfg.model_dump(mode="json", exclude=PERFORMANCE_FIELDS)
 
 
 def _input_part(name: str, value: Any) -> str:
