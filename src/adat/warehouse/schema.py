@@ -68,10 +68,9 @@ def file_schema(model: type[Record]) -> pa.Schema:
 
 def _strip_optional(annotation: Any) -> tuple[Any, bool]:
     """``X | None`` -> (X, True); anything else -> (annotation, False)."""
-    if get_origin(annotation) in (Union, types.UnionType):
-        members = [arg for arg in get_args(annotation) if arg is not type(None)]
-        if len(members) == 1 and len(members) < len(get_args(annotation)):
-            return members[0], True
+    args = get_args(annotation)
+    if get_origin(annotation) in (Union, types.UnionType) and len(args) == 2 and type(None) in args:
+        return next(arg for arg in args if arg is not type(None)), True
     return annotation, False
 
 
