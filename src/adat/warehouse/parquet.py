@@ -111,8 +111,13 @@ def write_records(root: Path, table: str, records: Sequence[Record], *, run_id: 
         raise ValueError(f"part owner {owner!r} is not a safe file-name piece")
     directory = partition_dir(root, table, run_id)
     # Every string is scrubbed of the registered secrets (adat.redaction) on its way to disk.
-    rows = [redaction.scrub_value(_stamped(record, model, run_id, table).model_dump(exclude={PARTITION_COLUMN}))
-            for record in records]
+    for record in records:
+        if not isinstance(record, model):
+            raise TypeError(f"table {table!r} holds {model.__name__} records, got {type(record).__name__}")
+        if getattr(record, PARTITION_COLUMN) not in ("", run_id):  # '' takes the partition's run id
+            raise ValueError(f"{model.__name__} with run_id {getattr(record, PARTITION_COLUMN)!r} written to "
+                             f"partition run_id={run_id!r}")
+    rows = [redaction.scrub_value(record.model_dump(exclude={PARTITION_COLUMN})) for record in records]
     _check_aware_datetimes(rows, model)
     data = pa.Table.from_pylist(rows, schema=file_schema(model))
     written = _write_part(directory, data, owner) if rows else None
@@ -175,17 +180,6 @@ def sweep_superseded(path: Path, *, older_than_s: float = SUPERSEDED_RETENTION_S
         tombstone.unlink(missing_ok=True)
         removed += 1
     return removed
-
-
-def _stamped(record: Record, model: type[Record], run_id: str, table: str) -> Record:
-    if not isinstance(record, model):
-        raise TypeError(f"table {table!r} holds {model.__name__} records, got {type(record).__name__}")
-    own = getattr(record, PARTITION_COLUMN)
-    if own == "":
-        return record.model_copy(update={PARTITION_COLUMN: run_id})
-    if own != run_id:
-        raise ValueError(f"{model.__name__} with run_id {own!r} written to partition run_id={run_id!r}")
-    return record
 
 
 def _check_aware_datetimes(rows: list[dict[str, Any]], model: type[Record]) -> None:
