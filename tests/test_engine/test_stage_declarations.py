@@ -26,6 +26,8 @@ def test_every_stage_declares_a_step_taking_its_context_and_known_tables() -> No
         first = next(iter(inspect.signature(spec.step).parameters.values()))
         assert first.name == "ctx", spec.name
         assert set(spec.writes) <= set(TABLES) and set(spec.reads) <= set(TABLES), spec.name
+        # upstream stages come first (stage_registry.downstream follows the edges in one pass)
+        assert set(spec.upstream) <= set(list(STAGES)[:list(STAGES).index(spec.name)]), spec.name
 
 
 def test_a_write_to_an_undeclared_table_fails_and_writes_nothing(tmp_path: Path, monkeypatch) -> None:

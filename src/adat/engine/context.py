@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 import adat
 from adat.config import RunConfig, cache_dir
-from adat.errors import StageFailed
+from adat.errors import StageFailed, UserError
 from adat.records import Execution, Record, RuleEvent, Run, StageRun, Trace
 from adat.targets.base import SideLogged, Target
 from adat.warehouse.parquet import partition_dir, read_records, write_records
@@ -45,11 +45,6 @@ def new_run_id(now: datetime | None = None, token: str | None = None) -> str:
     last part, e.g. from the flow run's id; default random)."""
     now = now or datetime.now(UTC)
     return f"{now:%Y%m%d-%H%M%S}-{token or secrets.token_hex(2)}"
-
-
-def public_config_json(cfg: RunConfig) -> str:
-    """The run config as JSON for the runs table; it holds the *name* of the key's env var, never the key."""
-    return json.dumps(cfg.model_dump(mode="json"), sort_keys=True)
 
 
 def end_run_row(root: Path, run_id: str, status: str, error: str) -> Run | None:
@@ -247,8 +242,6 @@ class RunContext:
         target_cfg = self.cfg.target
         if fault is not None:
             if not hasattr(target_cfg, "fault"):
-                from adat.errors import UserError
-
                 raise UserError("seeded faults need a reference or llm-agent target",
                                 field="target.type", fix="use target type reference or llm-agent")
             target_cfg = target_cfg.model_copy(update={"fault": fault})
@@ -272,8 +265,7 @@ class RunContext:
         return events
 
     # --- runs table ----------------------------------------------------------------------
-    def record_run(self, flow: str, status: str, started_at: datetime | None = None,
-                   agent_variant: str | None = None, stopped_in: str = "", error: str = "",
+    def record_run(self, flow: str, status: str, stopped_in: str = "", error: str = "",
                    suite_run_id: str | None = None) -> Run:
         from adat.llm.call_journal import fold_journal
 
@@ -281,15 +273,17 @@ class RunContext:
         # (a killed earlier attempt, a lost buffer) becomes a pending llm_calls row now.
         fold_journal(self.root, self.run_id)
         earlier = [r for r in self.read("runs") if isinstance(r, Run)]
-        started = started_at or (earlier[0].started_at if earlier else datetime.now(UTC))
+        started = earlier[0].started_at if earlier else datetime.now(UTC)
         # the run's finish rewrites its row: it keeps the suite the start recorded
         suite = suite_run_id if suite_run_id is not None else (earlier[-1].suite_run_id if earlier else "")
         run = Run(run_id=self.run_id, flow=flow, started_at=started,
                   finished_at=datetime.now(UTC) if status != "running" else None,
                   status=status,  # type: ignore[arg-type]
-                  target=self.cfg.target.type, agent_variant=agent_variant or self.variant(),
+                  target=self.cfg.target.type, agent_variant=self.variant(),
                   models_json=json.dumps(self.cfg.models.model_dump(), sort_keys=True),
-                  config_json=public_config_json(self.cfg), selector=self.cfg.selector.name,
+                  # the config holds the *name* of the key's env var, never the key
+                  config_json=json.dumps(self.cfg.model_dump(mode="json"), sort_keys=True),
+                  selector=self.cfg.selector.name,
                   adat_version=adat.__version__, stopped_in=stopped_in, error=error, suite_run_id=suite)
         self.write("runs", [run])
         return run

@@ -21,10 +21,8 @@ import ast
 import copy
 import hashlib
 import importlib.util
-import inspect
 import json
 import os
-import textwrap
 from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
@@ -35,16 +33,17 @@ from adat import config as shipped  # the shipped files' paths, looked up at cal
 from adat.config import LLMAgentTarget, PythonTarget, ReferenceTarget, RunConfig, adat_home, code_digest_store
 from adat.engine.stage_registry import stage
 
-#: config fields that change how fast a result comes, never what it is (dotted paths)
-PERFORMANCE_FIELDS = ("run_id", "data_dir", "llm.concurrency", "llm.timeout_s", "llm.max_retries",
-                      "llm.backoff_base_s", "llm.backoff_max_s", "llm.cache", "llm.api_key_env",
-                      "execution.workers", "execution.task_runner", "execution.dask_address",
-                      "execution.dask_workers", "execution.dask_processes", "execution.task_retries",
-                      # a budget stops a stage (which then caches nothing); a finished stage's result
-                      # does not depend on it, so a larger budget resumes instead of recomputing
-                      "budget",
-                      # what the nightly flow runs and where its report is served: no stage reads it
-                      "nightly")
+#: config fields that change how fast a result comes, never what it is (a pydantic ``exclude``)
+PERFORMANCE_FIELDS: dict[str, Any] = {
+    "run_id": True, "data_dir": True,
+    "llm": {"concurrency", "timeout_s", "max_retries", "backoff_base_s", "backoff_max_s", "cache", "api_key_env"},
+    "execution": {"workers", "task_runner", "dask_address", "dask_workers", "dask_processes", "task_retries"},
+    # a budget stops a stage (which then caches nothing); a finished stage's result does not
+    # depend on it, so a larger budget resumes instead of recomputing
+    "budget": True,
+    # what the nightly flow runs and where its report is served: no stage reads it
+    "nightly": True,
+}
 _PACKAGE = Path(adat.__file__).resolve().parent
 #: tables of another run a stage may start from (a suite, a discovery): their parts enter the key
 SOURCE_TABLES = ("traces", "rule_events", "statements", "ranked_statements", "tests", "instructions", "executions",
@@ -96,14 +95,9 @@ def _imports(tree: ast.AST, module: str, is_package: bool) -> set[str]:
                 name = node.module or ""
             out.add(name)
             out.update(f"{name}.{a.name}" for a in node.names)
-    found = set()
-    for name in out:
-        parts = name.split(".")
-        for i in range(1, len(parts) + 1):  # a module's packages are imported with it
-            prefix = ".".join(parts[:i])
-            if _module_file(prefix) is not None:
-                found.add(prefix)
-    return found
+    # a module's packages are imported with it
+    prefixes = {".".join(name.split(".")[:i]) for name in out for i in range(1, name.count(".") + 2)}
+    return {prefix for prefix in prefixes if _module_file(prefix) is not None}
 
 
 @cache
@@ -208,19 +202,16 @@ def _entry_source(module: str, func: str) -> tuple[ast.AST, ast.Module]:
     """The entry function's parsed source (docstrings stripped) and its module's parsed source.
 
     Read from the module's file without importing it: a cached re-run computes every stage's key,
-    and importing each stage's module (models, embeddings) would cost seconds. Only a function
-    the file does not define at its top level (a re-export) is found by importing.
+    and importing each stage's module (models, embeddings) would cost seconds. An entry is a
+    function defined at the top level of an ``adat`` module, as every stage's step is.
     """
     path = _module_file(module)
-    if path is not None:
-        top = ast.parse(path.read_text(encoding="utf-8"))
-        for node in top.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == func:
-                # the same dump as parsing the function's own source: ast.dump omits positions
-                return _strip_docstrings(ast.Module(body=[copy.deepcopy(node)], type_ignores=[])), top
-    mod = importlib.import_module(module)
-    source = textwrap.dedent(inspect.getsource(getattr(mod, func)))
-    return _strip_docstrings(ast.parse(source)), ast.parse(Path(inspect.getfile(mod)).read_text(encoding="utf-8"))
+    if path is None:
+        raise ValueError(f"{module}:{func} is no function of an adat module")
+    top = ast.parse(path.read_text(encoding="utf-8"))
+    node = next(n for n in top.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == func)
+    # the same dump as parsing the function's own source: ast.dump omits positions
+    return _strip_docstrings(ast.Module(body=[copy.deepcopy(node)], type_ignores=[])), top
 
 
 # --- files -----------------------------------------------------------------------------------
@@ -305,14 +296,7 @@ def partition_digest(root: Path, run_id: str, tables: Iterable[str]) -> str:
 # --- config and key --------------------------------------------------------------------------
 def result_config(cfg: RunConfig) -> dict[str, Any]:
     """The run config without :data:`PERFORMANCE_FIELDS` (what may change a result)."""
-    data = cfg.model_dump(mode="json")
-    for dotted in PERFORMANCE_FIELDS:
-        *path, last = dotted.split(".")
-        node = data
-        for key in path:
-            node = node.get(key, {})
-        node.pop(last, None)
-    return data
+    return cfg.model_dump(mode="json", exclude=PERFORMANCE_FIELDS)
 
 
 def _input_part(name: str, value: Any) -> str:

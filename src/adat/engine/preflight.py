@@ -28,7 +28,6 @@ def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list
     from adat.engine.config_checks import check_config_references
     from adat.instruction_catalog import load_instructions
     from adat.llm.providers.openai_chat import OpenAIProvider
-    from adat.targets.http import HttpTarget
     from adat.targets.target_factory import build_target
     from adat.warehouse.catalog_holder import check_catalog_free
     from adat.warehouse.layout import catalog_path
@@ -52,7 +51,7 @@ def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list
             if where.startswith("models."):
                 structured.setdefault(model, (provider, []))[1].append(where.removeprefix("models."))
         checked.append(f"{where}: {spec}")
-    checked.append(f"prompts: {len(check_prompts(prompts_dir()))}")
+    checked.append(f"prompts: {len(check_prompts(config.adat_home() / 'catalogs' / 'prompts'))}")
     checked.append(f"instructions: {len(load_instructions())}")
     if endpoint is not None:  # every openai/... spec talks to cfg.llm.base_url: one endpoint
         provider, model = endpoint
@@ -66,13 +65,8 @@ def preflight(cfg: RunConfig, *, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> list
     if cfg.execution.task_runner == "dask":
         checked.append(check_dask(cfg))
     target = build_target(cfg.target, cfg)
-    if isinstance(target, HttpTarget):
-        target.check(timeout_s=timeout_s)
-    elif isinstance(cfg.target, config.A2ATarget):
-        from adat.targets.a2a_target import A2ATarget
-
-        assert isinstance(target, A2ATarget)
-        target.check(timeout_s=timeout_s)
+    if isinstance(cfg.target, config.HttpTarget | config.A2ATarget):  # an endpoint: it must answer
+        target.check(timeout_s=timeout_s)  # type: ignore[attr-defined]
     checked.append(f"target: {cfg.target.type} ({getattr(target, 'agent_id', '?')})")
     return checked
 
@@ -86,11 +80,6 @@ def check_dask(cfg: RunConfig) -> str:
         raise UserError("execution.task_runner is dask but prefect-dask is not installed", field="execution.task_runner",
                         fix="pip install -e '.[dask]' (or 'adat[dask]'), or use task_runner: threads")
     return f"task runner: dask ({cfg.execution.dask_address or f'local cluster of {cfg.execution.dask_workers}'})"
-
-
-def prompts_dir() -> Path:
-    """The prompt files every LLM role renders from."""
-    return config.adat_home() / "catalogs" / "prompts"
 
 
 def check_prompts(directory: Path) -> list[str]:

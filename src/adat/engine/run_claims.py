@@ -42,28 +42,19 @@ class RunIdInUse(UserError):
     """The run id is another flow's, or another process writes it right now."""
 
 
-def claims_dir(root: Path) -> Path:
-    return Path(root) / CLAIMS_DIR
-
-
 def _lock_path(root: Path, run_id: str) -> Path:
-    return claims_dir(root) / f"{run_id}.lock"
-
-
-def owner_flow(root: Path, run_id: str) -> str | None:
-    """The flow that recorded run ``run_id`` (its latest ``runs`` row), None for an unused id."""
-    from adat.warehouse.parquet import read_records
-
-    runs = cast("list[Run]", read_records(root, "runs", run_id=run_id))
-    return runs[-1].flow if runs else None
+    return Path(root) / CLAIMS_DIR / f"{run_id}.lock"
 
 
 def check_owner(root: Path, run_id: str, flow: str) -> None:
-    """RunIdInUse when ``run_id`` was recorded by another flow than ``flow``."""
-    other = owner_flow(root, run_id)
-    if other is not None and other != flow:
-        raise RunIdInUse(f"run id {run_id!r} is in use by a {other} run in {root}; a {flow} run would merge into it",
-                         field="run_id", fix="remove run_id from the config (a new one is made) or choose another")
+    """RunIdInUse when ``run_id`` was recorded by another flow than ``flow`` (its latest ``runs`` row)."""
+    from adat.warehouse.parquet import read_records
+
+    runs = cast("list[Run]", read_records(root, "runs", run_id=run_id))
+    if runs and runs[-1].flow != flow:
+        raise RunIdInUse(f"run id {run_id!r} is in use by a {runs[-1].flow} run in {root}; a {flow} run would "
+                         "merge into it", field="run_id",
+                         fix="remove run_id from the config (a new one is made) or choose another")
 
 
 def hold(root: Path, run_id: str) -> bool:
@@ -121,7 +112,7 @@ def mark_abandoned(root: Path) -> list[str]:
     free is held while its row is read and, if it still says ``running``, rewritten; the release
     empties the file, so a lead is followed once. (A ``running`` row with no lock file at all
     predates claims and is left alone.)"""
-    leads = [p for p in claims_dir(root).glob("*.lock") if str(p) not in _HELD and _size(p)]
+    leads = [p for p in (Path(root) / CLAIMS_DIR).glob("*.lock") if str(p) not in _HELD and _size(p)]
     if not leads:
         return []
     from adat.engine.context import end_run_row  # the runs table's writer (and Parquet): only for a lead
@@ -177,7 +168,7 @@ def check_run_free(root: Path, run_id: str, flow: str) -> None:
 def claim_night(root: Path, run_id: str, flow_run_id: str) -> str:
     """The run id the nightly flow run ``flow_run_id`` writes: ``run_id`` when no other flow run
     took it (or it is this one's, resumed), else ``<run_id>-<last 4 hex digits of the flow run id>``."""
-    directory = claims_dir(root)
+    directory = Path(root) / CLAIMS_DIR
     directory.mkdir(parents=True, exist_ok=True)
     candidates = [run_id, f"{run_id}-{flow_run_id.replace('-', '')[-4:]}"]
     for candidate in candidates:

@@ -127,13 +127,9 @@ def stage(name: str) -> Stage:
 def downstream(names: list[str] | tuple[str, ...]) -> set[str]:
     """``names`` and every stage that (transitively) reads their output."""
     out = set(names)
-    grew = True
-    while grew:
-        grew = False
-        for s in STAGES.values():
-            if s.name not in out and out.intersection(s.upstream):
-                out.add(s.name)
-                grew = True
+    for s in STAGES.values():  # declared after its upstream stages: one pass reaches every descendant
+        if out.intersection(s.upstream):
+            out.add(s.name)
     return out
 
 

@@ -43,14 +43,11 @@ def run_stage(name: str, cfg: RunConfig, run_id: str, *, key: str | None = None,
     spec = stage(name)
     ctx = RunContext(cfg, run_id, stage=name, writes=spec.writes, key=key, progress_bar=progress)
     out = spec.step(ctx, **params)
-    return out if isinstance(out, StepResult) else close_step(ctx, out, check=spec.guards_models)
-
-
-def close_step(ctx: RunContext, out: Outcome, *, check: bool = True) -> StepResult:
-    """Record ``ctx``'s LLM calls, fail on a tester role beyond ``llm.max_failed_share`` (``check``)
-    and describe what the step wrote."""
+    if isinstance(out, StepResult):
+        return out
+    # close the step: record its LLM calls, fail on a tester role beyond llm.max_failed_share
     ctx.flush_calls()
-    if check:
+    if spec.guards_models:
         ctx.check_models(out.step or ctx.stage)
     return StepResult(run_id=ctx.run_id, step=out.step or ctx.stage, digest=ctx.digest, paths=ctx.paths,
                       tables=ctx.rows if out.tables is None else out.tables,

@@ -39,10 +39,6 @@ class CheckFailed(StageFailed):
         self.args = (f"{self.args[0]}\n" + "\n".join(f"  {row}" for row in rows),)
 
 
-def _view_files(sql_dir: Path) -> dict[str, Path]:
-    return {p.stem: p for folder in ("staging", "intermediate") for p in (sql_dir / folder).glob("*.sql")}
-
-
 @cache
 def _tables_of(sql_file: Path, sql_dir: Path, header_only: bool) -> frozenset[str]:
     """The base tables ``sql_file`` reads: from its ``-- inputs:`` header (a check) or its SQL (a view)."""
@@ -52,7 +48,7 @@ def _tables_of(sql_file: Path, sql_dir: Path, header_only: bool) -> frozenset[st
         words = set(_WORD.findall(line.partition(":")[2]))
     else:
         words = set(_WORD.findall(_COMMENT.sub(" ", text)))
-    views = _view_files(sql_dir)
+    views = {p.stem: p for folder in ("staging", "intermediate") for p in (sql_dir / folder).glob("*.sql")}
     out: set[str] = {w for w in words if w in TABLES}
     for word in sorted(words & views.keys() - {sql_file.stem}):
         out |= _tables_of(views[word], sql_dir, False)
@@ -96,12 +92,9 @@ def run_checks(root: Path, run_id: str, tables: Collection[str], stage: str, sin
     if not files:
         return 0
     db = refresh_catalog(root, sql_dir)
-    con = locked_connection(db)
-    try:
+    with locked_connection(db) as con:
         for path in files:
             found = run_query(db, path, {"run_id": run_id}, con=con)
             if found.num_rows:
                 raise CheckFailed(stage, path.stem, run_id, found.slice(0, SHOWN_ROWS).to_pylist(), found.num_rows)
-    finally:
-        con.close()
     return len(files)

@@ -27,10 +27,10 @@ from typing import Any, cast
 
 from adat.config import RunConfig, adat_home
 from adat.engine.fingerprint import code_digest, partition_digest, stage_key
-from adat.warehouse.layout import run_parts
+from adat.records import TABLES, Run
 
 #: modules whose source is part of the key: the flow and its task wrappers (``TASK_SOURCE``)
-FLOW_MODULES = {"run_suite": ("flows.run_suite", "flows._run_status", "tasks.stage_tasks", "tasks.stage_factory")}
+RUN_SUITE_MODULES = ("flows.run_suite", "flows._run_status", "tasks.stage_tasks", "tasks.stage_factory")
 #: the function whose code (and the adat modules it imports) computes the stored summary
 SUMMARY_ENTRY = "adat.run_figures:run_summary"
 
@@ -53,7 +53,7 @@ def run_suite_key(cfg: RunConfig, suite_run_id: str) -> str | None:
     """The key a ``run-suite`` of ``suite_run_id`` runs under (None: no run id, so never a re-run)."""
     if not cfg.run_id:
         return None
-    sources = _sources_digest(FLOW_MODULES["run_suite"])
+    sources = _sources_digest(RUN_SUITE_MODULES)
     if sources is None:
         return None
     inputs = {"cfg": cfg, "run_id": cfg.run_id, "after": None, "kind": "all", "suite_run_id": suite_run_id,
@@ -64,9 +64,7 @@ def run_suite_key(cfg: RunConfig, suite_run_id: str) -> str | None:
 def summary_state(root: Path, run_id: str) -> str:
     """Digest of what run ``run_id``'s summary is computed from: its parts (names and sizes, parts
     are immutable) in every table, the ``sql/`` files and the summary's code."""
-    digest = hashlib.sha256(code_digest(SUMMARY_ENTRY).encode())
-    for path in run_parts(root, run_id):
-        digest.update(f"{path.parent.parent.name}/{path.name}:{path.stat().st_size}\n".encode())
+    digest = hashlib.sha256(f"{code_digest(SUMMARY_ENTRY)}\n{partition_digest(root, run_id, TABLES)}\n".encode())
     sql = adat_home() / "sql"
     for path in sorted(sql.rglob("*.sql")):
         digest.update(f"{path.relative_to(sql)}\n".encode() + path.read_bytes())
@@ -92,7 +90,6 @@ def is_unchanged(cfg: RunConfig, flow: str, key: str | None) -> bool:
     assert cfg.run_id is not None
     if stored.get("runs") == partition_digest(cfg.data_path(), cfg.run_id, ["runs"]):
         return True  # the runs partition as it was when the run completed: its last record is that one
-    from adat.records import Run
     from adat.warehouse.parquet import read_records
 
     runs = cast(list[Run], read_records(cfg.data_path(), "runs", run_id=cfg.run_id))

@@ -17,20 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from adat.warehouse.catalog import build_catalog, catalog_is_stale, catalog_path, refresh_catalog
-    from adat.warehouse.parquet import (
-        check_run_id,
-        clean_temp_files,
-        partition_dir,
-        read_frame,
-        read_records,
-        run_ids,
-        sweep_superseded,
-        table_dir,
-        write_records,
-    )
-    from adat.warehouse.schema import UnsupportedAnnotation, arrow_schema, file_schema
+    from adat.warehouse.parquet import partition_dir, read_records, run_ids, sweep_superseded, write_records
     from adat.warehouse.sql_runner import (
-        OUTPUT_FORMATS,
         available_queries,
         declared_params,
         format_table,
@@ -39,41 +27,16 @@ if TYPE_CHECKING:
         sql_command,
     )
 
+__all__ = ["available_queries", "build_catalog", "catalog_is_stale", "catalog_path", "declared_params", "format_table",
+           "partition_dir", "read_records", "refresh_catalog", "resolve_query", "run_ids", "run_query", "sql_command",
+           "sweep_superseded", "write_records"]
 #: exported name -> the module of this package that defines it
-_MODULES = {
-    **dict.fromkeys(("build_catalog", "catalog_is_stale", "catalog_path", "refresh_catalog"), "catalog"),
-    **dict.fromkeys(("check_run_id", "clean_temp_files", "partition_dir", "read_frame", "read_records", "run_ids",
-                     "sweep_superseded", "table_dir", "write_records"), "parquet"),
-    **dict.fromkeys(("UnsupportedAnnotation", "arrow_schema", "file_schema"), "schema"),
-    **dict.fromkeys(("OUTPUT_FORMATS", "available_queries", "declared_params", "format_table", "resolve_query",
-                     "run_query", "sql_command"), "sql_runner"),
-}
-
-__all__ = [
-    "OUTPUT_FORMATS",
-    "UnsupportedAnnotation",
-    "arrow_schema",
-    "available_queries",
-    "build_catalog",
-    "catalog_is_stale",
-    "catalog_path",
-    "check_run_id",
-    "clean_temp_files",
-    "declared_params",
-    "file_schema",
-    "format_table",
-    "partition_dir",
-    "read_frame",
-    "read_records",
-    "refresh_catalog",
-    "resolve_query",
-    "run_ids",
-    "run_query",
-    "sql_command",
-    "sweep_superseded",
-    "table_dir",
-    "write_records",
-]
+_MODULES = {name: module for module, names in (
+    ("catalog", ("build_catalog", "catalog_is_stale", "catalog_path", "refresh_catalog")),
+    ("parquet", ("partition_dir", "read_records", "run_ids", "sweep_superseded", "write_records")),
+    ("sql_runner", ("available_queries", "declared_params", "format_table", "resolve_query", "run_query",
+                    "sql_command")),
+) for name in names}
 
 
 def __getattr__(name: str) -> Any:

@@ -63,13 +63,10 @@ from adat.warehouse.layout import (
 from adat.warehouse.parquet import sweep_superseded, table_dir
 from adat.warehouse.schema import arrow_schema
 
-__all__ = ["CATALOG_FILE", "build_catalog", "catalog_is_stale", "catalog_path", "refresh_catalog", "staging_files",
-           "view_files"]
-STAGING_DIR = "staging"
-INTERMEDIATE_DIR = "intermediate"
+__all__ = ["CATALOG_FILE", "build_catalog", "catalog_is_stale", "catalog_path", "refresh_catalog", "view_files"]
 ORDER_COLUMNS = ("_part", "_row")
 #: view layers built from ``sql/`` in this order: folder -> file/view name prefix
-VIEW_LAYERS = {STAGING_DIR: "stg_", INTERMEDIATE_DIR: "int_"}
+VIEW_LAYERS = {"staging": "stg_", "intermediate": "int_"}
 #: DuckDB storage the catalog is written in: the oldest line the released command line reads and
 #: that still has every function the views use (duckdb-cli 1.5.x reads storage v1.0.0-v1.5.x)
 STORAGE_VERSION = "v1.4.0"
@@ -90,7 +87,7 @@ def build_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -> 
     return _write_atomically(db, build)
 
 
-def refresh_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -> Path:
+def refresh_catalog(root: Path, sql_dir: Path) -> Path:
     """Bring the catalog of ``root`` up to date with the data as cheaply as that can be done; its path.
 
     The usual change since the catalog was built is a run's new parts in tables that have parts
@@ -104,21 +101,21 @@ def refresh_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -
     :func:`build_catalog`.
     """
     root = Path(root).resolve()
-    db = Path(db_path) if db_path is not None else catalog_path(root)
+    db = catalog_path(root)
     runs = root / RUNS_DIR
     check_catalog_free(db)
     sweep_superseded(root)
     if not db.is_file() or _stamp_of(db) != _stamp(db):
-        return build_catalog(root, sql_dir, db_path=db)
+        return build_catalog(root, sql_dir)
     built = db.stat().st_mtime_ns
     if any(path.stat().st_mtime_ns >= built for path in _watched_view_files(sql_dir)) \
             or (runs.is_dir() and runs.stat().st_mtime_ns >= built):
-        return build_catalog(root, sql_dir, db_path=db)
+        return build_catalog(root, sql_dir)
     changes = {table: _view_change(runs / table, built) for table in TABLES}
     if not any(changes.values()):
         return db
     if "rebuild" in changes.values():
-        return build_catalog(root, sql_dir, db_path=db)
+        return build_catalog(root, sql_dir)
     stale = [table for table, change in changes.items() if change == "view"]
     if not stale:
         os.utime(db)  # new parts only, each read by its table's view as it is
@@ -131,7 +128,7 @@ def refresh_catalog(root: Path, sql_dir: Path, *, db_path: Path | None = None) -
     try:
         return _write_atomically(db, update, start_from=db)
     except duckdb.Error:  # a file this DuckDB cannot open as it is
-        return build_catalog(root, sql_dir, db_path=db)
+        return build_catalog(root, sql_dir)
 
 
 def _view_change(table_dir_: Path, built: int) -> str:
@@ -263,18 +260,13 @@ def view_files(sql_dir: Path, folder: str) -> list[Path]:
     return files
 
 
-def staging_files(sql_dir: Path) -> list[Path]:
-    """The ``stg_*.sql`` files of ``sql_dir/staging``, sorted; UserError on a badly named one."""
-    return view_files(sql_dir, STAGING_DIR)
-
-
-def catalog_is_stale(root: Path, sql_dir: Path, *, db_path: Path | None = None) -> bool:
+def catalog_is_stale(root: Path, sql_dir: Path) -> bool:
     """True when the catalog is missing or older than a table/partition directory or a view file,
     or was built by another version of this module or at another path (:func:`_stamp`).
 
     Writing or removing a part touches its partition directory, so directory mtimes suffice.
     """
-    db = Path(db_path) if db_path is not None else catalog_path(root)
+    db = catalog_path(root)
     if not db.is_file():
         return True
     built = db.stat().st_mtime_ns
@@ -362,12 +354,7 @@ def _schemas_differ(con: duckdb.DuckDBPyConnection, files: list[str]) -> bool:
 
 def _duckdb_types(con: duckdb.DuckDBPyConnection, model: type[Record]) -> dict[str, str]:
     """Column -> DuckDB type of ``model``'s table, via DuckDB's own reading of the Arrow schema."""
-    schema = arrow_schema(model)
-    if PARTITION_COLUMN not in schema.names:
-        import pyarrow as pa
-
-        schema = schema.append(pa.field(PARTITION_COLUMN, pa.string()))
-    relation = con.from_arrow(schema.empty_table())
+    relation = con.from_arrow(arrow_schema(model).empty_table())
     return {name: str(typ) for name, typ in zip(relation.columns, relation.dtypes, strict=True)}
 
 
@@ -375,17 +362,17 @@ def _create_views(con: duckdb.DuckDBPyConnection, files: list[Path]) -> None:
     """Create every view of one layer; retry those whose dependencies are not created yet."""
     pending = {path: _view_sql(path) for path in files}
     while pending:
-        failures: dict[Path, str] = {}
+        failures: dict[Path, duckdb.Error] = {}
         for path, sql in pending.items():
             try:
                 con.execute(sql)
             except duckdb.CatalogException as exc:  # may be a view of this layer created later in this pass
-                failures[path] = str(exc)
+                failures[path] = exc
             except duckdb.Error as exc:
                 raise _sql_error(path, exc) from None
         if len(failures) == len(pending):
-            path, message = next(iter(failures.items()))
-            raise UserError(_first_line(message), file=str(path), fix="fix the table/view or column name")
+            path, error = next(iter(failures.items()))
+            raise UserError(first_line(error), file=str(path), fix="fix the table/view or column name")
         pending = {path: pending[path] for path in failures}
 
 
@@ -399,13 +386,15 @@ def _view_sql(path: Path) -> str:
 
 def _sql_error(path: Path, exc: duckdb.Error) -> UserError:
     if isinstance(exc, duckdb.InvalidInputException) and "parameters" in str(exc):
-        return UserError(_first_line(str(exc)), file=str(path),
+        return UserError(first_line(exc), file=str(path),
                          fix="a view takes no parameters: leave the run filter to the query that reads it")
-    return UserError(_first_line(str(exc)), file=str(path), fix="correct the SQL")
+    return UserError(first_line(exc), file=str(path), fix="correct the SQL")
 
 
-def _first_line(text: str) -> str:
-    return text.strip().splitlines()[0] if text.strip() else "error"
+def first_line(exc: Exception) -> str:
+    """An error's one line for the user: the first line of its message, else its type's name."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _ident(name: str) -> str:

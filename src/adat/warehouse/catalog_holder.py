@@ -33,10 +33,8 @@ def catalog_holder(db: Path) -> str | None:
         duckdb.connect(str(db), read_only=True).close()
     except duckdb.IOException as exc:
         match = _HELD.search(str(exc))
-        if match is None:
-            if "lock" in str(exc).lower():
-                return "another process"
-            return None  # not a lock: the caller meets the error itself
+        if match is None:  # not a lock: the caller meets the error itself
+            return "another process" if "lock" in str(exc).lower() else None
         return f"PID {match['pid']}, {_program(int(match['pid'])) or Path(match['program']).name}"
     except duckdb.Error:
         return None

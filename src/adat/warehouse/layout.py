@@ -48,13 +48,6 @@ def partition_path(root: Path, table: str, run_id: str) -> Path:
     return Path(root) / RUNS_DIR / table / f"{PARTITION_COLUMN}={check_run_id(run_id)}"
 
 
-def run_parts(root: Path, run_id: str) -> list[Path]:
-    """Every live part of run ``run_id``, all tables, sorted by table then write order."""
-    runs = Path(root) / RUNS_DIR
-    directories = sorted(runs.glob(f"*/{PARTITION_COLUMN}={check_run_id(run_id)}")) if runs.is_dir() else []
-    return [part for directory in directories for part in live_parts(directory)]
-
-
 def tombstone_path(part: Path) -> Path:
     """The tombstone that marks ``part`` superseded."""
     return part.with_name(f".{part.name}{TOMBSTONE_SUFFIX}")

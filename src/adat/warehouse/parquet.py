@@ -9,8 +9,7 @@ Layout: ``<root>/runs/<table>/run_id=<run_id>/part-<time_ns>-<uuid>.parquet``.
   fsynced, then ``os.replace``-d to its final name, and the directory is fsynced. The temp name
   starts with a dot (pyarrow datasets skip it) and does not end in ``.parquet`` (DuckDB's
   ``*.parquet`` globs do not match it; DuckDB does *not* skip dot- or underscore-files). A writer
-  killed at any point leaves either a whole part or an invisible temp file
-  (:func:`clean_temp_files` removes stale ones).
+  killed at any point leaves either a whole part or an invisible temp file.
 * **Order.** Part names start with a zero-padded ``time.time_ns()``, so name order is write
   order; staging views use it (``_part``, ``_row``) to keep the latest row per key.
 * **Owners.** A part may name its writer: ``part-<time_ns>-<uuid>-<owner>.parquet``. A table
@@ -40,7 +39,7 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -58,13 +57,10 @@ from adat.warehouse.layout import (
     tombstone_path,
     tombstoned_part,
 )
-from adat.warehouse.schema import arrow_schema, file_schema
+from adat.warehouse.schema import file_schema
 
-if TYPE_CHECKING:  # pandas loads with the first frame (pyarrow's to_pandas): record reads do not need it
-    import pandas as pd
-
-__all__ = ["PART_GLOB", "PARTITION_COLUMN", "RUNS_DIR", "check_run_id", "clean_temp_files", "model_for", "part_owner",
-           "partition_dir", "read_frame", "read_records", "run_ids", "sweep_superseded", "table_dir", "write_records"]
+__all__ = ["PART_GLOB", "PARTITION_COLUMN", "RUNS_DIR", "check_run_id", "model_for", "part_owner",
+           "partition_dir", "read_records", "run_ids", "sweep_superseded", "table_dir", "write_records"]
 
 TEMP_SUFFIX = ".tmp"
 #: rows per Parquet row group; large enough for fast scans, small enough to stream.
@@ -115,7 +111,13 @@ def write_records(root: Path, table: str, records: Sequence[Record], *, run_id: 
         raise ValueError(f"part owner {owner!r} is not a safe file-name piece")
     directory = partition_dir(root, table, run_id)
     # Every string is scrubbed of the registered secrets (adat.redaction) on its way to disk.
-    rows = [redaction.scrub_value(_row(_stamped(record, model, run_id, table))) for record in records]
+    for record in records:
+        if not isinstance(record, model):
+            raise TypeError(f"table {table!r} holds {model.__name__} records, got {type(record).__name__}")
+        if getattr(record, PARTITION_COLUMN) not in ("", run_id):  # '' takes the partition's run id
+            raise ValueError(f"{model.__name__} with run_id {getattr(record, PARTITION_COLUMN)!r} written to "
+                             f"partition run_id={run_id!r}")
+    rows = [redaction.scrub_value(record.model_dump(exclude={PARTITION_COLUMN})) for record in records]
     _check_aware_datetimes(rows, model)
     data = pa.Table.from_pylist(rows, schema=file_schema(model))
     written = _write_part(directory, data, owner) if rows else None
@@ -137,40 +139,19 @@ def read_records(root: Path, table: str, *, run_id: str | None = None,
     names only its own owners never opens a part someone else can unlink under it.
     """
     model = model_for(table)
-    has_run_id = PARTITION_COLUMN in model.model_fields
     accept = owner if callable(owner) else None if owner is None else owner.__eq__
     out: list[Record] = []
-    for rid, path in _parts(root, table, run_id):
-        if accept is not None and not accept(part_owner(path)):
-            continue
-        data = pq.read_table(path)
-        _check_columns(data.schema.names, model, path)
-        for row in data.to_pylist():
-            if has_run_id:
-                row[PARTITION_COLUMN] = rid
-            out.append(model.model_validate(row))
+    for rid in [run_id] if run_id is not None else run_ids(root, table):
+        for path in live_parts(partition_dir(root, table, rid)):
+            if accept is not None and not accept(part_owner(path)):
+                continue
+            data = pq.read_table(path)
+            unknown = set(data.schema.names) - set(model.model_fields)
+            if unknown:
+                raise ValueError(f"{path}: columns {sorted(unknown)} are not fields of {model.__name__}; "
+                                 "a field was removed or renamed: migrate or delete the old partition")
+            out += [model.model_validate({**row, PARTITION_COLUMN: rid}) for row in data.to_pylist()]
     return out
-
-
-def read_frame(root: Path, table: str, run_id: str | None = None) -> pd.DataFrame:
-    """``table`` as a DataFrame with the record's columns in order and ``run_id`` as ``str``.
-
-    Columns a part lacks (written before a field was added) are NULL; an empty table gives an
-    empty frame with the right columns.
-    """
-    model = model_for(table)
-    target = file_schema(model)
-    pieces: list[pa.Table] = []
-    for rid, path in _parts(root, table, run_id):
-        data = pq.read_table(path)
-        _check_columns(data.schema.names, model, path)
-        columns = [data.column(f.name).cast(f.type) if f.name in data.schema.names else pa.nulls(len(data), f.type)
-                   for f in target]
-        run_col = pa.array([rid] * len(data), pa.string())
-        pieces.append(_with_partition(pa.Table.from_arrays(columns, names=target.names), run_col, model))
-    if not pieces:
-        return _nullable(arrow_schema(model)).empty_table().to_pandas()
-    return pa.concat_tables(pieces, promote_options="permissive").to_pandas()
 
 
 def run_ids(root: Path, table: str) -> list[str]:
@@ -178,18 +159,6 @@ def run_ids(root: Path, table: str) -> list[str]:
     tdir = table_dir(root, table)
     prefix = f"{PARTITION_COLUMN}="
     return sorted(p.name[len(prefix):] for p in tdir.glob(prefix + "*") if p.is_dir()) if tdir.is_dir() else []
-
-
-def clean_temp_files(root: Path, *, older_than_s: float = 3600.0) -> int:
-    """Remove temp files that crashed writers left behind (older than ``older_than_s``)."""
-    runs = Path(root) / RUNS_DIR
-    cutoff = time.time() - older_than_s
-    removed = 0
-    for tmp in runs.glob(f"*/{PARTITION_COLUMN}=*/.part-*{TEMP_SUFFIX}") if runs.is_dir() else []:
-        if tmp.stat().st_mtime < cutoff:
-            tmp.unlink(missing_ok=True)
-            removed += 1
-    return removed
 
 
 def sweep_superseded(path: Path, *, older_than_s: float = SUPERSEDED_RETENTION_S) -> int:
@@ -213,23 +182,6 @@ def sweep_superseded(path: Path, *, older_than_s: float = SUPERSEDED_RETENTION_S
     return removed
 
 
-def _stamped(record: Record, model: type[Record], run_id: str, table: str) -> Record:
-    if not isinstance(record, model):
-        raise TypeError(f"table {table!r} holds {model.__name__} records, got {type(record).__name__}")
-    if PARTITION_COLUMN not in model.model_fields:
-        return record
-    own = getattr(record, PARTITION_COLUMN)
-    if own == "":
-        return record.model_copy(update={PARTITION_COLUMN: run_id})
-    if own != run_id:
-        raise ValueError(f"{model.__name__} with run_id {own!r} written to partition run_id={run_id!r}")
-    return record
-
-
-def _row(record: Record) -> dict[str, Any]:
-    return record.model_dump(mode="python", exclude={PARTITION_COLUMN})
-
-
 def _check_aware_datetimes(rows: list[dict[str, Any]], model: type[Record]) -> None:
     """Naive datetimes would be stored as if UTC; refuse them rather than shift times silently."""
     fields = [f.name for f in file_schema(model) if "timestamp" in str(f.type)]
@@ -244,11 +196,8 @@ def _check_aware_datetimes(rows: list[dict[str, Any]], model: type[Record]) -> N
 def _datetimes(value: Any) -> Iterator[datetime]:
     if isinstance(value, datetime):
         yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _datetimes(item)
-    elif isinstance(value, list):
-        for item in value:
+    elif isinstance(value, dict | list):
+        for item in value.values() if isinstance(value, dict) else value:
             yield from _datetimes(item)
 
 
@@ -279,30 +228,3 @@ def _fsync_dir(directory: Path) -> None:
     """Make the rename durable; some filesystems cannot fsync a directory, which is harmless."""
     with contextlib.suppress(OSError):
         _fsync_file(directory)
-
-
-def _parts(root: Path, table: str, run_id: str | None) -> Iterator[tuple[str, Path]]:
-    if run_id is not None:
-        for path in live_parts(partition_dir(root, table, run_id)):
-            yield run_id, path
-        return
-    for rid in run_ids(root, table):
-        for path in live_parts(partition_dir(root, table, rid)):
-            yield rid, path
-
-
-def _check_columns(names: list[str], model: type[Record], path: Path) -> None:
-    unknown = set(names) - set(model.model_fields)
-    if unknown:
-        raise ValueError(f"{path}: columns {sorted(unknown)} are not fields of {model.__name__}; "
-                         "a field was removed or renamed: migrate or delete the old partition")
-
-
-def _with_partition(data: pa.Table, run_col: pa.Array, model: type[Record]) -> pa.Table:
-    index = list(model.model_fields).index(PARTITION_COLUMN) if PARTITION_COLUMN in model.model_fields \
-        else data.num_columns
-    return data.add_column(index, pa.field(PARTITION_COLUMN, pa.string()), run_col)
-
-
-def _nullable(schema: pa.Schema) -> pa.Schema:
-    return pa.schema([f.with_nullable(True) for f in schema])

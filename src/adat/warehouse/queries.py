@@ -42,11 +42,10 @@ class ReportQueries:
     def session(self) -> Iterator[ReportQueries]:
         """These queries on one connection until the block ends (a connection costs tens of ms)."""
         self._refresh()
-        self._con = locked_connection(catalog_path(self.data_root))
         try:
-            yield self
+            with locked_connection(catalog_path(self.data_root)) as self._con:
+                yield self
         finally:
-            self._con.close()
             self._con = None
 
     def _refresh(self) -> None:

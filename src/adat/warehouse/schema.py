@@ -47,38 +47,30 @@ class UnsupportedAnnotation(TypeError):
     """A record field has a type the warehouse cannot map onto Arrow."""
 
 
+@cache
 def arrow_schema(model: type[Record]) -> pa.Schema:
     """The Arrow schema of ``model``: one field per record field, in declaration order.
 
-    Includes ``run_id`` when the record has it; :func:`file_schema` is what the files hold.
+    Includes ``run_id``, as every record does; :func:`file_schema` is what the files hold.
     """
-    return _arrow_schema(model)
+    fields = []
+    for name, info in model.model_fields.items():
+        inner, nullable = _strip_optional(info.annotation)
+        fields.append(pa.field(name, _arrow_type(inner, where=f"{model.__name__}.{name}"), nullable=nullable))
+    return pa.schema(fields)
 
 
 def file_schema(model: type[Record]) -> pa.Schema:
     """The schema stored inside a part file: :func:`arrow_schema` without the partition column."""
     schema = arrow_schema(model)
-    index = schema.get_field_index(PARTITION_COLUMN)
-    return schema.remove(index) if index >= 0 else schema
-
-
-@cache
-def _arrow_schema(model: type[Record]) -> pa.Schema:
-    return pa.schema([_field(name, info.annotation, where=f"{model.__name__}.{name}")
-                      for name, info in model.model_fields.items()])
-
-
-def _field(name: str, annotation: Any, *, where: str) -> pa.Field:
-    inner, nullable = _strip_optional(annotation)
-    return pa.field(name, _arrow_type(inner, where=where), nullable=nullable)
+    return schema.remove(schema.get_field_index(PARTITION_COLUMN))
 
 
 def _strip_optional(annotation: Any) -> tuple[Any, bool]:
     """``X | None`` -> (X, True); anything else -> (annotation, False)."""
-    if get_origin(annotation) in (Union, types.UnionType):
-        members = [arg for arg in get_args(annotation) if arg is not type(None)]
-        if len(members) == 1 and len(members) < len(get_args(annotation)):
-            return members[0], True
+    args = get_args(annotation)
+    if get_origin(annotation) in (Union, types.UnionType) and len(args) == 2 and type(None) in args:
+        return next(arg for arg in args if arg is not type(None)), True
     return annotation, False
 
 
@@ -97,7 +89,7 @@ def _arrow_type(annotation: Any, *, where: str) -> pa.DataType:
         inner, nullable = _strip_optional(item)
         return pa.list_(pa.field("item", _arrow_type(inner, where=f"{where}[]"), nullable=nullable))
     if isinstance(annotation, type) and issubclass(annotation, Record):
-        return pa.struct(list(_arrow_schema(annotation)))
+        return pa.struct(list(arrow_schema(annotation)))
     raise UnsupportedAnnotation(
         f"{where}: annotation {annotation!r} has no Parquet mapping; use str/int/float/bool/datetime, "
         "Literal[str, ...], X | None, list[X] or a nested Record (free-form data goes in a *_json str field)")

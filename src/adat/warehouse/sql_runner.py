@@ -23,6 +23,7 @@ import json
 import re
 import shutil
 from collections.abc import Mapping
+from contextlib import nullcontext
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from adat.errors import UserError
-from adat.warehouse.catalog import catalog_is_stale, catalog_path, refresh_catalog
+from adat.warehouse.catalog import catalog_is_stale, catalog_path, first_line, refresh_catalog
 from adat.warehouse.catalog_holder import check_catalog_free
 from adat.warehouse.parquet import RUNS_DIR
 from adat.yaml_io import read_user_text
@@ -61,11 +62,8 @@ def resolve_query(name_or_file: str, sql_dir: Path) -> Path:
                         fix="name a query in sql/ (adat sql --help) or an existing .sql file")
     sql_dir = Path(sql_dir)
     stem = name_or_file[:-4] if name_or_file.endswith(".sql") else name_or_file
-    if "/" in stem:
-        matches = [sql_dir / f"{stem}.sql"] if (sql_dir / f"{stem}.sql").is_file() else []
-    else:
-        matches = [sql_dir / folder / f"{stem}.sql" for folder in QUERY_FOLDERS
-                   if (sql_dir / folder / f"{stem}.sql").is_file()]
+    candidates = [sql_dir / f"{stem}.sql"] if "/" in stem else [sql_dir / f / f"{stem}.sql" for f in QUERY_FOLDERS]
+    matches = [path for path in candidates if path.is_file()]
     if len(matches) > 1:
         names = ", ".join(f"{m.parent.name}/{m.stem}" for m in matches)
         raise UserError(f"query name {name_or_file!r} is ambiguous: {names}", field="NAME",
@@ -125,19 +123,16 @@ def run_query(db_path: Path, sql_file: Path, params: Mapping[str, object], *,
     sql = read_user_text(Path(sql_file), what="query file")
     _check_single_select(sql, sql_file)
     bound = {name: params[name] for name in declared}
-    own = con is None
-    connection = locked_connection(Path(db_path)) if con is None else con
-    try:
-        relation = connection.sql(sql, params=bound or None)
-        if relation is None:
-            raise UserError("the query returns no result set", file=str(sql_file), fix="end the file with a select")
-        return relation.to_arrow_table()
-    except duckdb.Error as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise UserError(first, file=str(sql_file), fix="correct the query (parameters go in '-- params:')") from None
-    finally:
-        if own:
-            connection.close()
+    with locked_connection(Path(db_path)) if con is None else nullcontext(con) as connection:
+        try:
+            relation = connection.sql(sql, params=bound or None)
+            if relation is None:
+                raise UserError("the query returns no result set", file=str(sql_file),
+                                fix="end the file with a select")
+            return relation.to_arrow_table()
+        except duckdb.Error as exc:
+            raise UserError(first_line(exc), file=str(sql_file),
+                            fix="correct the query (parameters go in '-- params:')") from None
 
 
 def _check_single_select(sql: str, sql_file: Path) -> None:
@@ -145,8 +140,7 @@ def _check_single_select(sql: str, sql_file: Path) -> None:
     try:
         statements = duckdb.extract_statements(sql)
     except duckdb.Error as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise UserError(first, file=str(sql_file), fix="correct the query") from None
+        raise UserError(first_line(exc), file=str(sql_file), fix="correct the query") from None
     if len(statements) != 1 or statements[0].type != duckdb.StatementType.SELECT:
         kinds = ", ".join(_statement_kind(st) for st in statements) or "nothing"
         raise UserError(f"a query file must hold exactly one SELECT, not {kinds}", file=str(sql_file),
@@ -307,10 +301,10 @@ def _box_text(table: pa.Table, wide: bool = False) -> str:
     for row in shown.to_pylist():
         box.add_row(*(_cell(v) for v in row.values()))
     width = shutil.get_terminal_size().columns if sys.stdout.isatty() else PIPE_WIDTH
-    console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False)
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, color_system=None, force_terminal=False)
     console.print(box)
     console.print(f"{table.num_rows} row{'s' if table.num_rows != 1 else ''}")
     if hidden:
         console.print(f"hidden wide columns: {', '.join(hidden)} (--wide shows them, --format csv keeps all)")
-    text = console.file.getvalue()  # type: ignore[attr-defined]
-    return str(text)
+    return buffer.getvalue()
