@@ -52,7 +52,7 @@ from adat.evaluation.replay import Replayer, agent_replies, checked_situation, h
 from adat.llm.types import LLMError, TesterLLM
 from adat.records import AuditLabel, BoundaryMapping, Execution, Side, TestCase, Validity
 from adat.stages.provenance import Provenance, call_role
-from adat.stages.views import tool_trace_fields, turn_views
+from adat.stages.views import tool_trace_fields, turn_views, view
 
 log = logging.getLogger(__name__)
 NO_LLM_PROVIDERS = ("offline",)
@@ -234,12 +234,6 @@ def load_artifacts(cfg: RunConfig) -> list[ArtifactView]:
     return views
 
 
-def audit_test_view(test: TestCase) -> AuditTestView:
-    return AuditTestView(test_id=test.test_id, goal=test.goal, step_hints=list(test.step_hints),
-                         success_criteria=list(test.success_criteria), failure_criteria=list(test.failure_criteria),
-                         assumed_facts=list(test.assumed_facts))
-
-
 def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().lower()
 
@@ -260,11 +254,10 @@ class LLMAuditor:
 
     def audit(self, test: TestCase, execution: Execution | None) -> AuditLabel:
         """The validity label of ``test`` with its mappings; an auditor failure labels it invalid."""
-        turns = turn_views(execution.turns) if execution is not None else []
-        request = AuditorInput(artifacts=self.artifacts, test=audit_test_view(test), turns=turns,
+        turns = execution.turns if execution is not None else []
+        request = AuditorInput(artifacts=self.artifacts, test=view(AuditTestView, test), turns=turn_views(turns),
                                ended_by=execution.ended_by if execution is not None else "not executed",
-                               **tool_trace_fields(execution.turns if execution is not None else [],
-                                                   self.use_tool_trace))
+                               **tool_trace_fields(turns, self.use_tool_trace))
         try:
             out, produced = call_role(self.client, "auditor", PROMPT_AUDITOR, request, AuditorOutput)
         except LLMError as exc:
@@ -280,7 +273,7 @@ class LLMAuditor:
     def compliance(self, test: TestCase, label: AuditLabel, execution: Execution) -> tuple[Compliance, Provenance]:
         """Whether the agent complied in ``execution`` (the auditor never sees the verdict)."""
         passages = [p for m in label.mappings for p in m.passages]
-        request = ExecutionAuditInput(artifacts=self.artifacts, test=audit_test_view(test), passages=passages,
+        request = ExecutionAuditInput(artifacts=self.artifacts, test=view(AuditTestView, test), passages=passages,
                                       turns=turn_views(execution.turns), ended_by=execution.ended_by,
                                       **tool_trace_fields(execution.turns, self.use_tool_trace))
         try:
@@ -297,10 +290,8 @@ class LLMAuditor:
         from adat.targets.plugins import fault_catalog
 
         fault = fault_catalog(self.target_kind).load_fault(fault_id)
-        request = AttributionInput(
-            fault=FaultView(title=fault.title, description=fault.description, passage_before=fault.passage_before,
-                            passage_after=fault.passage_after),
-            test=audit_test_view(test), turns=turn_views(execution.turns), compliance_rationale=compliance.rationale)
+        request = AttributionInput(fault=view(FaultView, fault), test=view(AuditTestView, test),
+                                   turns=turn_views(execution.turns), compliance_rationale=compliance.rationale)
         try:
             out, _ = call_role(self.client, "auditor", PROMPT_AUDITOR_ATTRIBUTION, request, AttributionOutput)
         except LLMError as exc:

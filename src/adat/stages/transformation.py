@@ -30,7 +30,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from adat.config import RunConfig, cache_dir
-from adat.contracts.adat2_roles import PROMPT_TRANSFORM, TransformInput, TransformOutput
+from adat.contracts.adat2_roles import (
+    PROMPT_TRANSFORM,
+    InstructionView,
+    StatementView,
+    TransformInput,
+    TransformOutput,
+)
 from adat.engine.context import RunContext, StepResult
 from adat.engine.stage_runner import Outcome
 from adat.errors import UserError
@@ -51,7 +57,7 @@ from adat.stages.judging import judge_execution
 from adat.stages.process_checks import checks_for, process_checks_of
 from adat.stages.provenance import call_role
 from adat.stages.statements import ranked_statements, top_statements
-from adat.stages.views import instruction_view, statement_view, test_from_generated, test_view, trace_view
+from adat.stages.views import test_from_generated, test_view, trace_view, view
 from adat.targets.base import Target
 
 if TYPE_CHECKING:  # adat.selection pulls in scipy; executing or judging alone should not pay for it
@@ -253,8 +259,8 @@ def _attempt(cfg: RunConfig, client: TesterLLM, selector_name: str, pair: Pair, 
                            "block": pair.block, "pass_no": pair.pass_no, "scores_json": pair.scores_json(),
                            "generator": str(cfg.models.generator), "target_id": target_id}
     transform_in = TransformInput(
-        statement=statement_view(statement), supporting_reply=statement.supporting_reply,
-        instruction=instruction_view(instruction), plain_test=test_view(plain) if plain is not None else None,
+        statement=view(StatementView, statement), supporting_reply=statement.supporting_reply,
+        instruction=view(InstructionView, instruction), plain_test=test_view(plain) if plain is not None else None,
         discovery_traces=ctx.traces, recent_tests=ctx.recent_views(), tester_facts=list(cfg.tester_facts),
         turn_limit=cfg.generation.turn_limit, covered_sides=ctx.covered_sides(statement.statement_id),
         aim_side=ctx.aim_side(statement.statement_id))
