@@ -40,9 +40,6 @@ class Replay:
     db_hash: str = ""
     error: str | None = None
 
-    def events_at(self, turn: int) -> list[Event]:
-        return [e for e in self.events if e[2] == turn]
-
     def evaluated(self, rule_ids: set[str]) -> bool:
         """Whether any of ``rule_ids`` was evaluated in the session."""
         return any(rule in rule_ids for rule, _side, _turn in self.events)
@@ -89,7 +86,6 @@ class Replayer:
                         db_hash=agent.session_db_hash(session), error=error)
         self._memo[key] = result
         return result
-
 
     def _agent(self, variant: str) -> ReplayAgent:
         """An agent of ``variant``, replaced after SESSIONS_PER_AGENT sessions.

@@ -310,7 +310,7 @@ def transformation_step(ctx: RunContext, priors: StepResult | None = None) -> Ou
     from adat.stages.selection_priors import USES_PAST
 
     cfg, run_id, resume_key = ctx.cfg, ctx.run_id, ctx.key
-    past = priors.data.get("past") if priors else None
+    history = priors.data if priors else {}
     progress = ctx.progress("transformation attempts")
     if resume_key is not None and not ctx.resumable(TRANSFORMATION, resume_key):
         for table in _XF_TABLES:
@@ -326,10 +326,10 @@ def transformation_step(ctx: RunContext, priors: StepResult | None = None) -> Ou
     embedder = Embedder(cache_dir(cfg))
     embeddings = embedder.embed([s.text for s in statements])
     selector = make_selector(cfg.selector, statements, instructions, embeddings, cfg.generation.n, cfg.seed,
-                             priors={k: (float(v[0]), float(v[1]))
-                                     for k, v in ((priors.data.get("priors") if priors else None) or {}).items()},
+                             priors={k: (float(v[0]), float(v[1])) for k, v in (history.get("priors") or {}).items()},
                              llm_choose=_llm_choose(ctx) if cfg.selector.name == "llm" else None,
-                             past=_past_attempts(embedder, past) if cfg.selector.name in USES_PAST else None)
+                             past=_past_attempts(embedder, history.get("past")) if cfg.selector.name in USES_PAST
+                             else None)
     target = ctx.target(scope="xf")
     variant = ctx.variant()
 
@@ -395,14 +395,10 @@ def _drop_uncommitted(ctx: RunContext) -> None:
 
 
 def _unique(rows: list[Any], key: Callable[[Any], Any]) -> list[Any]:
-    seen: set[Any] = set()
-    out = []
+    first: dict[Any, Any] = {}
     for row in rows:
-        k = key(row)
-        if k not in seen:
-            seen.add(k)
-            out.append(row)
-    return out
+        first.setdefault(key(row), row)
+    return list(first.values())
 
 
 def _llm_choose(ctx: RunContext) -> Callable[[list[Any]], tuple[str, str] | None]:
