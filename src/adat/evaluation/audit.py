@@ -157,42 +157,36 @@ class ReferenceAuditor:
         recorded = execution is not None and any(t.role == "user" for t in execution.turns)
         messages = user_messages(execution) if execution is not None and recorded else hint_messages(test)
         replay = self.replayer.replay(messages, "original")
-        reasons: list[str] = []
+        notes: list[str] = []
         if execution is not None and recorded and list(replay.replies) != agent_replies(execution):
-            reasons.append("note: replaying the execution's messages does not reproduce its replies; "
-                           "the replay's side log is used")
+            notes.append("note: replaying the execution's messages does not reproduce its replies; "
+                         "the replay's side log is used")
         worded = criteria_side(test)
         expected = test.expected_side or worded
-        valid = True
         # (a) the facts it assumes hold in the initial database
-        problems = self.facts.problems(test, expected)
-        if problems:
-            valid = False
-            reasons += [f"(a) facts: {p}" for p in problems]
+        problems = [f"(a) facts: {p}" for p in self.facts.problems(test, expected)]
         # (b) its messages reach the situation it checks
         situation = checked_situation(replay.events)
         if situation is None:
-            valid = False
             why = f" (the session failed: {replay.error})" if replay.error else ""
-            reasons.append(f"(b) never reaches a policy decision: the agent evaluated no rule{why}")
+            problems.append(f"(b) never reaches a policy decision: the agent evaluated no rule{why}")
         # (c) its criteria agree with the rule's outcome on the compliant original agent
         if expected is None:
-            valid = False
-            reasons.append("(c) expected side unknown: expected_side is unset and the criteria name "
-                           "neither a refusal nor the requested action")
+            problems.append("(c) expected side unknown: expected_side is unset and the criteria name "
+                            "neither a refusal nor the requested action")
         elif situation is not None and expected != situation.side:
-            valid = False
-            reasons.append(f"(c) the test expects the {expected} side, but the policy puts the request on the "
-                           f"{situation.side} side of {', '.join(sorted(situation.rules))} "
-                           f"(user turn {situation.turn})")
+            problems.append(f"(c) the test expects the {expected} side, but the policy puts the request on "
+                            f"the {situation.side} side of {', '.join(sorted(situation.rules))} "
+                            f"(user turn {situation.turn})")
         elif worded is not None and worded != expected:
-            valid = False
-            reasons.append(f"(c) the criteria contradict the expected side: expected_side is {expected}, but most "
-                           f"criteria describe the {worded} side")
+            problems.append(f"(c) the criteria contradict the expected side: expected_side is {expected}, "
+                            f"but most criteria describe the {worded} side")
+        valid, reasons = not problems, notes + problems
         mappings: list[BoundaryMapping] = []
         if valid and situation is not None:
-            mappings = [BoundaryMapping(boundary=rule, side=side, explicit=True, passages=[self._passage(rule)])
-                        for rule, side in situation.events]
+            passage = self.replayer.truth.rule_passage
+            mappings = [BoundaryMapping(boundary=rule, side=side, explicit=True,
+                                        passages=[passage(rule) or rule]) for rule, side in situation.events]
             source = "expected_side" if test.expected_side else "criteria wording"
             reasons.append(f"checked at user turn {situation.turn}: "
                            + ", ".join(f"{r} {s}" for r, s in situation.events)
@@ -200,9 +194,6 @@ class ReferenceAuditor:
         return AuditLabel(run_id=self.run_id, test_id=test.test_id,
                           validity="explicit" if valid else "invalid", reasons=reasons, mappings=mappings,
                           produced_by=PRODUCED_BY)
-
-    def _passage(self, rule_id: str) -> str:
-        return self.replayer.truth.rule_passage(rule_id) or rule_id
 
 
 # --- the LLM auditor -------------------------------------------------------------------------

@@ -50,8 +50,8 @@ def suite_fingerprint(cfg: RunConfig, run_id: str) -> str:
     for table in ("tests", "executions", "verdicts"):
         for row in sorted(ctx.read(table), key=lambda r: r.model_dump_json()):
             if table == "tests" or getattr(row, "execution_id", "") in originals:
-                digest.update(row.model_dump_json(exclude={"duration_s"}).encode()
-                              if table == "executions" else row.model_dump_json().encode())
+                skip = {"duration_s"} if table == "executions" else None
+                digest.update(row.model_dump_json(exclude=skip).encode())
     return digest.hexdigest()[:16]
 
 
