@@ -164,5 +164,4 @@ def checked_situation(events: tuple[Event, ...] | list[Event]) -> CheckedSituati
     turn = max(t for _rule, _side, t in events)
     at = [(rule, side) for rule, side, t in events if t == turn]
     denied = [(rule, side) for rule, side in at if side == "denied"]
-    chosen = list(dict.fromkeys(denied or at))
-    return CheckedSituation(turn=turn, events=tuple((r, s) for r, s in chosen))  # type: ignore[misc]
+    return CheckedSituation(turn=turn, events=tuple(dict.fromkeys(denied or at)))  # type: ignore[arg-type]

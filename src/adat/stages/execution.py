@@ -78,10 +78,8 @@ def execution_step(ctx: RunContext, kind: str = "plain", suite_run_id: str | Non
     """Execute tests of ``kind`` (of this run, or of ``suite_run_id``) in fresh sessions and judge them.
 
     ``test_ids`` limits the execution to those tests (the regression runs only the tests mapped
-    to a fault). The executions, verdicts and side log are this phase's own parts of the run
-    (owner ``execution.<kind>.<variant>``): re-executing replaces them and nothing else, so plain
-    and transformed tests and every faulty variant accumulate in one run. The variant is
-    ``fault``, else the config's ``target.fault``, else 'original'.
+    to a fault). The rows are this phase's own parts of the run (:func:`write_phase`). The variant
+    is ``fault``, else the config's ``target.fault``, else 'original'.
     """
     cfg, run_id = ctx.cfg, ctx.run_id
     variant = ctx.variant(fault)

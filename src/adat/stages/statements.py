@@ -212,9 +212,7 @@ def _apply_answers(batch: Sequence[Statement], answer: list[GroundingItem] | LLM
         counts["grounder_error"] += len(batch)
     else:
         items = answer
-    by_index: dict[int, GroundingItem] = {}
-    for item in items:
-        by_index.setdefault(item.index, item)  # the first answer for an index wins
+    by_index = {item.index: item for item in reversed(items)}  # the first answer for an index wins
     result = []
     for i, statement in enumerate(batch):
         found = by_index.get(i)
