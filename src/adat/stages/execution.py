@@ -171,10 +171,10 @@ def write_phase(ctx: RunContext, tests: list[TestCase], executions: list[Executi
                    step=f"execution:{kind}:{variant}", data={"agent_variant": variant})
 
 
-def execution_tests(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_id: str | None = None,
-                    test_ids: list[str] | None = None) -> list[TestCase]:
+def execution_tests(cfg: RunConfig, run_id: str, kind: str = "plain",
+                    suite_run_id: str | None = None) -> list[TestCase]:
     """:func:`phase_tests` of run ``run_id``."""
-    return phase_tests(RunContext(cfg, run_id), kind, suite_run_id, test_ids)
+    return phase_tests(RunContext(cfg, run_id), kind, suite_run_id)
 
 
 def execute_and_judge(cfg: RunConfig, run_id: str, test: TestCase, kind: str = "plain",

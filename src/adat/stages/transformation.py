@@ -97,8 +97,8 @@ def transform(cfg: RunConfig, client: TesterLLM, selector: PairSelector, target:
               progress: Progress | None = None, done_attempts: Sequence[Attempt] = (),
               done_tests: Sequence[TestCase] = (), on_attempt: Callable[[AttemptOutcome], None] | None = None,
               counts: Counter[str] | None = None, checks: Mapping[str, Sequence[ProcessAssertion]] | None = None,
-              ) -> tuple[list[TestCase], list[Attempt], list[Execution], list[Verdict]]:
-    """Run attempts until the selector stops; returns the rows of the attempts made in this call.
+              ) -> list[AttemptOutcome]:
+    """Run attempts until the selector stops; returns what the attempts made in this call produced.
 
     ``execute_fn(test)`` / ``judge_fn(test, execution)`` default to :func:`execute_test` on
     ``target`` and :func:`judge_execution` with ``client``. ``done_tests`` are the transformed
@@ -125,28 +125,20 @@ def transform(cfg: RunConfig, client: TesterLLM, selector: PairSelector, target:
     replay_attempts(selector, done_attempts,
                     after=lambda a: context.add(done_by_id[a.test_id]) if a.test_id in done_by_id else None)
     budget = min(cfg.selector.max_attempts_cap, cfg.selector.attempts_per_test * cfg.generation.n)
-    tests: list[TestCase] = []
-    attempts: list[Attempt] = []
-    executions: list[Execution] = []
-    verdicts: list[Verdict] = []
+    outcomes: list[AttemptOutcome] = []
     while (pair := selector.next_pair()) is not None:
         outcome = _attempt(cfg, client, selector.name, pair, context, run_id, run_execute, run_judge, counts,
                            target_id=str(getattr(target, "agent_id", "")))
         _report(selector, pair, outcome.attempt)
-        attempts.append(outcome.attempt)
+        outcomes.append(outcome)
         if outcome.test is not None:
-            tests.append(outcome.test)
             context.add(outcome.test)
-        if outcome.execution is not None:
-            executions.append(outcome.execution)
-        if outcome.verdict is not None:
-            verdicts.append(outcome.verdict)
         if on_attempt is not None:
             on_attempt(outcome)
         if progress is not None:
             progress(pair.attempt_no, budget)
-    log.info("transformation stopped (%s) after %d attempts in this call", selector.stop_reason(), len(attempts))
-    return tests, attempts, executions, verdicts
+    log.info("transformation stopped (%s) after %d attempts in this call", selector.stop_reason(), len(outcomes))
+    return outcomes
 
 
 def replay_attempts(selector: PairSelector, done_attempts: Sequence[Attempt], *,
