@@ -33,15 +33,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import cast
 
-from pydantic import BaseModel, ConfigDict
-
 from adat import conversation
 from adat.config import RunConfig
 from adat.conversation import ScriptedUser
 from adat.engine.context import RunContext, phase_owner
 from adat.engine.stage_runner import Outcome
 from adat.errors import UserError
-from adat.records import Execution, RuleEvent, Run, TestCase, Verdict
+from adat.records import Execution, Record, RuleEvent, Run, TestCase, Verdict
 from adat.stages.concurrency import map_in_order
 from adat.stages.ids import execution_id
 from adat.stages.judging import judge_execution
@@ -106,7 +104,8 @@ def execution_step(ctx: RunContext, kind: str = "plain", suite_run_id: str | Non
     # k trials of each test are k independent units of work (trials of one test next to each
     # other): 16 workers run 16 sessions at once
     trials = [(test, trial) for test in tests for trial in range(1, max(1, cfg.execution.repeat) + 1)]
-    pairs = map_in_order(execute_and_judge, trials, cfg.execution.workers, name="adat-exec", progress=progress)
+    pairs = map_in_order(execute_and_judge, trials, cfg.execution.workers, name="adat-exec",
+                         progress=progress)
     executions, verdicts = [e for e, _ in pairs], [v for _, v in pairs]
     rejudged = None  # a single trial has nothing to disagree with
     if cfg.execution.repeat > 1:  # a second verdict on every trial of each test whose trials disagree
@@ -129,10 +128,8 @@ def disagreeing(executions: Sequence[Execution], verdicts: Sequence[Verdict]) ->
             for e in group]
 
 
-class ExecutedTest(BaseModel):
-    """One test's execution, its verdict and the target's side log of its session."""
-
-    model_config = ConfigDict(extra="forbid")
+class ExecutedTest(Record):
+    """One test's execution, its verdict and the target's side log of its session (a mapped task's result)."""
 
     execution: Execution
     verdict: Verdict
