@@ -246,7 +246,8 @@ class LLMAuditor:
     def audit(self, test: TestCase, execution: Execution | None) -> AuditLabel:
         """The validity label of ``test`` with its mappings; an auditor failure labels it invalid."""
         turns = execution.turns if execution is not None else []
-        request = AuditorInput(artifacts=self.artifacts, test=view(AuditTestView, test), turns=turn_views(turns),
+        request = AuditorInput(artifacts=self.artifacts, test=view(AuditTestView, test),
+                               turns=turn_views(turns),
                                ended_by=execution.ended_by if execution is not None else "not executed",
                                **tool_trace_fields(turns, self.use_tool_trace))
         try:
@@ -264,8 +265,9 @@ class LLMAuditor:
     def compliance(self, test: TestCase, label: AuditLabel, execution: Execution) -> tuple[Compliance, Provenance]:
         """Whether the agent complied in ``execution`` (the auditor never sees the verdict)."""
         passages = [p for m in label.mappings for p in m.passages]
-        request = ExecutionAuditInput(artifacts=self.artifacts, test=view(AuditTestView, test), passages=passages,
-                                      turns=turn_views(execution.turns), ended_by=execution.ended_by,
+        request = ExecutionAuditInput(artifacts=self.artifacts, test=view(AuditTestView, test),
+                                      passages=passages, turns=turn_views(execution.turns),
+                                      ended_by=execution.ended_by,
                                       **tool_trace_fields(execution.turns, self.use_tool_trace))
         try:
             out, produced = call_role(self.client, "auditor", PROMPT_AUDITOR_EXECUTION, request, ExecutionAuditOutput)
@@ -282,7 +284,8 @@ class LLMAuditor:
 
         fault = fault_catalog(self.target_kind).load_fault(fault_id)
         request = AttributionInput(fault=view(FaultView, fault), test=view(AuditTestView, test),
-                                   turns=turn_views(execution.turns), compliance_rationale=compliance.rationale)
+                                   turns=turn_views(execution.turns),
+                                   compliance_rationale=compliance.rationale)
         try:
             out, _ = call_role(self.client, "auditor", PROMPT_AUDITOR_ATTRIBUTION, request, AttributionOutput)
         except LLMError as exc:

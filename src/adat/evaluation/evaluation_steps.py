@@ -103,8 +103,8 @@ def labelling_step(ctx: RunContext, variant: str = "original", original_replays:
     tests = {t.test_id: t for t in cast(list[TestCase], ctx.read("tests"))}
     audit = {a.test_id: a for a in cast(list[AuditLabel], ctx.read("audit_labels"))}
     verdicts = {v.execution_id: v for v in cast(list[Verdict], ctx.read_variants("verdicts", [variant]))}
-    compliance, attributed = (_reference_auditor(cfg, variant, original_replays) if uses_reference_auditor(cfg)
-                              else _llm_auditor(ctx, variant))
+    compliance, attributed = (_reference_auditor(cfg, variant, original_replays)
+                              if uses_reference_auditor(cfg) else _llm_auditor(ctx, variant))
     claims = statement_mappings(tests.values(), audit.values())
     labels: list[ExecutionLabel] = []
     unlabelled = 0
@@ -119,10 +119,10 @@ def labelling_step(ctx: RunContext, variant: str = "original", original_replays:
             continue
         c, produced = compliance(test, with_broken_statements(label, verdict, claims), execution)
         value = paper_label(verdict.verdict, c.complied, c.reached)
+        to_fault = variant if value == "TP" and attributed(test, execution, c) else None
         labels.append(ExecutionLabel(run_id=run_id, execution_id=execution.execution_id, test_id=test.test_id,
                                      agent_variant=variant, label=value, complied=c.complied,
-                                     attributed_fault=variant if value == "TP" and attributed(test, execution, c)
-                                     else None, rationale=c.rationale, **produced.fields()))
+                                     attributed_fault=to_fault, rationale=c.rationale, **produced.fields()))
     ctx.write("execution_labels", labels, owner=f"labels.{variant}")
     return Outcome(counts={**Counter(e.label for e in labels), "unlabelled": unlabelled,
                            "attributed": sum(1 for e in labels if e.attributed_fault)},
@@ -228,8 +228,8 @@ def _reference_auditor(cfg: RunConfig, variant: str,
     fault = replayer.truth.load_fault(variant) if variant != "original" else None
 
     def compliance(test: TestCase, audit: AuditLabel, execution: Execution) -> tuple[Compliance, Provenance]:
-        mapped = {m.boundary for m in audit.mappings}
-        return reference_compliance(replayer, execution, mapped, fault), Provenance(produced_by=REFERENCE_LABELLER)
+        judged = reference_compliance(replayer, execution, {m.boundary for m in audit.mappings}, fault)
+        return judged, Provenance(produced_by=REFERENCE_LABELLER)
 
     return compliance, lambda _test, _execution, c: fault is not None and c.attributed
 

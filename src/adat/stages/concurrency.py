@@ -3,8 +3,9 @@
 Extraction (one call per trace), grounding (one per batch), plain generation (one per
 statement) and judging (one per execution) make LLM calls that do not depend on each other;
 against a real endpoint each takes seconds, so they run in a thread pool bounded by
-``cfg.llm.concurrency`` (a suite's executions, by ``execution.workers``). Only the calls go to the pool: every stage assembles its records in the
-calling thread, in input order, so ids, orders, ranks and counts are those of a sequential run.
+``cfg.llm.concurrency`` (a suite's executions, by ``execution.workers``). Only the calls go to the
+pool: every stage assembles its records in the calling thread, in input order, so ids, orders,
+ranks and counts are those of a sequential run.
 """
 
 from __future__ import annotations

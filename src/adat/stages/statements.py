@@ -281,7 +281,8 @@ def generate_plain_tests(cfg: RunConfig, client: TesterLLM, statements: Sequence
     def generate(statement: Statement) -> tuple[GeneratedTest, Provenance]:
         trace = by_trace.get(statement.supporting_trace_id)
         context = supporting_context(trace, statement.supporting_turn) if trace is not None else []
-        plain_in = PlainInput(statement=view(StatementView, statement), supporting_reply=statement.supporting_reply,
+        plain_in = PlainInput(statement=view(StatementView, statement),
+                              supporting_reply=statement.supporting_reply,
                               supporting_context=context, tester_facts=list(cfg.tester_facts),
                               turn_limit=cfg.generation.turn_limit)
         return call_role(client, "generator", PROMPT_PLAIN, plain_in, GeneratedTest)

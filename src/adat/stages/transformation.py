@@ -137,7 +137,8 @@ def transform(cfg: RunConfig, client: TesterLLM, selector: PairSelector, target:
             on_attempt(outcome)
         if progress is not None:
             progress(pair.attempt_no, budget)
-    log.info("transformation stopped (%s) after %d attempts in this call", selector.stop_reason(), len(outcomes))
+    log.info("transformation stopped (%s) after %d attempts in this call", selector.stop_reason(),
+             len(outcomes))
     return outcomes
 
 
@@ -252,7 +253,8 @@ def _attempt(cfg: RunConfig, client: TesterLLM, selector_name: str, pair: Pair, 
                            "generator": str(cfg.models.generator), "target_id": target_id}
     transform_in = TransformInput(
         statement=view(StatementView, statement), supporting_reply=statement.supporting_reply,
-        instruction=view(InstructionView, instruction), plain_test=test_view(plain) if plain is not None else None,
+        instruction=view(InstructionView, instruction),
+        plain_test=test_view(plain) if plain is not None else None,
         discovery_traces=ctx.traces, recent_tests=ctx.recent_views(), tester_facts=list(cfg.tester_facts),
         turn_limit=cfg.generation.turn_limit, covered_sides=ctx.covered_sides(statement.statement_id),
         aim_side=ctx.aim_side(statement.statement_id))
@@ -318,10 +320,11 @@ def transformation_step(ctx: RunContext, priors: StepResult | None = None) -> Ou
     embedder = Embedder(cache_dir(cfg))
     embeddings = embedder.embed([s.text for s in statements])
     selector = make_selector(cfg.selector, statements, instructions, embeddings, cfg.generation.n, cfg.seed,
-                             priors={k: (float(v[0]), float(v[1])) for k, v in (history.get("priors") or {}).items()},
+                             priors={k: (float(v[0]), float(v[1]))
+                                     for k, v in (history.get("priors") or {}).items()},
                              llm_choose=_llm_choose(ctx) if cfg.selector.name == "llm" else None,
-                             past=_past_attempts(embedder, history.get("past")) if cfg.selector.name in USES_PAST
-                             else None)
+                             past=(_past_attempts(embedder, history.get("past"))
+                                   if cfg.selector.name in USES_PAST else None))
     target = ctx.target(scope="xf")
     variant = ctx.variant()
 

@@ -84,9 +84,9 @@ def test_from_generated(generated: GeneratedTest, *, test_id: str, run_id: str, 
                         turn_limit: int, provenance: str, produced: Provenance,
                         statement_id: str | None = None, instruction_id: str | None = None) -> TestCase:
     """A TestCase row from the generator's structured test (its fields are the test's own)."""
-    return TestCase(**generated.model_dump(), test_id=test_id, run_id=run_id, kind=kind, statement_id=statement_id,
-                    instruction_id=instruction_id, turn_limit=turn_limit, provenance=provenance,
-                    **produced.fields())
+    return TestCase(**generated.model_dump(), test_id=test_id, run_id=run_id, kind=kind,
+                    statement_id=statement_id, instruction_id=instruction_id, turn_limit=turn_limit,
+                    provenance=provenance, **produced.fields())
 
 
 def supporting_context(trace: Trace, supporting_turn: int) -> list[TurnView]:
