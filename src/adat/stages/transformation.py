@@ -112,7 +112,7 @@ def transform(cfg: RunConfig, client: TesterLLM, selector: PairSelector, target:
     by_statement = checks or {}
     run_judge: JudgeFn = judge_fn or (lambda test, ex: judge_execution(
         cfg, client, test, ex, run_id, checks=checks_for(by_statement, test.statement_id)))
-    context = _Context(cfg, statements, plain_tests, traces, instructions, ())
+    context = _Context(cfg, statements, plain_tests, traces, instructions)
     prefer = getattr(selector, "prefer", None)  # the both-sides hook (selectors that score instructions)
     if prefer is not None and cfg.selector.both_sides > 0:
         prefer(context.side_weight)
@@ -182,14 +182,14 @@ class _Context:
     """What the generator is shown besides the pair: lookups and the most recent tests."""
 
     def __init__(self, cfg: RunConfig, statements: Sequence[Statement], plain_tests: Sequence[TestCase],
-                 traces: Sequence[Trace], instructions: Sequence[Instruction],
-                 done_tests: Sequence[TestCase]) -> None:
+                 traces: Sequence[Trace], instructions: Sequence[Instruction]) -> None:
         self.statements = {s.statement_id: s for s in statements}
         self.instructions = {i.instruction_id: i for i in instructions}
         self.plain = {t.statement_id: t for t in plain_tests if t.statement_id}
         self.traces = [trace_view(t) for t in traces if t.kind == "discovery"]
-        # "the tests most recently written in the run": plain tests were written first.
-        self.recent: list[TestCase] = [*plain_tests, *done_tests]
+        # "the tests most recently written in the run": plain tests were written first (a resumed
+        # run's transformed tests are added as its attempts are replayed).
+        self.recent: list[TestCase] = list(plain_tests)
         self.keep = cfg.generation.recent_tests
         self.both_sides = cfg.selector.both_sides
         # Both sides of a boundary: the sides each statement's tests cover so far in the run.
