@@ -51,6 +51,7 @@ from adat.evaluation.labels import Compliance
 from adat.evaluation.replay import Replayer, agent_replies, checked_situation, hint_messages, user_messages
 from adat.llm.types import LLMError, TesterLLM
 from adat.records import AuditLabel, BoundaryMapping, Execution, Side, TestCase, Validity
+from adat.stages.concurrency import map_in_order
 from adat.stages.provenance import Provenance, call_role
 from adat.stages.views import tool_trace_fields, turn_views, view
 
@@ -73,11 +74,7 @@ def audit_step(ctx: RunContext) -> Outcome:
         auditor: Auditor = ReferenceAuditor(Replayer.for_database(database_of(cfg), cfg.target.type), run_id)
     else:
         auditor = LLMAuditor(ctx.client, load_artifacts(cfg), run_id, use_tool_trace=cfg.judge.use_tool_trace)
-    labels = []
-    for done, test in enumerate(tests, start=1):
-        labels.append(auditor.audit(test, first.get(test.test_id)))
-        if progress:
-            progress(done, len(tests))
+    labels = map_in_order(lambda test: auditor.audit(test, first.get(test.test_id)), tests, 1, progress=progress)
     ctx.write("audit_labels", labels)
     return Outcome(counts=Counter(a.validity for a in labels))
 
@@ -102,10 +99,7 @@ def executions_of(ctx: RunContext, variant: str) -> list[Execution]:
 
 def first_by_test(executions: list[Execution]) -> dict[str, Execution]:
     """Each test's first execution (by id: trial 1 of a repeated test)."""
-    out: dict[str, Execution] = {}
-    for e in sorted(executions, key=lambda e: e.execution_id):
-        out.setdefault(e.test_id, e)
-    return out
+    return {e.test_id: e for e in sorted(executions, key=lambda e: e.execution_id, reverse=True)}
 
 
 # --- the reference auditor -------------------------------------------------------------------
