@@ -187,10 +187,8 @@ def fault_activation_step(ctx: RunContext, fault: str, test_ids: list[str]) -> O
     executions of the same tests do not (:mod:`adat.mutation.seeded_faults`)."""
     from adat.mutation import activate_fault, fault_mutant_row
 
-    run_id = ctx.run_id
     faults = fault_catalog(ctx.cfg.target.type)
-    seeded = faults.load_fault(fault)
-    rule = seeded.rule
+    rule = faults.load_fault(fault).rule
     wanted = set(test_ids)
     variants = ("original", fault)
     sessions = {(e.agent_variant, e.session_id) for e in cast(list[Execution], ctx.read_variants("executions", variants))
@@ -200,7 +198,7 @@ def fault_activation_step(ctx: RunContext, fault: str, test_ids: list[str]) -> O
     activation = activate_fault(fault, rule, [e for e in events if e.agent_variant == fault],
                                 [e for e in events if e.agent_variant == "original"],
                                 rewords=faults.rewords_rule(fault))
-    ctx.write("mutants", [fault_mutant_row(run_id, fault, rule, activation)], owner=f"activation.{fault}")
+    ctx.write("mutants", [fault_mutant_row(ctx.run_id, fault, rule, activation)], owner=f"activation.{fault}")
     return Outcome(counts={"activated": float(activation.activated)}, step=f"activation:{fault}")
 
 
