@@ -1,5 +1,5 @@
 -- stg_rejudgements: a second verdict on an execution whose test's repeated trials disagree
--- (stages/trials.py); the execution's own verdict stays in stg_verdicts. The latest write wins,
+-- (stages/execution.py); the execution's own verdict stays in stg_verdicts. The latest write wins,
 -- as in stg_verdicts.
 -- grain: run_id, execution_id
 -- source: rejudgements

@@ -77,12 +77,11 @@ class Conversation:
         return [t.text for t in self.turns if t.role == "agent"]
 
 
-def converse(target: Target, user: UserSimulator, *, turn_limit: int, observe: Observe | None = None,
-             started: float | None = None) -> Conversation:
+def converse(target: Target, user: UserSimulator, *, turn_limit: int,
+             observe: Observe | None = None) -> Conversation:
     """Start a fresh session of ``target`` and let ``user`` talk to it for at most ``turn_limit``
-    user messages (see the module docstring). Turn timestamps count from ``started``
-    (``time.monotonic()``; now when None)."""
-    started = time.monotonic() if started is None else started
+    user messages (see the module docstring). Turn timestamps count from the call."""
+    started = time.monotonic()
     conv = Conversation()
     try:
         conv.session_id = target.reset()

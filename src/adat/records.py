@@ -391,7 +391,6 @@ class MutantRow(Produced):
     diff: str = ""
 
 
-#: table name -> record model; the warehouse writes exactly these tables.
 class StageRun(Record):
     """A stage of a run started or finished with a given cache key (how a resume knows its inputs)."""
 

@@ -7,7 +7,8 @@ import threading
 import time
 
 from adat.errors import TargetError
-from adat.stages.execution import execute_test, execute_tests
+from adat.stages.concurrency import map_in_order
+from adat.stages.execution import execute_test
 from adat.stages.ids import execution_id
 from tests.test_stages.conftest import RUN, ScriptedTarget, make_test
 
@@ -63,9 +64,12 @@ class SlowTarget(ScriptedTarget):
 def test_concurrent_results_keep_the_order_of_the_tests() -> None:
     tests = [make_test(f"t{i}", [f"m{i}"]) for i in range(12)]
     progress: list[tuple[int, int]] = []
-    got = execute_tests(SlowTarget(), tests, RUN, workers=4, progress=lambda d, t: progress.append((d, t)))
+    target = SlowTarget()
+    got = map_in_order(lambda test: execute_test(target, test, RUN), tests, 4,
+                       progress=lambda d, t: progress.append((d, t)))
     assert [e.test_id for e in got] == [t.test_id for t in tests]
     assert [e.turns[1].text for e in got] == [f"echo m{i}" for i in range(12)]
     assert progress == [(d, 12) for d in range(1, 13)]
-    serial = execute_tests(SlowTarget(), tests, RUN, workers=1)
+    serial_target = SlowTarget()
+    serial = map_in_order(lambda test: execute_test(serial_target, test, RUN), tests, 1)
     assert [e.execution_id for e in serial] == [e.execution_id for e in got]

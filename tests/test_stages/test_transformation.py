@@ -66,8 +66,10 @@ class Setup:
                              self.roles.cfg.generation.n, seed=7)
 
     def run(self, selector: Any = None, **kw: Any) -> Any:
-        return transform(self.roles.cfg, self.roles.client(), selector or self.selector(), self.target,
+        done = transform(self.roles.cfg, self.roles.client(), selector or self.selector(), self.target,
                          self.statements, self.plain, self.traces, self.instructions, RUN, **kw)
+        return ([o.test for o in done if o.test], [o.attempt for o in done],
+                [o.execution for o in done if o.execution], [o.verdict for o in done if o.verdict])
 
 
 def test_loop_records_every_outcome_and_feeds_the_selector(roles: Roles) -> None:

@@ -51,8 +51,9 @@ from adat.evaluation.labels import Compliance
 from adat.evaluation.replay import Replayer, agent_replies, checked_situation, hint_messages, user_messages
 from adat.llm.types import LLMError, TesterLLM
 from adat.records import AuditLabel, BoundaryMapping, Execution, Side, TestCase, Validity
+from adat.stages.concurrency import map_in_order
 from adat.stages.provenance import Provenance, call_role
-from adat.stages.views import tool_trace_fields, turn_views
+from adat.stages.views import tool_trace_fields, turn_views, view
 
 log = logging.getLogger(__name__)
 NO_LLM_PROVIDERS = ("offline",)
@@ -73,11 +74,7 @@ def audit_step(ctx: RunContext) -> Outcome:
         auditor: Auditor = ReferenceAuditor(Replayer.for_database(database_of(cfg), cfg.target.type), run_id)
     else:
         auditor = LLMAuditor(ctx.client, load_artifacts(cfg), run_id, use_tool_trace=cfg.judge.use_tool_trace)
-    labels = []
-    for done, test in enumerate(tests, start=1):
-        labels.append(auditor.audit(test, first.get(test.test_id)))
-        if progress:
-            progress(done, len(tests))
+    labels = map_in_order(lambda test: auditor.audit(test, first.get(test.test_id)), tests, 1, progress=progress)
     ctx.write("audit_labels", labels)
     return Outcome(counts=Counter(a.validity for a in labels))
 
@@ -102,10 +99,7 @@ def executions_of(ctx: RunContext, variant: str) -> list[Execution]:
 
 def first_by_test(executions: list[Execution]) -> dict[str, Execution]:
     """Each test's first execution (by id: trial 1 of a repeated test)."""
-    out: dict[str, Execution] = {}
-    for e in sorted(executions, key=lambda e: e.execution_id):
-        out.setdefault(e.test_id, e)
-    return out
+    return {e.test_id: e for e in sorted(executions, key=lambda e: e.execution_id, reverse=True)}
 
 
 # --- the reference auditor -------------------------------------------------------------------
@@ -157,42 +151,36 @@ class ReferenceAuditor:
         recorded = execution is not None and any(t.role == "user" for t in execution.turns)
         messages = user_messages(execution) if execution is not None and recorded else hint_messages(test)
         replay = self.replayer.replay(messages, "original")
-        reasons: list[str] = []
+        notes: list[str] = []
         if execution is not None and recorded and list(replay.replies) != agent_replies(execution):
-            reasons.append("note: replaying the execution's messages does not reproduce its replies; "
-                           "the replay's side log is used")
+            notes.append("note: replaying the execution's messages does not reproduce its replies; "
+                         "the replay's side log is used")
         worded = criteria_side(test)
         expected = test.expected_side or worded
-        valid = True
         # (a) the facts it assumes hold in the initial database
-        problems = self.facts.problems(test, expected)
-        if problems:
-            valid = False
-            reasons += [f"(a) facts: {p}" for p in problems]
+        problems = [f"(a) facts: {p}" for p in self.facts.problems(test, expected)]
         # (b) its messages reach the situation it checks
         situation = checked_situation(replay.events)
         if situation is None:
-            valid = False
             why = f" (the session failed: {replay.error})" if replay.error else ""
-            reasons.append(f"(b) never reaches a policy decision: the agent evaluated no rule{why}")
+            problems.append(f"(b) never reaches a policy decision: the agent evaluated no rule{why}")
         # (c) its criteria agree with the rule's outcome on the compliant original agent
         if expected is None:
-            valid = False
-            reasons.append("(c) expected side unknown: expected_side is unset and the criteria name "
-                           "neither a refusal nor the requested action")
+            problems.append("(c) expected side unknown: expected_side is unset and the criteria name "
+                            "neither a refusal nor the requested action")
         elif situation is not None and expected != situation.side:
-            valid = False
-            reasons.append(f"(c) the test expects the {expected} side, but the policy puts the request on the "
-                           f"{situation.side} side of {', '.join(sorted(situation.rules))} "
-                           f"(user turn {situation.turn})")
+            problems.append(f"(c) the test expects the {expected} side, but the policy puts the request on "
+                            f"the {situation.side} side of {', '.join(sorted(situation.rules))} "
+                            f"(user turn {situation.turn})")
         elif worded is not None and worded != expected:
-            valid = False
-            reasons.append(f"(c) the criteria contradict the expected side: expected_side is {expected}, but most "
-                           f"criteria describe the {worded} side")
+            problems.append(f"(c) the criteria contradict the expected side: expected_side is {expected}, "
+                            f"but most criteria describe the {worded} side")
+        valid, reasons = not problems, notes + problems
         mappings: list[BoundaryMapping] = []
         if valid and situation is not None:
-            mappings = [BoundaryMapping(boundary=rule, side=side, explicit=True, passages=[self._passage(rule)])
-                        for rule, side in situation.events]
+            passage = self.replayer.truth.rule_passage
+            mappings = [BoundaryMapping(boundary=rule, side=side, explicit=True,
+                                        passages=[passage(rule) or rule]) for rule, side in situation.events]
             source = "expected_side" if test.expected_side else "criteria wording"
             reasons.append(f"checked at user turn {situation.turn}: "
                            + ", ".join(f"{r} {s}" for r, s in situation.events)
@@ -200,9 +188,6 @@ class ReferenceAuditor:
         return AuditLabel(run_id=self.run_id, test_id=test.test_id,
                           validity="explicit" if valid else "invalid", reasons=reasons, mappings=mappings,
                           produced_by=PRODUCED_BY)
-
-    def _passage(self, rule_id: str) -> str:
-        return self.replayer.truth.rule_passage(rule_id) or rule_id
 
 
 # --- the LLM auditor -------------------------------------------------------------------------
@@ -234,12 +219,6 @@ def load_artifacts(cfg: RunConfig) -> list[ArtifactView]:
     return views
 
 
-def audit_test_view(test: TestCase) -> AuditTestView:
-    return AuditTestView(test_id=test.test_id, goal=test.goal, step_hints=list(test.step_hints),
-                         success_criteria=list(test.success_criteria), failure_criteria=list(test.failure_criteria),
-                         assumed_facts=list(test.assumed_facts))
-
-
 def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().lower()
 
@@ -260,11 +239,11 @@ class LLMAuditor:
 
     def audit(self, test: TestCase, execution: Execution | None) -> AuditLabel:
         """The validity label of ``test`` with its mappings; an auditor failure labels it invalid."""
-        turns = turn_views(execution.turns) if execution is not None else []
-        request = AuditorInput(artifacts=self.artifacts, test=audit_test_view(test), turns=turns,
+        turns = execution.turns if execution is not None else []
+        request = AuditorInput(artifacts=self.artifacts, test=view(AuditTestView, test),
+                               turns=turn_views(turns),
                                ended_by=execution.ended_by if execution is not None else "not executed",
-                               **tool_trace_fields(execution.turns if execution is not None else [],
-                                                   self.use_tool_trace))
+                               **tool_trace_fields(turns, self.use_tool_trace))
         try:
             out, produced = call_role(self.client, "auditor", PROMPT_AUDITOR, request, AuditorOutput)
         except LLMError as exc:
@@ -280,8 +259,9 @@ class LLMAuditor:
     def compliance(self, test: TestCase, label: AuditLabel, execution: Execution) -> tuple[Compliance, Provenance]:
         """Whether the agent complied in ``execution`` (the auditor never sees the verdict)."""
         passages = [p for m in label.mappings for p in m.passages]
-        request = ExecutionAuditInput(artifacts=self.artifacts, test=audit_test_view(test), passages=passages,
-                                      turns=turn_views(execution.turns), ended_by=execution.ended_by,
+        request = ExecutionAuditInput(artifacts=self.artifacts, test=view(AuditTestView, test),
+                                      passages=passages, turns=turn_views(execution.turns),
+                                      ended_by=execution.ended_by,
                                       **tool_trace_fields(execution.turns, self.use_tool_trace))
         try:
             out, produced = call_role(self.client, "auditor", PROMPT_AUDITOR_EXECUTION, request, ExecutionAuditOutput)
@@ -297,10 +277,9 @@ class LLMAuditor:
         from adat.targets.plugins import fault_catalog
 
         fault = fault_catalog(self.target_kind).load_fault(fault_id)
-        request = AttributionInput(
-            fault=FaultView(title=fault.title, description=fault.description, passage_before=fault.passage_before,
-                            passage_after=fault.passage_after),
-            test=audit_test_view(test), turns=turn_views(execution.turns), compliance_rationale=compliance.rationale)
+        request = AttributionInput(fault=view(FaultView, fault), test=view(AuditTestView, test),
+                                   turns=turn_views(execution.turns),
+                                   compliance_rationale=compliance.rationale)
         try:
             out, _ = call_role(self.client, "auditor", PROMPT_AUDITOR_ATTRIBUTION, request, AttributionOutput)
         except LLMError as exc:

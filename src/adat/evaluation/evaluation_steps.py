@@ -26,12 +26,15 @@ from adat.evaluation.groupings import llm_groupings, reference_groupings
 from adat.evaluation.labels import Compliance, paper_label, reference_compliance
 from adat.evaluation.regression import fault_ids, regression_test_ids
 from adat.records import AuditLabel, BoundaryMapping, Execution, ExecutionLabel, RuleEvent, TestCase, Verdict
+from adat.stages.provenance import Provenance
 from adat.targets.plugins import fault_catalog
 
 REFERENCE_LABELLER = "reference/replay"
 
-#: labels one execution of a valid test: (test, its audit label, the execution, its verdict)
-Labeller = Callable[[TestCase, AuditLabel, Execution, Verdict], ExecutionLabel]
+#: whether the agent complied in an execution of a valid test (the auditor never sees the verdict)
+JudgeCompliance = Callable[[TestCase, AuditLabel, Execution], tuple[Compliance, Provenance]]
+#: whether a TP execution's non-compliance is caused by the variant's fault (asked for TPs only)
+Attributed = Callable[[TestCase, Execution, Compliance], bool]
 
 
 def supports_faults(cfg: RunConfig) -> bool:
@@ -47,8 +50,8 @@ def suite_fingerprint(cfg: RunConfig, run_id: str) -> str:
     for table in ("tests", "executions", "verdicts"):
         for row in sorted(ctx.read(table), key=lambda r: r.model_dump_json()):
             if table == "tests" or getattr(row, "execution_id", "") in originals:
-                digest.update(row.model_dump_json(exclude={"duration_s"}).encode()
-                              if table == "executions" else row.model_dump_json().encode())
+                skip = {"duration_s"} if table == "executions" else None
+                digest.update(row.model_dump_json(exclude=skip).encode())
     return digest.hexdigest()[:16]
 
 
@@ -100,8 +103,8 @@ def labelling_step(ctx: RunContext, variant: str = "original", original_replays:
     tests = {t.test_id: t for t in cast(list[TestCase], ctx.read("tests"))}
     audit = {a.test_id: a for a in cast(list[AuditLabel], ctx.read("audit_labels"))}
     verdicts = {v.execution_id: v for v in cast(list[Verdict], ctx.read_variants("verdicts", [variant]))}
-    label_one = (_reference_labeller(cfg, run_id, variant, original_replays) if uses_reference_auditor(cfg)
-                 else _llm_labeller(ctx, run_id, variant))
+    compliance, attributed = (_reference_auditor(cfg, variant, original_replays)
+                              if uses_reference_auditor(cfg) else _llm_auditor(ctx, variant))
     claims = statement_mappings(tests.values(), audit.values())
     labels: list[ExecutionLabel] = []
     unlabelled = 0
@@ -114,7 +117,12 @@ def labelling_step(ctx: RunContext, variant: str = "original", original_replays:
         if verdict is None:
             unlabelled += 1
             continue
-        labels.append(label_one(test, with_broken_statements(label, verdict, claims), execution, verdict))
+        c, produced = compliance(test, with_broken_statements(label, verdict, claims), execution)
+        value = paper_label(verdict.verdict, c.complied, c.reached)
+        to_fault = variant if value == "TP" and attributed(test, execution, c) else None
+        labels.append(ExecutionLabel(run_id=run_id, execution_id=execution.execution_id, test_id=test.test_id,
+                                     agent_variant=variant, label=value, complied=c.complied,
+                                     attributed_fault=to_fault, rationale=c.rationale, **produced.fields()))
     ctx.write("execution_labels", labels, owner=f"labels.{variant}")
     return Outcome(counts={**Counter(e.label for e in labels), "unlabelled": unlabelled,
                            "attributed": sum(1 for e in labels if e.attributed_fault)},
@@ -179,10 +187,8 @@ def fault_activation_step(ctx: RunContext, fault: str, test_ids: list[str]) -> O
     executions of the same tests do not (:mod:`adat.mutation.seeded_faults`)."""
     from adat.mutation import activate_fault, fault_mutant_row
 
-    run_id = ctx.run_id
     faults = fault_catalog(ctx.cfg.target.type)
-    seeded = faults.load_fault(fault)
-    rule = seeded.rule
+    rule = faults.load_fault(fault).rule
     wanted = set(test_ids)
     variants = ("original", fault)
     sessions = {(e.agent_variant, e.session_id) for e in cast(list[Execution], ctx.read_variants("executions", variants))
@@ -192,7 +198,7 @@ def fault_activation_step(ctx: RunContext, fault: str, test_ids: list[str]) -> O
     activation = activate_fault(fault, rule, [e for e in events if e.agent_variant == fault],
                                 [e for e in events if e.agent_variant == "original"],
                                 rewords=faults.rewords_rule(fault))
-    ctx.write("mutants", [fault_mutant_row(run_id, fault, rule, activation)], owner=f"activation.{fault}")
+    ctx.write("mutants", [fault_mutant_row(ctx.run_id, fault, rule, activation)], owner=f"activation.{fault}")
     return Outcome(counts={"activated": float(activation.activated)}, step=f"activation:{fault}")
 
 
@@ -210,41 +216,30 @@ def catalog_step(cfg: RunConfig, run_id: str) -> StepResult:
     return StepResult(run_id=run_id, step="catalog", data={"catalog": str(path)})
 
 
-# --- helpers ---------------------------------------------------------------------------------
-def _reference_labeller(cfg: RunConfig, run_id: str, variant: str, original_replays: list[Any] | None = None) -> Labeller:
+# --- the two auditors' judgement of an execution -----------------------------------------------
+def _reference_auditor(cfg: RunConfig, variant: str,
+                       original_replays: list[Any] | None = None) -> tuple[JudgeCompliance, Attributed]:
     from adat.evaluation.replay import Replayer
 
     replayer = Replayer.for_database(database_of(cfg), cfg.target.type)
     replayer.remember(original_replays or [])
     fault = replayer.truth.load_fault(variant) if variant != "original" else None
 
-    def label(test: TestCase, audit: AuditLabel, execution: Execution, verdict: Verdict) -> ExecutionLabel:
-        mapped = {m.boundary for m in audit.mappings}
-        c = reference_compliance(replayer, execution, mapped, fault)
-        value = paper_label(verdict.verdict, c.complied, c.reached)
-        attributed = variant if value == "TP" and fault is not None and c.attributed else None
-        return ExecutionLabel(run_id=run_id, execution_id=execution.execution_id, test_id=test.test_id,
-                              agent_variant=variant, label=value, complied=c.complied, attributed_fault=attributed,
-                              rationale=c.rationale, produced_by=REFERENCE_LABELLER)
+    def compliance(test: TestCase, audit: AuditLabel, execution: Execution) -> tuple[Compliance, Provenance]:
+        judged = reference_compliance(replayer, execution, {m.boundary for m in audit.mappings}, fault)
+        return judged, Provenance(produced_by=REFERENCE_LABELLER)
 
-    return label
+    return compliance, lambda _test, _execution, c: fault is not None and c.attributed
 
 
-def _llm_labeller(ctx: RunContext, run_id: str, variant: str) -> Labeller:
-    auditor = LLMAuditor(ctx.client, load_artifacts(ctx.cfg), run_id, ctx.cfg.target.type,
+def _llm_auditor(ctx: RunContext, variant: str) -> tuple[JudgeCompliance, Attributed]:
+    auditor = LLMAuditor(ctx.client, load_artifacts(ctx.cfg), ctx.run_id, ctx.cfg.target.type,
                          use_tool_trace=ctx.cfg.judge.use_tool_trace)
 
-    def label(test: TestCase, audit: AuditLabel, execution: Execution, verdict: Verdict) -> ExecutionLabel:
-        c, produced = auditor.compliance(test, audit, execution)
-        value = paper_label(verdict.verdict, c.complied, c.reached)
-        attributed = None
-        if value == "TP" and variant != "original" and auditor.attribute(variant, test, execution, c):
-            attributed = variant
-        return ExecutionLabel(run_id=run_id, execution_id=execution.execution_id, test_id=test.test_id,
-                              agent_variant=variant, label=value, complied=c.complied, attributed_fault=attributed,
-                              rationale=c.rationale, **produced.fields())
+    def attributed(test: TestCase, execution: Execution, c: Compliance) -> bool:
+        return variant != "original" and auditor.attribute(variant, test, execution, c)
 
-    return label
+    return auditor.compliance, attributed
 
 
 __all__ = ["Compliance", "catalog_step", "evaluation_faults", "fault_activation_step", "grouping_step", "labelling_step",

@@ -40,9 +40,6 @@ class Replay:
     db_hash: str = ""
     error: str | None = None
 
-    def events_at(self, turn: int) -> list[Event]:
-        return [e for e in self.events if e[2] == turn]
-
     def evaluated(self, rule_ids: set[str]) -> bool:
         """Whether any of ``rule_ids`` was evaluated in the session."""
         return any(rule in rule_ids for rule, _side, _turn in self.events)
@@ -89,7 +86,6 @@ class Replayer:
                         db_hash=agent.session_db_hash(session), error=error)
         self._memo[key] = result
         return result
-
 
     def _agent(self, variant: str) -> ReplayAgent:
         """An agent of ``variant``, replaced after SESSIONS_PER_AGENT sessions.
@@ -168,5 +164,4 @@ def checked_situation(events: tuple[Event, ...] | list[Event]) -> CheckedSituati
     turn = max(t for _rule, _side, t in events)
     at = [(rule, side) for rule, side, t in events if t == turn]
     denied = [(rule, side) for rule, side in at if side == "denied"]
-    chosen = list(dict.fromkeys(denied or at))
-    return CheckedSituation(turn=turn, events=tuple((r, s) for r, s in chosen))  # type: ignore[misc]
+    return CheckedSituation(turn=turn, events=tuple(dict.fromkeys(denied or at)))  # type: ignore[arg-type]

@@ -83,8 +83,8 @@ def _one_session(cfg: RunConfig, client: TesterLLM, target: Target, run_id: str,
     trace.session_id, trace.turns, trace.ended_by = conv.session_id, conv.turns, conv.ended_by
     if conv.error is not None:
         log.warning("discovery %s: target failed: %s", trace.trace_id, conv.error)
-    if driver.produced is not None:
-        _stamp(trace, driver.produced)
+    if driver.produced is not None:  # produced by its driver (the planner only names the objective)
+        trace = trace.model_copy(update=driver.produced.fields())
     return trace
 
 
@@ -116,9 +116,3 @@ class LLMDriver:
 
     def at_limit(self, turn_limit: int) -> EndedBy:
         return "turn_limit"
-
-
-def _stamp(trace: Trace, produced: Provenance) -> None:
-    """A discovery trace is produced by its driver (the planner only names the objective)."""
-    trace.produced_by, trace.prompt_id, trace.prompt_version = (
-        produced.produced_by, produced.prompt_id, produced.prompt_version)

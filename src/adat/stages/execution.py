@@ -11,19 +11,27 @@ as Prefect tasks instead and :func:`record_executions` writes what they returned
 :func:`write_phase` (the same test selection, owners and variant). Each mapped call builds its
 own target and LLM client, so it can run in another process or on another machine that sees the
 same data dir. ``run-suite`` executes another run's suite: :func:`check_run_suite` checks it first.
+
+Repeated trials (``run-suite --repeat k``, ``execution.repeat``; docs/trials.md): every test is
+executed k times against the same agent variant, each trial in a fresh session, each judged on
+its own. Whether a test is *flaky* and why is read from these rows by
+``sql/intermediate/int_test_trials.sql``:
+
+* the agent is flaky when the trials' verdicts differ and so do the agent's replies;
+* the judge is flaky when the same transcript is judged differently. Two trials with identical
+  replies and different verdicts show it directly; to see it when the replies differ too, every
+  trial of a test whose verdicts disagree is judged a second time (:func:`disagreeing`), and a
+  second verdict unlike the first marks the judge. Re-judging only disagreeing tests costs
+  nothing on a stable suite (the common case) and at most k judge calls per disagreeing test.
 """
 
 from __future__ import annotations
 
-import contextvars
 import threading
-from collections import Counter
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from collections import Counter, defaultdict
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TypeVar, cast
-
-from pydantic import BaseModel, ConfigDict
+from typing import cast
 
 from adat import conversation
 from adat.config import RunConfig
@@ -31,19 +39,15 @@ from adat.conversation import ScriptedUser
 from adat.engine.context import RunContext, phase_owner
 from adat.engine.stage_runner import Outcome
 from adat.errors import UserError
-from adat.records import Execution, RuleEvent, Run, TestCase, Verdict
+from adat.records import Execution, Record, RuleEvent, Run, TestCase, Verdict
+from adat.stages.concurrency import map_in_order
 from adat.stages.ids import execution_id
 from adat.stages.judging import judge_execution
 from adat.stages.process_checks import checks_for, process_checks_of
-from adat.stages.trials import Trial, rejudge_disagreeing, trials_of
 from adat.targets.base import Target
 from adat.targets.trial import in_trial
 from adat.warehouse.layout import live_parts
 from adat.warehouse.parquet import partition_dir, read_records
-
-Progress = Callable[[int, int], None]
-R = TypeVar("R")
-T = TypeVar("T")
 
 
 def execute_test(target: Target, test: TestCase, run_id: str, *, agent_variant: str = "original",
@@ -67,52 +71,13 @@ def execute_test(target: Target, test: TestCase, run_id: str, *, agent_variant: 
     return execution
 
 
-def execute_tests(target: Target, tests: Sequence[TestCase], run_id: str, workers: int,
-                  progress: Progress | None = None, *, agent_variant: str = "original") -> list[Execution]:
-    """Execute ``tests`` concurrently (they are independent); results in the order of ``tests``.
-
-    The target must accept concurrent sessions when ``workers > 1``; ``progress(done, total)`` is
-    called from the calling thread as executions finish.
-    """
-    return run_tests(lambda test: execute_test(target, test, run_id, agent_variant=agent_variant), tests, workers,
-                     progress)
-
-
-def run_tests(fn: Callable[[T], R], tests: Sequence[T], workers: int,
-              progress: Progress | None = None) -> list[R]:
-    """``[fn(test) for test in tests]`` on ``workers`` threads, in the order of ``tests``.
-
-    ``fn`` may execute a test and then judge it: each worker then runs one test's whole chain, so
-    no worker waits at a barrier between executing and judging (a suite's wall time is then that
-    of the tests' chains, as a plain thread pool over the same calls would take).
-    """
-    total = len(tests)
-    if workers <= 1 or total <= 1:
-        results = []
-        for done, test in enumerate(tests, start=1):
-            results.append(fn(test))
-            if progress is not None:
-                progress(done, total)
-        return results
-    slots: list[R | None] = [None] * total
-    with ThreadPoolExecutor(max_workers=min(workers, total), thread_name_prefix="adat-exec") as pool:
-        futures = {pool.submit(contextvars.copy_context().run, fn, test): i for i, test in enumerate(tests)}
-        for done, future in enumerate(as_completed(futures), start=1):
-            slots[futures[future]] = future.result()
-            if progress is not None:
-                progress(done, total)
-    return [r for r in slots if r is not None]
-
-
 def execution_step(ctx: RunContext, kind: str = "plain", suite_run_id: str | None = None,
                    fault: str | None = None, test_ids: list[str] | None = None) -> Outcome:
     """Execute tests of ``kind`` (of this run, or of ``suite_run_id``) in fresh sessions and judge them.
 
     ``test_ids`` limits the execution to those tests (the regression runs only the tests mapped
-    to a fault). The executions, verdicts and side log are this phase's own parts of the run
-    (owner ``execution.<kind>.<variant>``): re-executing replaces them and nothing else, so plain
-    and transformed tests and every faulty variant accumulate in one run. The variant is
-    ``fault``, else the config's ``target.fault``, else 'original'.
+    to a fault). The rows are this phase's own parts of the run (:func:`write_phase`). The variant
+    is ``fault``, else the config's ``target.fault``, else 'original'.
     """
     cfg, run_id = ctx.cfg, ctx.run_id
     variant = ctx.variant(fault)
@@ -131,25 +96,40 @@ def execution_step(ctx: RunContext, kind: str = "plain", suite_run_id: str | Non
             return judge_execution(cfg, client, test, execution, run_id, rejudge=rejudge,
                                    checks=checks_for(checks, test.statement_id))
 
-    def execute_and_judge(trial: Trial) -> tuple[Execution, Verdict]:
+    def execute_and_judge(trial: tuple[TestCase, int]) -> tuple[Execution, Verdict]:
         test, number = trial
         execution = execute_test(target, test, run_id, agent_variant=variant, trial=number)
         return execution, judge(test, execution)
 
-    # k trials of each test are k independent units of work: 16 workers run 16 sessions at once
-    pairs = run_tests(execute_and_judge, trials_of(tests, cfg.execution.repeat), cfg.execution.workers, progress)
+    # k trials of each test are k independent units of work (trials of one test next to each
+    # other): 16 workers run 16 sessions at once
+    trials = [(test, trial) for test in tests for trial in range(1, max(1, cfg.execution.repeat) + 1)]
+    pairs = map_in_order(execute_and_judge, trials, cfg.execution.workers, name="adat-exec",
+                         progress=progress)
     executions, verdicts = [e for e, _ in pairs], [v for _, v in pairs]
-    rejudged = None if cfg.execution.repeat <= 1 else rejudge_disagreeing(
-        executions, verdicts, tests, lambda t, e: judge(t, e, rejudge=True),
-        lambda fn, todo: run_tests(fn, todo, cfg.execution.workers))
+    rejudged = None  # a single trial has nothing to disagree with
+    if cfg.execution.repeat > 1:  # a second verdict on every trial of each test whose trials disagree
+        by_test = {t.test_id: t for t in tests}
+        rejudged = map_in_order(lambda e: judge(by_test[e.test_id], e, rejudge=True),
+                                disagreeing(executions, verdicts), cfg.execution.workers, name="adat-exec")
     return write_phase(ctx, tests, executions, verdicts, ctx.rule_events(target, executions, variant), kind,
                        variant, suite_run_id, rejudged=rejudged)
 
 
-class ExecutedTest(BaseModel):
-    """One test's execution, its verdict and the target's side log of its session."""
+def disagreeing(executions: Sequence[Execution], verdicts: Sequence[Verdict]) -> list[Execution]:
+    """Executions of the tests whose judged trials on one variant do not all have the same verdict."""
+    by_id = {v.execution_id: v for v in verdicts}
+    groups: dict[tuple[str, str], list[Execution]] = defaultdict(list)
+    for execution in executions:
+        verdict = by_id.get(execution.execution_id)
+        if verdict is not None and verdict.judged:
+            groups[(execution.test_id, execution.agent_variant)].append(execution)
+    return [e for group in groups.values() if len({by_id[x.execution_id].verdict for x in group}) > 1
+            for e in group]
 
-    model_config = ConfigDict(extra="forbid")
+
+class ExecutedTest(Record):
+    """One test's execution, its verdict and the target's side log of its session (a mapped task's result)."""
 
     execution: Execution
     verdict: Verdict
@@ -181,17 +161,17 @@ def write_phase(ctx: RunContext, tests: list[TestCase], executions: list[Executi
         ctx.write("tests", [t.model_copy(update={"run_id": ctx.run_id}) for t in tests], owner="suite")
     ctx.write("executions", executions, owner=owner)
     ctx.write("verdicts", verdicts, owner=owner)
-    if rejudged is not None:  # repeated trials only: a single trial has nothing to disagree with
+    if rejudged is not None:  # repeated trials only
         ctx.write("rejudgements", rejudged, owner=owner)
     ctx.write("rule_events", events, owner=owner)
     return Outcome(counts=Counter(v.verdict for v in verdicts), tables={"executions": len(executions)},
                    step=f"execution:{kind}:{variant}", data={"agent_variant": variant})
 
 
-def execution_tests(cfg: RunConfig, run_id: str, kind: str = "plain", suite_run_id: str | None = None,
-                    test_ids: list[str] | None = None) -> list[TestCase]:
+def execution_tests(cfg: RunConfig, run_id: str, kind: str = "plain",
+                    suite_run_id: str | None = None) -> list[TestCase]:
     """:func:`phase_tests` of run ``run_id``."""
-    return phase_tests(RunContext(cfg, run_id), kind, suite_run_id, test_ids)
+    return phase_tests(RunContext(cfg, run_id), kind, suite_run_id)
 
 
 def execute_and_judge(cfg: RunConfig, run_id: str, test: TestCase, kind: str = "plain",

@@ -47,11 +47,14 @@ def judge_execution(cfg: RunConfig, client: TesterLLM, test: TestCase, execution
     process ``checks`` of the test's statement run over them (a failed one fails the verdict,
     :mod:`adat.stages.process_checks`)."""
     base = {"run_id": run_id, "execution_id": execution.execution_id, "test_id": test.test_id}
+
+    def unjudged(why: str) -> Verdict:
+        return Verdict(**base, verdict="inconclusive", judged=False, rationale=f"not judged: {why}",
+                       criteria=match_criteria(test, []))
+
     if execution.ended_by == "error" or execution.error:
-        return Verdict(**base, verdict="inconclusive", judged=False,
-                       rationale=f"not judged: the execution ended in a target error ({execution.error}); "
-                                 "the agent's behaviour could not be observed",
-                       criteria=_unjudged(test))
+        return unjudged(f"the execution ended in a target error ({execution.error}); "
+                        "the agent's behaviour could not be observed")
     judge_in = JudgeInput(goal=test.goal, success_criteria=list(test.success_criteria),
                           failure_criteria=list(test.failure_criteria), turns=turn_views(execution.turns),
                           ended_by=execution.ended_by, **tool_trace_fields(execution.turns, cfg.judge.use_tool_trace))
@@ -60,8 +63,7 @@ def judge_execution(cfg: RunConfig, client: TesterLLM, test: TestCase, execution
         out, produced = call_role(client, "judge", PROMPT_JUDGE, judge_in, JudgeOutput, cache_tag=tag)
     except LLMError as exc:
         log.warning("judging %s failed: %s", execution.execution_id, exc)
-        return Verdict(**base, verdict="inconclusive", judged=False, rationale=f"not judged: judge error: {exc}",
-                       criteria=_unjudged(test))
+        return unjudged(f"judge error: {exc}")
     criteria = match_criteria(test, out.criteria)
     verdict, note = enforce_verdict_rule(out.verdict, criteria)
     rationale = out.rationale.strip() + (f" [verdict rule: {note}]" if note else "")
@@ -75,7 +77,8 @@ def match_criteria(test: TestCase, judged: list[JudgedCriterion]) -> list[Criter
     """One result per criterion of the test, in the test's order.
 
     A judged criterion is matched by its text (case and whitespace ignored), else by position
-    among the judged criteria of the same kind; a criterion the judge skipped has ``holds=None``.
+    among the judged criteria of the same kind; a criterion the judge skipped (every one, when
+    nothing was judged) has ``holds=None``.
     """
     results: list[CriterionResult] = []
     groups: tuple[tuple[CriterionKind, list[str]], ...] = (
@@ -107,13 +110,6 @@ def enforce_verdict_rule(verdict: VerdictValue, criteria: list[CriterionResult])
         return "inconclusive", ("fail -> inconclusive: no failure criterion holds and no success "
                                 "criterion was shown not to hold")
     return verdict, ""
-
-
-def _unjudged(test: TestCase) -> list[CriterionResult]:
-    return ([CriterionResult(criterion=c, kind="success", holds=None, rationale="not judged")
-             for c in test.success_criteria]
-            + [CriterionResult(criterion=c, kind="failure", holds=None, rationale="not judged")
-               for c in test.failure_criteria])
 
 
 def _norm(text: str) -> str:

@@ -87,9 +87,7 @@ def map_statements(cfg: RunConfig, client: TesterLLM, statements: Sequence[State
             continue
         for mapped in answer.assertions:
             named = [*mapped.tools, *mapped.gates]
-            assertion = SpecAssertion(kind=mapped.kind, clause=statement.statement_id, tools=list(mapped.tools),
-                                      gates=list(mapped.gates), values=list(mapped.values),
-                                      description=mapped.description)
+            assertion = SpecAssertion(**mapped.model_dump(), clause=statement.statement_id)
             if not named or not set(named) <= known or assertion.problems():
                 continue
             out.append(ProcessAssertion(run_id=run_id, statement_id=statement.statement_id,

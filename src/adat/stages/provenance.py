@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
@@ -24,8 +24,7 @@ class Provenance:
     prompt_version: str = ""
 
     def fields(self) -> dict[str, str]:
-        return {"produced_by": self.produced_by, "prompt_id": self.prompt_id,
-                "prompt_version": self.prompt_version}
+        return asdict(self)
 
 
 def call_role(client: TesterLLM, role: str, prompt_id: str, variables: BaseModel,
@@ -35,20 +34,11 @@ def call_role(client: TesterLLM, role: str, prompt_id: str, variables: BaseModel
     ``cache_tag`` separates otherwise identical requests in the response cache (a repeated trial,
     a re-judgement). Raises :class:`adat.llm.types.LLMError` when the client gives up.
     """
-    kwargs = {"cache_tag": cache_tag} if cache_tag else {}  # scripted clients of older tests take none
-    answer = client.structured(role, prompt_id, variables.model_dump(), output, **kwargs)
-    return answer, provenance_of(client, role, prompt_id)
-
-
-def provenance_of(client: TesterLLM, role: str, prompt_id: str) -> Provenance:
-    """Provenance of the answers ``client`` gives ``role`` with ``prompt_id``.
-
-    The model is the one the run config names for the role (what the client called); the version
-    is read from the same prompt file the client rendered.
-    """
-    model = str(client.cfg.models.for_role(role))
-    return Provenance(produced_by=model, prompt_id=prompt_id,
-                      prompt_version=_prompt_version(str(client.prompts_dir), prompt_id))
+    answer = client.structured(role, prompt_id, variables.model_dump(), output, cache_tag=cache_tag)
+    # the model the run config names for the role (what the client called), the version from the
+    # same prompt file the client rendered
+    return answer, Provenance(produced_by=str(client.cfg.models.for_role(role)), prompt_id=prompt_id,
+                              prompt_version=_prompt_version(str(client.prompts_dir), prompt_id))
 
 
 @lru_cache(maxsize=64)

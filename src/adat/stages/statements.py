@@ -52,6 +52,7 @@ from adat.contracts.adat2_roles import (
     GroundingCandidate,
     GroundingItem,
     PlainInput,
+    StatementView,
 )
 from adat.engine.context import RunContext
 from adat.engine.stage_runner import Outcome
@@ -60,7 +61,7 @@ from adat.records import Statement, TestCase, Trace
 from adat.stages.concurrency import call_or_error, map_in_order
 from adat.stages.ids import plain_test_id, statement_id
 from adat.stages.provenance import Provenance, call_role
-from adat.stages.views import statement_view, supporting_context, test_from_generated, trace_view
+from adat.stages.views import supporting_context, test_from_generated, trace_view, view
 
 log = logging.getLogger(__name__)
 
@@ -211,9 +212,7 @@ def _apply_answers(batch: Sequence[Statement], answer: list[GroundingItem] | LLM
         counts["grounder_error"] += len(batch)
     else:
         items = answer
-    by_index: dict[int, GroundingItem] = {}
-    for item in items:
-        by_index.setdefault(item.index, item)  # the first answer for an index wins
+    by_index = {item.index: item for item in reversed(items)}  # the first answer for an index wins
     result = []
     for i, statement in enumerate(batch):
         found = by_index.get(i)
@@ -282,7 +281,8 @@ def generate_plain_tests(cfg: RunConfig, client: TesterLLM, statements: Sequence
     def generate(statement: Statement) -> tuple[GeneratedTest, Provenance]:
         trace = by_trace.get(statement.supporting_trace_id)
         context = supporting_context(trace, statement.supporting_turn) if trace is not None else []
-        plain_in = PlainInput(statement=statement_view(statement), supporting_reply=statement.supporting_reply,
+        plain_in = PlainInput(statement=view(StatementView, statement),
+                              supporting_reply=statement.supporting_reply,
                               supporting_context=context, tester_facts=list(cfg.tester_facts),
                               turn_limit=cfg.generation.turn_limit)
         return call_role(client, "generator", PROMPT_PLAIN, plain_in, GeneratedTest)

@@ -30,7 +30,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from adat.config import RunConfig, cache_dir
-from adat.contracts.adat2_roles import PROMPT_TRANSFORM, TransformInput, TransformOutput
+from adat.contracts.adat2_roles import (
+    PROMPT_TRANSFORM,
+    InstructionView,
+    StatementView,
+    TransformInput,
+    TransformOutput,
+)
 from adat.engine.context import RunContext, StepResult
 from adat.engine.stage_runner import Outcome
 from adat.errors import UserError
@@ -51,7 +57,7 @@ from adat.stages.judging import judge_execution
 from adat.stages.process_checks import checks_for, process_checks_of
 from adat.stages.provenance import call_role
 from adat.stages.statements import ranked_statements, top_statements
-from adat.stages.views import instruction_view, statement_view, test_from_generated, test_view, trace_view
+from adat.stages.views import test_from_generated, test_view, trace_view, view
 from adat.targets.base import Target
 
 if TYPE_CHECKING:  # adat.selection pulls in scipy; executing or judging alone should not pay for it
@@ -91,8 +97,8 @@ def transform(cfg: RunConfig, client: TesterLLM, selector: PairSelector, target:
               progress: Progress | None = None, done_attempts: Sequence[Attempt] = (),
               done_tests: Sequence[TestCase] = (), on_attempt: Callable[[AttemptOutcome], None] | None = None,
               counts: Counter[str] | None = None, checks: Mapping[str, Sequence[ProcessAssertion]] | None = None,
-              ) -> tuple[list[TestCase], list[Attempt], list[Execution], list[Verdict]]:
-    """Run attempts until the selector stops; returns the rows of the attempts made in this call.
+              ) -> list[AttemptOutcome]:
+    """Run attempts until the selector stops; returns what the attempts made in this call produced.
 
     ``execute_fn(test)`` / ``judge_fn(test, execution)`` default to :func:`execute_test` on
     ``target`` and :func:`judge_execution` with ``client``. ``done_tests`` are the transformed
@@ -106,7 +112,7 @@ def transform(cfg: RunConfig, client: TesterLLM, selector: PairSelector, target:
     by_statement = checks or {}
     run_judge: JudgeFn = judge_fn or (lambda test, ex: judge_execution(
         cfg, client, test, ex, run_id, checks=checks_for(by_statement, test.statement_id)))
-    context = _Context(cfg, statements, plain_tests, traces, instructions, ())
+    context = _Context(cfg, statements, plain_tests, traces, instructions)
     prefer = getattr(selector, "prefer", None)  # the both-sides hook (selectors that score instructions)
     if prefer is not None and cfg.selector.both_sides > 0:
         prefer(context.side_weight)
@@ -119,28 +125,21 @@ def transform(cfg: RunConfig, client: TesterLLM, selector: PairSelector, target:
     replay_attempts(selector, done_attempts,
                     after=lambda a: context.add(done_by_id[a.test_id]) if a.test_id in done_by_id else None)
     budget = min(cfg.selector.max_attempts_cap, cfg.selector.attempts_per_test * cfg.generation.n)
-    tests: list[TestCase] = []
-    attempts: list[Attempt] = []
-    executions: list[Execution] = []
-    verdicts: list[Verdict] = []
+    outcomes: list[AttemptOutcome] = []
     while (pair := selector.next_pair()) is not None:
         outcome = _attempt(cfg, client, selector.name, pair, context, run_id, run_execute, run_judge, counts,
                            target_id=str(getattr(target, "agent_id", "")))
         _report(selector, pair, outcome.attempt)
-        attempts.append(outcome.attempt)
+        outcomes.append(outcome)
         if outcome.test is not None:
-            tests.append(outcome.test)
             context.add(outcome.test)
-        if outcome.execution is not None:
-            executions.append(outcome.execution)
-        if outcome.verdict is not None:
-            verdicts.append(outcome.verdict)
         if on_attempt is not None:
             on_attempt(outcome)
         if progress is not None:
             progress(pair.attempt_no, budget)
-    log.info("transformation stopped (%s) after %d attempts in this call", selector.stop_reason(), len(attempts))
-    return tests, attempts, executions, verdicts
+    log.info("transformation stopped (%s) after %d attempts in this call", selector.stop_reason(),
+             len(outcomes))
+    return outcomes
 
 
 def replay_attempts(selector: PairSelector, done_attempts: Sequence[Attempt], *,
@@ -183,14 +182,14 @@ class _Context:
     """What the generator is shown besides the pair: lookups and the most recent tests."""
 
     def __init__(self, cfg: RunConfig, statements: Sequence[Statement], plain_tests: Sequence[TestCase],
-                 traces: Sequence[Trace], instructions: Sequence[Instruction],
-                 done_tests: Sequence[TestCase]) -> None:
+                 traces: Sequence[Trace], instructions: Sequence[Instruction]) -> None:
         self.statements = {s.statement_id: s for s in statements}
         self.instructions = {i.instruction_id: i for i in instructions}
         self.plain = {t.statement_id: t for t in plain_tests if t.statement_id}
         self.traces = [trace_view(t) for t in traces if t.kind == "discovery"]
-        # "the tests most recently written in the run": plain tests were written first.
-        self.recent: list[TestCase] = [*plain_tests, *done_tests]
+        # "the tests most recently written in the run": plain tests were written first (a resumed
+        # run's transformed tests are added as its attempts are replayed).
+        self.recent: list[TestCase] = list(plain_tests)
         self.keep = cfg.generation.recent_tests
         self.both_sides = cfg.selector.both_sides
         # Both sides of a boundary: the sides each statement's tests cover so far in the run.
@@ -253,8 +252,9 @@ def _attempt(cfg: RunConfig, client: TesterLLM, selector_name: str, pair: Pair, 
                            "block": pair.block, "pass_no": pair.pass_no, "scores_json": pair.scores_json(),
                            "generator": str(cfg.models.generator), "target_id": target_id}
     transform_in = TransformInput(
-        statement=statement_view(statement), supporting_reply=statement.supporting_reply,
-        instruction=instruction_view(instruction), plain_test=test_view(plain) if plain is not None else None,
+        statement=view(StatementView, statement), supporting_reply=statement.supporting_reply,
+        instruction=view(InstructionView, instruction),
+        plain_test=test_view(plain) if plain is not None else None,
         discovery_traces=ctx.traces, recent_tests=ctx.recent_views(), tester_facts=list(cfg.tester_facts),
         turn_limit=cfg.generation.turn_limit, covered_sides=ctx.covered_sides(statement.statement_id),
         aim_side=ctx.aim_side(statement.statement_id))
@@ -304,7 +304,7 @@ def transformation_step(ctx: RunContext, priors: StepResult | None = None) -> Ou
     from adat.stages.selection_priors import USES_PAST
 
     cfg, run_id, resume_key = ctx.cfg, ctx.run_id, ctx.key
-    past = priors.data.get("past") if priors else None
+    history = priors.data if priors else {}
     progress = ctx.progress("transformation attempts")
     if resume_key is not None and not ctx.resumable(TRANSFORMATION, resume_key):
         for table in _XF_TABLES:
@@ -321,9 +321,10 @@ def transformation_step(ctx: RunContext, priors: StepResult | None = None) -> Ou
     embeddings = embedder.embed([s.text for s in statements])
     selector = make_selector(cfg.selector, statements, instructions, embeddings, cfg.generation.n, cfg.seed,
                              priors={k: (float(v[0]), float(v[1]))
-                                     for k, v in ((priors.data.get("priors") if priors else None) or {}).items()},
+                                     for k, v in (history.get("priors") or {}).items()},
                              llm_choose=_llm_choose(ctx) if cfg.selector.name == "llm" else None,
-                             past=_past_attempts(embedder, past) if cfg.selector.name in USES_PAST else None)
+                             past=(_past_attempts(embedder, history.get("past"))
+                                   if cfg.selector.name in USES_PAST else None))
     target = ctx.target(scope="xf")
     variant = ctx.variant()
 
@@ -389,14 +390,10 @@ def _drop_uncommitted(ctx: RunContext) -> None:
 
 
 def _unique(rows: list[Any], key: Callable[[Any], Any]) -> list[Any]:
-    seen: set[Any] = set()
-    out = []
+    first: dict[Any, Any] = {}
     for row in rows:
-        k = key(row)
-        if k not in seen:
-            seen.add(k)
-            out.append(row)
-    return out
+        first.setdefault(key(row), row)
+    return list(first.values())
 
 
 def _llm_choose(ctx: RunContext) -> Callable[[list[Any]], tuple[str, str] | None]:

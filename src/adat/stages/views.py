@@ -7,23 +7,26 @@ before a call and records from the structured answers after it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
 
-from adat.contracts.adat2_roles import (
-    GeneratedTest,
-    InstructionView,
-    SessionSummary,
-    StatementView,
-    TestView,
-    TraceView,
-    TurnView,
-)
-from adat.records import Instruction, Statement, TestCase, TestKind, Trace, Turn
+from pydantic import BaseModel
+
+from adat.contracts.adat2_roles import GeneratedTest, SessionSummary, TestView, TraceView, TurnView
+from adat.records import TestCase, TestKind, Trace, Turn
 from adat.stages.provenance import Provenance
+
+V = TypeVar("V", bound=BaseModel)
+
+
+def view(cls: type[V], record: object) -> V:
+    """The role view ``cls`` of a record: the fields ``cls`` declares, read from the record's
+    attributes of the same names (nested records too: a trace's turns become turn views)."""
+    return cls.model_validate(record, from_attributes=True)
 
 
 def turn_views(turns: Sequence[Turn]) -> list[TurnView]:
     """The tester-visible part of turns (role and text; no timestamps)."""
-    return [TurnView(role=t.role, text=t.text) for t in turns]
+    return [view(TurnView, t) for t in turns]
 
 
 #: the tool trace shown to the judge and the auditor is bounded: at most this many calls, each
@@ -63,8 +66,7 @@ def _cut(text: str) -> str:
 
 
 def trace_view(trace: Trace) -> TraceView:
-    return TraceView(trace_id=trace.trace_id, objective=trace.objective, strategy=trace.strategy,
-                     turns=turn_views(trace.turns))
+    return view(TraceView, trace)
 
 
 def session_summary(trace: Trace) -> SessionSummary:
@@ -74,35 +76,17 @@ def session_summary(trace: Trace) -> SessionSummary:
                           last_agent_reply=last_reply)
 
 
-def statement_view(statement: Statement) -> StatementView:
-    return StatementView(statement_id=statement.statement_id, text=statement.text,
-                         condition=statement.condition, behavior=statement.behavior)
-
-
-def instruction_view(instruction: Instruction) -> InstructionView:
-    return InstructionView(instruction_id=instruction.instruction_id, title=instruction.title,
-                           text=instruction.text, factor=instruction.factor,
-                           applicability=instruction.applicability)
-
-
 def test_view(test: TestCase) -> TestView:
-    return TestView(test_id=test.test_id, kind=test.kind, goal=test.goal, step_hints=list(test.step_hints),
-                    success_criteria=list(test.success_criteria),
-                    failure_criteria=list(test.failure_criteria))
+    return view(TestView, test)
 
 
 def test_from_generated(generated: GeneratedTest, *, test_id: str, run_id: str, kind: TestKind,
                         turn_limit: int, provenance: str, produced: Provenance,
                         statement_id: str | None = None, instruction_id: str | None = None) -> TestCase:
-    """A TestCase row from the generator's structured test."""
-    return TestCase(
-        test_id=test_id, run_id=run_id, kind=kind, statement_id=statement_id,
-        instruction_id=instruction_id, goal=generated.goal, step_hints=list(generated.step_hints),
-        success_criteria=list(generated.success_criteria),
-        failure_criteria=list(generated.failure_criteria), turn_limit=turn_limit,
-        expected_side=generated.expected_side, assumed_facts=list(generated.assumed_facts),
-        provenance=provenance, **produced.fields(),
-    )
+    """A TestCase row from the generator's structured test (its fields are the test's own)."""
+    return TestCase(**generated.model_dump(), test_id=test_id, run_id=run_id, kind=kind,
+                    statement_id=statement_id, instruction_id=instruction_id, turn_limit=turn_limit,
+                    provenance=provenance, **produced.fields())
 
 
 def supporting_context(trace: Trace, supporting_turn: int) -> list[TurnView]:

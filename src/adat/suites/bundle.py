@@ -25,11 +25,9 @@ import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
 import adat
 from adat.errors import UserError
-from adat.records import TABLES
+from adat.records import TABLES, Record
 from adat.suites.suite_blessings import bless, suite_tests
 from adat.warehouse.layout import RUNS_DIR, live_parts, partition_path
 
@@ -39,10 +37,8 @@ BUNDLE_TABLES = ("runs", "tests", "statements", "ranked_statements", "instructio
                  "audit_labels", "execution_labels", "process_assertions")
 
 
-class BundledPart(BaseModel):
+class BundledPart(Record):
     """One Parquet part in a bundle."""
-
-    model_config = ConfigDict(extra="forbid")
 
     table: str
     file: str
@@ -50,10 +46,8 @@ class BundledPart(BaseModel):
     sha256: str
 
 
-class SuiteManifest(BaseModel):
+class SuiteManifest(Record):
     """``suite.json``: what a bundle holds."""
-
-    model_config = ConfigDict(extra="forbid")
 
     format: str = FORMAT
     run_id: str
