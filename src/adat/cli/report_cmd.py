@@ -43,7 +43,7 @@ def report(
     data_dir: DataDir = None,
 ) -> None:
     """Write one self-contained HTML report of RUN: plots, failing tests with transcripts, changes."""
-    from adat.reporting import write_report
+    from adat.reporting.html_report import write_report
 
     check_run_id(run, field="RUN")
     if against is not None:
