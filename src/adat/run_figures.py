@@ -61,26 +61,22 @@ def _compute_summary(root: Path, run_id: str, sql_dir: Path) -> dict[str, Any]:
         if row["errors"]:
             failed[row["role"]] += int(row["errors"])
     top = sorted(rows["instruction_stats"], key=lambda r: (-r["attempts"], r["instruction_id"]))[:5]
+    counts = ("statements", "grounded_statements", "attempts", "not_applicable", "attempt_errors", "target_errors",
+              "cache_hits")
     return {
         "run_id": run_id,
-        "agent_variant": head.get("agent_variant", "original"),
+        "agent_variant": own,
         "status": head.get("status", ""),
         "stopped_in": head.get("stopped_in", "") or "",
         "error": head.get("error", "") or "",
-        "statements": int(head.get("statements", 0)),
-        "grounded_statements": int(head.get("grounded_statements", 0)),
+        **{name: int(head.get(name, 0)) for name in counts},
         "tests": {"plain": int(head.get("plain_tests", 0)), "transformed": int(head.get("transformed_tests", 0)),
                   "all": int(head.get("tests", 0))},
-        "attempts": int(head.get("attempts", 0)),
-        "not_applicable": int(head.get("not_applicable", 0)),
-        "attempt_errors": int(head.get("attempt_errors", 0)),
         "verdicts": verdicts,
-        "target_errors": int(head.get("target_errors", 0)),
         "failed_llm_calls": dict(failed),
         "top_instructions": [(r["instruction_id"], int(r["attempts"]), int(r["tests_written"])) for r in top],
         "llm_calls": dict(models),
         "offline": any(m == OFFLINE_MODEL for m in models),
-        "cache_hits": int(head.get("cache_hits", 0)),
         "tables": str(root / RUNS_DIR),
         "catalog": str(catalog_path(root)),
     }

@@ -13,9 +13,9 @@ from typing import Annotated
 
 import typer
 
-from adat.cli.app import check_data_dir_option, fail, terminal_console, warehouse_root
-from adat.config import RunConfig, check_run_id, load_run_config
-from adat.engine.config_checks import check_config_references, check_roles_named
+from adat.cli.app import command_config, fail, terminal_console, warehouse_root
+from adat.cli.flow_loader import run_flow as _run_flow
+from adat.config import RunConfig, check_run_id
 
 console = terminal_console()
 
@@ -27,35 +27,19 @@ SourceRun = Annotated[str, typer.Option("--from", help="Run whose discovery trac
 def _config(config: Path, data_dir: Path | None, source: str, command: str,
             selectors: list[str] | None = None) -> RunConfig:
     """The run config with ``--data-dir`` applied, after every check that needs no flow (the roles
-    ``command`` uses are named, preflight)."""
+    ``command`` uses are named; ``--from`` names a run of this data dir that ran discovery, checked
+    before the flow writes a failed run row; preflight)."""
     from adat.engine.preflight import preflight
-
-    check_data_dir_option(data_dir)
-    cfg = load_run_config(config)
-    check_config_references(cfg, file=str(config))
-    check_roles_named(cfg, command, file=str(config), selectors=selectors)
-    cfg = cfg.model_copy(update={"data_dir": str(data_dir.resolve())}) if data_dir else cfg
-    check_run_id(source, field="--from")
-    warehouse_root(cfg.data_path())
-    _check_source_run(cfg, source)
-    preflight(cfg)
-    return cfg
-
-
-def _check_source_run(cfg: RunConfig, source: str) -> None:
-    """``--from`` names a run of this data dir that ran discovery: checked before any flow starts
-    (the flow would write a failed run row first)."""
     from adat.warehouse import read_records
 
+    cfg = command_config(config, data_dir, command, selectors)
+    check_run_id(source, field="--from")
+    warehouse_root(cfg.data_path())
     if not read_records(cfg.data_path(), "traces", run_id=source):
         fail(f"run {source!r} has no discovery traces in {cfg.data_path()}", field="--from",
              fix="pass the id of a run that ran discovery (adat run; see `adat sql stg_runs`)")
-
-
-def _run_flow(flow_name: str, **params: object) -> object:
-    from adat.cli.flow_loader import run_flow
-
-    return run_flow(flow_name, **params)
+    preflight(cfg)
+    return cfg
 
 
 def compare(

@@ -16,12 +16,14 @@ from adat.cli.app import (
     AdatTyper,
     check_data_dir_option,
     check_out_file,
+    command_config,
     fail,
     skip_teardown_at_exit,
     terminal_console,
     warehouse_root,
 )
 from adat.cli.compare_cmd import ablation, baselines, compare
+from adat.cli.flow_loader import run_flow as _run_flow
 from adat.cli.report_cmd import diff, export_app, report, serve_reports, show
 from adat.cli.server_cmd import server_app
 from adat.cli.spec_cmd import spec_app
@@ -34,7 +36,7 @@ from adat.config import (
     demo_config_path,
     load_run_config,
 )
-from adat.engine.config_checks import COMMAND_ROLES, check_config_references, check_roles_named
+from adat.engine.config_checks import COMMAND_ROLES
 
 console = terminal_console()
 app = AdatTyper(
@@ -69,19 +71,6 @@ def _main(version: Annotated[bool, typer.Option("--version", callback=_version, 
 DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Warehouse root (default: the config's data_dir).")]
 
 
-def _with_data_dir(cfg: RunConfig, data_dir: Path | None) -> RunConfig:
-    check_data_dir_option(data_dir)
-    return cfg.model_copy(update={"data_dir": str(data_dir.resolve())}) if data_dir else cfg
-
-
-def _command_config(config: Path, data_dir: Path | None, command: str) -> RunConfig:
-    """The run config of ``command``: loaded, ``--data-dir`` applied, its references and roles checked."""
-    cfg = _with_data_dir(load_run_config(config), data_dir)
-    check_config_references(cfg, file=str(config))
-    check_roles_named(cfg, command, file=str(config))
-    return cfg
-
-
 @config_app.command("check")
 def config_check(
     file: Annotated[Path, typer.Argument(help="Run-config YAML to validate.")],
@@ -94,9 +83,7 @@ def config_check(
     """Validate FILE against the run-config schema; print the resolved target and models."""
     if command not in COMMAND_ROLES:
         fail(f"unknown command {command!r}", field="--for", fix=f"use one of {', '.join(COMMAND_ROLES)}")
-    cfg = load_run_config(file)
-    check_config_references(cfg, file=str(file))
-    check_roles_named(cfg, command, file=str(file))
+    cfg = command_config(file, None, command)
     console.print(f"{file}: ok — target {cfg.target.type}, selector {cfg.selector.name}, "
                   f"{cfg.discovery.sessions} discovery sessions, n={cfg.generation.n}")
     modes = _probe_modes(cfg) if probe else {}
@@ -195,12 +182,6 @@ def faults() -> None:
         console.print(f"{fault_id:<36} {faults.load_fault(fault_id).title}", markup=False)
 
 
-def _run_flow(flow_name: str, **params: object) -> object:
-    from adat.cli.flow_loader import run_flow
-
-    return run_flow(flow_name, **params)
-
-
 @app.command("run")
 def run(
     config: Annotated[Path, typer.Option("--config", "-c", help="Run-config YAML (adat config show-defaults).")],
@@ -211,7 +192,7 @@ def run(
     """Run the whole AdaT2 pipeline (discover → statements → plain + transformed tests → execute → judge)."""
     from adat.engine.preflight import preflight
 
-    cfg = _command_config(config, data_dir, "run")
+    cfg = command_config(config, data_dir, "run")
     forced = _refresh_stages(refresh)
     for line in preflight(cfg):
         if line.startswith("output mode"):  # which structured-output form each model's endpoint takes
@@ -220,9 +201,7 @@ def run(
         from adat.engine.run_claims import check_run_free
 
         check_run_free(cfg.data_path(), cfg.run_id, "pipeline")
-    from adat.run_figures import (
-        print_run_summary,  # after preflight: a bad input fails without loading pandas
-    )
+    from adat.run_figures import print_run_summary  # after preflight: a bad input fails without pandas
 
     result = _run_flow("pipeline", config=cfg, refresh=forced)
     print_run_summary(console, cfg, str(result))
@@ -262,11 +241,10 @@ def run_suite(
     from adat.run_figures import print_run_summary
 
     if fail_on is not None:
-        from adat.reporting.gate import FAIL_ON_MODES  # loads DuckDB: only when asked
+        from adat.reporting.gate import check_mode  # loads DuckDB: only when asked
 
-        if fail_on not in FAIL_ON_MODES:
-            fail(f"unknown mode {fail_on!r}", field="--fail-on", fix=f"use {', '.join(FAIL_ON_MODES)}")
-    cfg = _command_config(config, data_dir, "run-suite")
+        check_mode(fail_on)
+    cfg = command_config(config, data_dir, "run-suite")
     check_run_id(suite, field="--suite")
     check_out_file(junit, "--junit", make_parents=True)
     if run_id is not None:
@@ -336,7 +314,9 @@ def demo(
     from adat.engine.preflight import preflight
     from adat.run_figures import print_run_summary
 
-    cfg = _with_data_dir(load_run_config(demo_config_path()), data_dir)
+    check_data_dir_option(data_dir)
+    cfg = load_run_config(demo_config_path())
+    cfg = cfg.model_copy(update={"data_dir": str(data_dir.resolve())}) if data_dir else cfg
     preflight(cfg)
     if evaluate:
         from adat.config import fault_dir
@@ -366,7 +346,7 @@ def evaluate(
     """
     from adat.evaluation.evaluation_figures import print_evaluation
 
-    cfg = _command_config(config, data_dir, "evaluate")
+    cfg = command_config(config, data_dir, "evaluate")
     _check_evaluation(cfg, run, None)
     print_evaluation(console, cfg, _run_flow("evaluate", config=cfg, suite_run_id=run))
 
@@ -381,7 +361,7 @@ def regress(
     """Run a suite on seeded faulty variants of the agent and print the per-fault detection table."""
     from adat.evaluation.evaluation_figures import print_evaluation
 
-    cfg = _command_config(config, data_dir, "regress")
+    cfg = command_config(config, data_dir, "regress")
     _check_evaluation(cfg, run, fault or None)
     print_evaluation(console, cfg, _run_flow("regress", config=cfg, suite_run_id=run, faults=fault or None))
 

@@ -66,11 +66,10 @@ def export_junit(
     data_dir: DataDir = None,
 ) -> None:
     """Write RUN's verdicts as JUnit XML: one testcase per test, failures carry rationale and transcript."""
-    from adat.reporting.gate import FAIL_ON_MODES
+    from adat.reporting.gate import check_mode
     from adat.reporting.junit import write_junit
 
-    if fail_on not in FAIL_ON_MODES:
-        fail(f"unknown mode {fail_on!r}", field="--fail-on", fix=f"use {', '.join(FAIL_ON_MODES)}")
+    check_mode(fail_on)
     check_run_id(run, field="RUN")
     if suite is not None:
         check_run_id(suite, field="--suite")
@@ -132,19 +131,17 @@ def _tests(t: Any) -> None:
     share = f" ({t.paired_share:.0%} of {t.run_b}'s {t.tests_b})" if t.paired_share is not None else ""
     console.print(Text(f"tests: {len(t.paired)} paired{share}, {len(t.new)} new, {len(t.retired)} retired",
                        style="bold"))
-    for row in t.new:
-        console.print(Text("  + new     ", style="green") + Text(f"{row['test_id']} ({row['kind']}) {row['goal'] or ''}"[:200]))
-    for row in t.retired:
-        console.print(Text("  - retired ", style="red") + Text(f"{row['test_id']} ({row['kind']}) {row['goal'] or ''}"[:200]))
+    for mark, style, rows in (("  + new     ", "green", t.new), ("  - retired ", "red", t.retired)):
+        for row in rows:
+            console.print(Text(mark, style=style) + Text(f"{row['test_id']} ({row['kind']}) {row['goal'] or ''}"[:200]))
 
 
 def _statements(s: Any) -> None:
     console.print(Text(f"statements: {len(s.appeared)} appeared, {len(s.vanished)} vanished, "
                        f"{len(s.changed)} changed, {s.unchanged} unchanged", style="bold"))
-    for row in s.appeared:
-        console.print(Text("  + ", style="green") + Text(row["text"]))
-    for row in s.vanished:
-        console.print(Text("  - ", style="red") + Text(row["text"]))
+    for mark, style, rows in (("  + ", "green", s.appeared), ("  - ", "red", s.vanished)):
+        for row in rows:
+            console.print(Text(mark, style=style) + Text(row["text"]))
     for before, after, cosine in s.changed:
         console.print(Text(f"  ~ ({cosine:.2f}) ", style="yellow") + Text(before["text"]) + Text(" => ") + Text(after["text"]))
 

@@ -28,7 +28,6 @@ def _name(name: str | None, config: Path | None) -> str:
     if config is not None:
         return check_name(config.stem, field="--config")
     fail("no suite name", field="--name", fix="pass --name NAME, or --config FILE to name the suite after the config")
-    raise AssertionError  # fail() raised
 
 
 @suite_app.command("bless")
