@@ -82,17 +82,6 @@ def _compute_summary(root: Path, run_id: str, sql_dir: Path) -> dict[str, Any]:
     }
 
 
-def _na_share(s: dict[str, Any]) -> float:
-    """Not-applicable share of the attempts that were not errors (an error says nothing)."""
-    judged = s["attempts"] - s.get("attempt_errors", 0)
-    return s["not_applicable"] / judged if judged else 0.0
-
-
-def _errors_text(s: dict[str, Any]) -> str:
-    failed = ", ".join(f"{role} {n}" for role, n in sorted(s["failed_llm_calls"].items())) or "none"
-    return f"target {s['target_errors']}; failed LLM calls: {failed}"
-
-
 #: what every output of a run the offline stand-in played says (the run summary, the evaluation's)
 OFFLINE_NOTE = ("Produced by **offline/heuristic**, a deterministic rule-based stand-in for the tester roles "
                 "— not a language model's results.")
@@ -107,14 +96,17 @@ def is_offline(root: Path, run_id: str) -> bool:
 
 def summary_rows(s: dict[str, Any], sep: str = ", ") -> list[tuple[str, str]]:
     """The summary's measures as (label, value), for both renderers below (``sep`` joins a list)."""
+    judged = s["attempts"] - s.get("attempt_errors", 0)  # of the attempts, an error says nothing
+    na_share = s["not_applicable"] / judged if judged else 0.0
+    failed = ", ".join(f"{role} {n}" for role, n in sorted(s["failed_llm_calls"].items())) or "none"
     rows = [("agent variant", s["agent_variant"]),
             ("statements (grounded)", f"{s['statements']} ({s['grounded_statements']})"),
             ("plain tests", str(s["tests"].get("plain", 0))),
             ("transformed tests", str(s["tests"].get("transformed", 0))),
-            ("attempts (not applicable)", f"{s['attempts']} ({_na_share(s):.0%})")]
+            ("attempts (not applicable)", f"{s['attempts']} ({na_share:.0%})")]
     rows += [(f"verdicts, {kind} tests", ", ".join(f"{k} {v}" for k, v in sorted(c.items())))
              for kind, c in sorted(s["verdicts"].items())]
-    rows += [("errors", _errors_text(s)),
+    rows += [("errors", f"target {s['target_errors']}; failed LLM calls: {failed}"),
              ("LLM calls", sep.join(f"{m}: {n}" for m, n in s["llm_calls"].items()) or "none")]
     return rows
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -26,6 +26,11 @@ def terminal_console(*, stderr: bool = False) -> Console:
 
 
 err_console = terminal_console(stderr=True)
+
+#: ``--data-dir`` of a command that loads a run config, and of one that reads a warehouse only
+ConfigDataDir = Annotated[Path | None, typer.Option("--data-dir",
+                                                    help="Warehouse root (default: the config's data_dir).")]
+DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Warehouse root (default: ./data).")]
 
 
 #: the ``adat`` process's own state: whether it runs as the command (not under a test runner) and its exit code
@@ -106,7 +111,8 @@ def sweep_abandoned(root: Path) -> list[str]:
     return marked
 
 
-def fail(message: str, *, file: str | None = None, field: str | None = None, fix: str | None = None) -> NoReturn:
+def fail(message: str, *, file: str | None = None, field: str | None = None,
+         fix: str | None = None) -> NoReturn:
     """Raise a one-line user error from a command."""
     raise UserError(message, file=file, field=field, fix=fix)
 

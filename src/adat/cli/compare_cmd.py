@@ -13,13 +13,12 @@ from typing import Annotated
 
 import typer
 
-from adat.cli.app import command_config, fail, terminal_console, warehouse_root
+from adat.cli.app import ConfigDataDir, command_config, fail, terminal_console, warehouse_root
 from adat.cli.flow_loader import run_flow as _run_flow
 from adat.config import RunConfig, check_run_id
 
 console = terminal_console()
 
-DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Warehouse root (default: the config's data_dir).")]
 ConfigFile = Annotated[Path, typer.Option("--config", "-c", help="Run-config YAML (models, target, budgets).")]
 SourceRun = Annotated[str, typer.Option("--from", help="Run whose discovery traces (and statements) to reuse.")]
 
@@ -46,7 +45,7 @@ def compare(
     run_ids: Annotated[list[str], typer.Argument(help="Runs to compare (pipeline, baseline, ablation runs).")],
     fmt: Annotated[str, typer.Option("--format", help="table | csv")] = "table",
     table: Annotated[str | None, typer.Option("--table", help="Only this table: rq1, rq2_runs, rq2, rq3, rq4.")] = None,
-    data_dir: DataDir = None,
+    data_dir: ConfigDataDir = None,
 ) -> None:
     """Print tables shaped like the paper's Tables 2–5 for RUN_IDs, from the warehouse's SQL metrics.
 
@@ -63,7 +62,7 @@ def compare(
     sys.stdout.write(text if text.endswith("\n") else text + "\n")  # verbatim: CSV must not be re-wrapped
 
 
-def baselines(config: ConfigFile, source: SourceRun, data_dir: DataDir = None) -> None:
+def baselines(config: ConfigFile, source: SourceRun, data_dir: ConfigDataDir = None) -> None:
     """Run the AgentEval and direct baselines on the discovery traces of run --from (one new run each)."""
     cfg = _config(config, data_dir, source, "baselines")
     runs = _run_flow("baselines", config=cfg, discovery_run_id=source)
@@ -78,7 +77,7 @@ def ablation(
     source: SourceRun,
     selectors: Annotated[str, typer.Option("--selectors", help="Comma-separated selector names, or 'all'.")],
     repeats: Annotated[int, typer.Option("--repeats", min=1, help="Runs per selector (seeds seed, seed+1, …).")] = 1,
-    data_dir: DataDir = None,
+    data_dir: ConfigDataDir = None,
 ) -> None:
     """Test transformation with each selector on the statements of run --from (one new run each)."""
     from adat.baselines.baseline_steps import check_selectors, selector_names

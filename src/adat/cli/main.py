@@ -14,6 +14,7 @@ import typer
 
 from adat.cli.app import (
     AdatTyper,
+    ConfigDataDir,
     check_data_dir_option,
     check_out_file,
     command_config,
@@ -68,7 +69,6 @@ def _main(version: Annotated[bool, typer.Option("--version", callback=_version, 
                                                 help="Print adat's version and exit.")] = False) -> None:
     """Black-box boundary tests for tool-using LLM agents."""
 
-DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Warehouse root (default: the config's data_dir).")]
 
 
 @config_app.command("check")
@@ -124,7 +124,7 @@ def sql(
     out: Annotated[Path | None, typer.Option("--out", help="Write csv/parquet here instead of stdout.")] = None,
     param: Annotated[list[str] | None, typer.Option("--param", "-p", help="Bind another parameter: NAME=VALUE.")] = None,
     wide: Annotated[bool, typer.Option("--wide", help="Table format: also show JSON and wide nested columns.")] = False,
-    data_dir: DataDir = None,
+    data_dir: ConfigDataDir = None,
 ) -> None:
     """Run a query from sql/ against the DuckDB catalog (rebuilt first) with bound parameters."""
     from adat.warehouse.sql_runner import sql_command
@@ -147,7 +147,7 @@ def sql(
 
 
 @app.command("catalog")
-def catalog(data_dir: DataDir = None) -> None:
+def catalog(data_dir: ConfigDataDir = None) -> None:
     """Rebuild data/adat.duckdb (views over every Parquet table + sql/staging + sql/intermediate), atomically."""
     from adat.warehouse.catalog import build_catalog
 
@@ -185,7 +185,7 @@ def faults() -> None:
 @app.command("run")
 def run(
     config: Annotated[Path, typer.Option("--config", "-c", help="Run-config YAML (adat config show-defaults).")],
-    data_dir: DataDir = None,
+    data_dir: ConfigDataDir = None,
     refresh: Annotated[list[str] | None, typer.Option(
         "--refresh", help="Recompute STAGE and every stage after it (repeatable; 'all' = every stage).")] = None,
 ) -> None:
@@ -234,7 +234,7 @@ def run_suite(
                                                "else a generated one).")] = None,
     junit: Annotated[Path | None, typer.Option("--junit", help="Also write the run as JUnit XML here; its "
                                                "failures are the --fail-on gate's (default mode: fail).")] = None,
-    data_dir: DataDir = None,
+    data_dir: ConfigDataDir = None,
 ) -> None:
     """Execute and judge an existing suite against the config's target (e.g. a new agent version)."""
     from adat.engine.unchanged import is_unchanged, remember, run_suite_key, stored_summary
@@ -304,7 +304,7 @@ def _gate(cfg: RunConfig, run_id: str, suite: str, fail_on: str | None, junit: P
 
 @app.command("demo")
 def demo(
-    data_dir: DataDir = None,
+    data_dir: ConfigDataDir = None,
     evaluate: Annotated[bool, typer.Option("--evaluate", help="Also audit, label and run the seeded faults.")] = False,
 ) -> None:
     """Run the whole pipeline offline: built-in reference agent + offline/heuristic provider.
@@ -337,7 +337,7 @@ def demo(
 def evaluate(
     config: Annotated[Path, typer.Option("--config", "-c", help="The run config the suite was built with.")],
     run: Annotated[str, typer.Option("--run", help="The suite run to evaluate.")],
-    data_dir: DataDir = None,
+    data_dir: ConfigDataDir = None,
 ) -> None:
     """Audit a run's tests, label its executions, run it on the seeded faults, print the metrics.
 
@@ -356,7 +356,7 @@ def regress(
     config: Annotated[Path, typer.Option("--config", "-c", help="The run config the suite was built with.")],
     run: Annotated[str, typer.Option("--run", help="The suite run to test on the faulty variants.")],
     fault: Annotated[list[str] | None, typer.Option("--fault", help="Fault id (repeatable); default: all.")] = None,
-    data_dir: DataDir = None,
+    data_dir: ConfigDataDir = None,
 ) -> None:
     """Run a suite on seeded faulty variants of the agent and print the per-fault detection table."""
     from adat.evaluation.evaluation_figures import print_evaluation

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from adat.cli.app import (
     AdatTyper,
+    DataDir,
     check_data_dir_option,
     check_out_file,
     fail,
@@ -25,7 +26,6 @@ from adat.config import RunConfig, check_run_id
 console = terminal_console()
 export_app = AdatTyper(help="Export a run's results for other tools (CI dashboards).", no_args_is_help=True)
 
-DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Warehouse root (default: ./data).")]
 RunArg = Annotated[str, typer.Argument(help="Run id (see `adat sql stg_runs`).")]
 
 

@@ -31,8 +31,6 @@ from adat.reporting.run_diff import StatementDiff, statement_diff
 from adat.reporting.show import split_checks, tool_call_lines
 from adat.warehouse.queries import ReportQueries
 
-REPORT_FILE = "report.html"
-
 #: plot id -> title, in page order; every id is one <figure class="plot" id="plot-…"> in the page
 PLOTS: dict[str, str] = {
     "coverage": "Transformed tests and distinct statements covered vs attempts",
@@ -50,11 +48,6 @@ class Plot:
     title: str
     svg: Markup | None
     missing: str
-
-
-def report_path(data_root: Path, run_id: str) -> Path:
-    """Where ``adat report`` writes by default: ``<data>/reports/<run_id>/report.html``."""
-    return Path(data_root) / "reports" / run_id / REPORT_FILE
 
 
 def _by_execution(queries: ReportQueries, query: str, run_id: str,
@@ -116,7 +109,8 @@ def report_context(queries: ReportQueries, run_id: str, against: str | None = No
     failing = queries.rows("non_passing_executions", **one)
     ids = [r["execution_id"] for r in failing]
     transcripts = _transcripts(queries, run_id, ids)
-    checks = {e: split_checks(rows) for e, rows in _by_execution(queries, "show_process_checks", run_id, ids).items()}
+    checks = {e: split_checks(rows)
+              for e, rows in _by_execution(queries, "show_process_checks", run_id, ids).items()}
     usage = queries.rows("llm_usage", **one)
     return {
         "run_id": run_id,
@@ -150,10 +144,11 @@ def render_report(context: dict[str, Any]) -> str:
 
 
 def write_report(data_root: Path, run_id: str, out: Path | None = None, against: str | None = None) -> Path:
-    """Write the report of ``run_id`` (default :func:`report_path`) atomically; returns the path."""
+    """Write the report of ``run_id`` (default ``<data>/reports/<run_id>/report.html``) atomically;
+    returns the path."""
     queries = ReportQueries(data_root)
     html = render_report(report_context(queries, run_id, against))
-    path = Path(out) if out else report_path(data_root, run_id)
+    path = Path(out) if out else Path(data_root) / "reports" / run_id / "report.html"
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(redaction.scrub(html), encoding="utf-8")  # secrets never stored (adat.redaction)

@@ -48,7 +48,7 @@ class UIArtifacts:
             self.tables[key] = (a.uniform_rows(rows), description)
 
     def evaluation_tables(self, metrics: a.Metrics, run_id: str) -> None:
-        """The evaluation's metrics (``adat-evaluation``) and detection per fault (``adat-fault-detection``)."""
+        """Evaluation metrics (``adat-evaluation``) and detection per fault (``adat-fault-detection``)."""
         self.table("adat-evaluation", a.evaluation_rows(metrics, run_id), f"evaluation metrics of run {run_id}")
         self.table("adat-fault-detection", a.fault_rows(metrics), f"detection per seeded fault, run {run_id}")
 
@@ -126,8 +126,8 @@ def night_artifacts(cfg: RunConfig, run_id: str, report: str | None = None, faul
     diff = run_diff(root, previous, run_id) if previous else None
     detection = metrics.get("fault_detection") if evaluated else None
     if suite_run:
-        state = night_state(root, run_id, suite_run, evaluate_gate(root, run_id, suite_run, "regression").counted,
-                            detection)
+        regressed = evaluate_gate(root, run_id, suite_run, "regression").counted
+        state = night_state(root, run_id, suite_run, regressed, detection)
     else:
         state = night_state(root, run_id, previous, newly_failing(diff.verdicts) if diff else [], detection)
     out.failure = state.headline if state.red else None
