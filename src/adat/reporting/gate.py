@@ -107,7 +107,7 @@ def evaluate_gate(data_root: Path, run_id: str, suite_run_id: str, mode: str,
         counts, reason = _decide(row, mode, alpha)
         row["reason"] = reason
         row["counted"] = counts
-        # gate_failures' contract (identity's nightly): verdict_a / verdict_b / change
+        # the nightly's newly failing rows (adat.reporting.night): verdict_a / verdict_b / change
         row["verdict_a"], row["verdict_b"] = row["suite_verdict"], row["verdict"]
         row["change"] = (f"{row['suite_verdict']} -> {row['verdict']}" if row["suite_verdict"]
                          and row["suite_verdict"] != row["verdict"] else (row["verdict"] or ""))
