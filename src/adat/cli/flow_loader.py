@@ -47,8 +47,7 @@ def prepare_flow_environment(data_dir: Path) -> None:
     """Set the environment a flow run starts with (before Prefect is imported)."""
     from adat.prefect_server import running_server
 
-    apply_env_defaults(PREFECT_ENV_DEFAULTS)
-    apply_env_defaults(HF_OFFLINE_ENV)
+    apply_env_defaults({**PREFECT_ENV_DEFAULTS, **HF_OFFLINE_ENV})
     server = running_server(data_dir)
     if server is not None:
         apply_env_defaults({"PREFECT_API_URL": server.api_url})  # an exported PREFECT_API_URL still wins
