@@ -20,6 +20,7 @@ from adat.cli.app import (
     fail,
     sweep_abandoned,
     terminal_console,
+    warehouse_root,
 )
 from adat.config import RunConfig, check_run_id
 
@@ -80,13 +81,6 @@ def export_junit(
     console.print(f"junit: {path}", markup=False)
 
 
-def _verdict_line(r: dict[str, Any]) -> Text:
-    line = Text(f"  {r['change']:<24} ", style="bold red" if r["change"] == "pass -> fail" else "bold")
-    line.append(f"{r['test_id']} ({r['kind']}, {r['agent_variant']}) ")
-    line.append(str(r["goal"] or "")[:160], style="dim")
-    return line
-
-
 def diff(
     run_a: Annotated[str, typer.Argument(help="The earlier run (the baseline).")],
     run_b: Annotated[str, typer.Argument(help="The later run.")],
@@ -108,7 +102,9 @@ def diff(
                        f"({len(d.pass_to_fail)} pass -> fail) of {len(d.judged_in_both)} tests judged in both "
                        "(per agent variant)", style="bold"))
     for r in changed:
-        console.print(_verdict_line(r))
+        line = Text(f"  {r['change']:<24} ", style="bold red" if r["change"] == "pass -> fail" else "bold")
+        line.append(f"{r['test_id']} ({r['kind']}, {r['agent_variant']}) ")
+        console.print(line.append(str(r["goal"] or "")[:160], style="dim"))
     only = [r for r in d.verdicts if not (r["verdict_a"] and r["verdict_b"])]
     if only:
         console.print(f"  judged in one run only: {len(only)}", markup=False)
@@ -169,7 +165,6 @@ def serve_reports(
     """Serve DATA_DIR/reports over HTTP, so report links open from the Prefect UI.
 
     /RUN/report.html is a run's report, / lists them; set nightly.reports_url to the URL it prints."""
-    from adat.cli.app import warehouse_root
     from adat.reporting.report_server import serve_reports as serve
 
     root = warehouse_root(data_dir)
