@@ -16,7 +16,7 @@ from adat.reporting.night import UIArtifacts
 def write_report(cfg: RunConfig, run_id: str, same_config: bool = False) -> str:
     """Write ``run_id``'s self-contained HTML report under ``<data>/reports/<run_id>/``; its path.
     ``same_config``: compare with the previous night of the same config (when there is one)."""
-    from adat.reporting import write_report as write
+    from adat.reporting.html_report import write_report as write
     from adat.reporting.night import previous_night
 
     against = previous_night(cfg.data_path(), run_id) if same_config else None

@@ -61,40 +61,25 @@ def _compute_summary(root: Path, run_id: str, sql_dir: Path) -> dict[str, Any]:
         if row["errors"]:
             failed[row["role"]] += int(row["errors"])
     top = sorted(rows["instruction_stats"], key=lambda r: (-r["attempts"], r["instruction_id"]))[:5]
+    counts = ("statements", "grounded_statements", "attempts", "not_applicable", "attempt_errors", "target_errors",
+              "cache_hits")
     return {
         "run_id": run_id,
-        "agent_variant": head.get("agent_variant", "original"),
+        "agent_variant": own,
         "status": head.get("status", ""),
         "stopped_in": head.get("stopped_in", "") or "",
         "error": head.get("error", "") or "",
-        "statements": int(head.get("statements", 0)),
-        "grounded_statements": int(head.get("grounded_statements", 0)),
+        **{name: int(head.get(name, 0)) for name in counts},
         "tests": {"plain": int(head.get("plain_tests", 0)), "transformed": int(head.get("transformed_tests", 0)),
                   "all": int(head.get("tests", 0))},
-        "attempts": int(head.get("attempts", 0)),
-        "not_applicable": int(head.get("not_applicable", 0)),
-        "attempt_errors": int(head.get("attempt_errors", 0)),
         "verdicts": verdicts,
-        "target_errors": int(head.get("target_errors", 0)),
         "failed_llm_calls": dict(failed),
         "top_instructions": [(r["instruction_id"], int(r["attempts"]), int(r["tests_written"])) for r in top],
         "llm_calls": dict(models),
         "offline": any(m == OFFLINE_MODEL for m in models),
-        "cache_hits": int(head.get("cache_hits", 0)),
         "tables": str(root / RUNS_DIR),
         "catalog": str(catalog_path(root)),
     }
-
-
-def _na_share(s: dict[str, Any]) -> float:
-    """Not-applicable share of the attempts that were not errors (an error says nothing)."""
-    judged = s["attempts"] - s.get("attempt_errors", 0)
-    return s["not_applicable"] / judged if judged else 0.0
-
-
-def _errors_text(s: dict[str, Any]) -> str:
-    failed = ", ".join(f"{role} {n}" for role, n in sorted(s["failed_llm_calls"].items())) or "none"
-    return f"target {s['target_errors']}; failed LLM calls: {failed}"
 
 
 #: what every output of a run the offline stand-in played says (the run summary, the evaluation's)
@@ -111,14 +96,17 @@ def is_offline(root: Path, run_id: str) -> bool:
 
 def summary_rows(s: dict[str, Any], sep: str = ", ") -> list[tuple[str, str]]:
     """The summary's measures as (label, value), for both renderers below (``sep`` joins a list)."""
+    judged = s["attempts"] - s.get("attempt_errors", 0)  # of the attempts, an error says nothing
+    na_share = s["not_applicable"] / judged if judged else 0.0
+    failed = ", ".join(f"{role} {n}" for role, n in sorted(s["failed_llm_calls"].items())) or "none"
     rows = [("agent variant", s["agent_variant"]),
             ("statements (grounded)", f"{s['statements']} ({s['grounded_statements']})"),
             ("plain tests", str(s["tests"].get("plain", 0))),
             ("transformed tests", str(s["tests"].get("transformed", 0))),
-            ("attempts (not applicable)", f"{s['attempts']} ({_na_share(s):.0%})")]
+            ("attempts (not applicable)", f"{s['attempts']} ({na_share:.0%})")]
     rows += [(f"verdicts, {kind} tests", ", ".join(f"{k} {v}" for k, v in sorted(c.items())))
              for kind, c in sorted(s["verdicts"].items())]
-    rows += [("errors", _errors_text(s)),
+    rows += [("errors", f"target {s['target_errors']}; failed LLM calls: {failed}"),
              ("LLM calls", sep.join(f"{m}: {n}" for m, n in s["llm_calls"].items()) or "none")]
     return rows
 

@@ -113,11 +113,11 @@ def test_report_queries_run_by_name_from_the_cli_resolver() -> None:
 
 
 def test_previous_run_diff_as_markdown(queries: ReportQueries) -> None:
-    from adat.reporting.run_diff import diff_markdown, previous_run_diff
+    from adat.reporting.run_diff import diff_markdown, run_diff
 
-    assert previous_run_diff(queries.data_root, "r1") is None  # the first night
-    diff = previous_run_diff(queries.data_root, "r3")
-    assert diff is not None and (diff.run_a, diff.run_b) == ("r1", "r3")
+    assert queries.rows("previous_run", run_id="r1") == []  # the first night
+    assert [r["run_id"] for r in queries.rows("previous_run", run_id="r3")] == ["r1"]
+    diff = run_diff(queries.data_root, "r1", "r3")
     assert [r["test_id"] for r in diff.pass_to_fail] == ["p1", "t4"]
     text = diff_markdown(diff)
     assert "| verdicts pass → fail | 2 |" in text and "| tests judged in both | 4 |" in text

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from adat.reporting.night_state import NightState, newly_failing, surviving_faults
+from adat.reporting.night import NightState, newly_failing, surviving_faults
 
 DETECTION = [{"fault": "a", "activated": True, "detected": True}, {"fault": "b", "activated": True, "detected": False},
              {"fault": "c", "activated": False, "detected": False}]

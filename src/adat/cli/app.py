@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
 
-from adat.config import RunConfig
+from adat.config import RunConfig, load_run_config
+from adat.engine.config_checks import check_config_references, check_roles_named
 from adat.errors import StageFailed, UserError
 
 #: Width rich renders at when stdout is not a terminal: wide enough that no path, command or
@@ -25,6 +26,11 @@ def terminal_console(*, stderr: bool = False) -> Console:
 
 
 err_console = terminal_console(stderr=True)
+
+#: ``--data-dir`` of a command that loads a run config, and of one that reads a warehouse only
+ConfigDataDir = Annotated[Path | None, typer.Option("--data-dir",
+                                                    help="Warehouse root (default: the config's data_dir).")]
+DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Warehouse root (default: ./data).")]
 
 
 #: the ``adat`` process's own state: whether it runs as the command (not under a test runner) and its exit code
@@ -105,7 +111,8 @@ def sweep_abandoned(root: Path) -> list[str]:
     return marked
 
 
-def fail(message: str, *, file: str | None = None, field: str | None = None, fix: str | None = None) -> None:
+def fail(message: str, *, file: str | None = None, field: str | None = None,
+         fix: str | None = None) -> NoReturn:
     """Raise a one-line user error from a command."""
     raise UserError(message, file=file, field=field, fix=fix)
 
@@ -165,3 +172,15 @@ def check_data_dir_option(data_dir: Path | None, field: str = "--data-dir") -> N
     if data_dir is not None and data_dir.exists() and not data_dir.is_dir():
         fail(f"{data_dir} is a file, not a directory", field=field,
              fix="pass a directory (a run creates it when missing)")
+
+
+def command_config(config: Path, data_dir: Path | None, command: str,
+                   selectors: list[str] | None = None) -> RunConfig:
+    """The run config of ``command``: loaded, ``--data-dir`` applied, its references and the roles
+    ``command`` uses (with ``selectors``: theirs too) checked."""
+    check_data_dir_option(data_dir)
+    cfg = load_run_config(config)
+    cfg = cfg.model_copy(update={"data_dir": str(data_dir.resolve())}) if data_dir else cfg
+    check_config_references(cfg, file=str(config))
+    check_roles_named(cfg, command, file=str(config), selectors=selectors)
+    return cfg

@@ -13,13 +13,12 @@ from typing import Annotated
 
 import typer
 
-from adat.cli.app import check_data_dir_option, fail, terminal_console, warehouse_root
-from adat.config import RunConfig, check_run_id, load_run_config
-from adat.engine.config_checks import check_config_references, check_roles_named
+from adat.cli.app import ConfigDataDir, command_config, fail, terminal_console, warehouse_root
+from adat.cli.flow_loader import run_flow as _run_flow
+from adat.config import RunConfig, check_run_id
 
 console = terminal_console()
 
-DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Warehouse root (default: the config's data_dir).")]
 ConfigFile = Annotated[Path, typer.Option("--config", "-c", help="Run-config YAML (models, target, budgets).")]
 SourceRun = Annotated[str, typer.Option("--from", help="Run whose discovery traces (and statements) to reuse.")]
 
@@ -27,42 +26,26 @@ SourceRun = Annotated[str, typer.Option("--from", help="Run whose discovery trac
 def _config(config: Path, data_dir: Path | None, source: str, command: str,
             selectors: list[str] | None = None) -> RunConfig:
     """The run config with ``--data-dir`` applied, after every check that needs no flow (the roles
-    ``command`` uses are named, preflight)."""
+    ``command`` uses are named; ``--from`` names a run of this data dir that ran discovery, checked
+    before the flow writes a failed run row; preflight)."""
     from adat.engine.preflight import preflight
-
-    check_data_dir_option(data_dir)
-    cfg = load_run_config(config)
-    check_config_references(cfg, file=str(config))
-    check_roles_named(cfg, command, file=str(config), selectors=selectors)
-    cfg = cfg.model_copy(update={"data_dir": str(data_dir.resolve())}) if data_dir else cfg
-    check_run_id(source, field="--from")
-    warehouse_root(cfg.data_path())
-    _check_source_run(cfg, source)
-    preflight(cfg)
-    return cfg
-
-
-def _check_source_run(cfg: RunConfig, source: str) -> None:
-    """``--from`` names a run of this data dir that ran discovery: checked before any flow starts
-    (the flow would write a failed run row first)."""
     from adat.warehouse import read_records
 
+    cfg = command_config(config, data_dir, command, selectors)
+    check_run_id(source, field="--from")
+    warehouse_root(cfg.data_path())
     if not read_records(cfg.data_path(), "traces", run_id=source):
         fail(f"run {source!r} has no discovery traces in {cfg.data_path()}", field="--from",
              fix="pass the id of a run that ran discovery (adat run; see `adat sql stg_runs`)")
-
-
-def _run_flow(flow_name: str, **params: object) -> object:
-    from adat.cli.flow_loader import run_flow
-
-    return run_flow(flow_name, **params)
+    preflight(cfg)
+    return cfg
 
 
 def compare(
     run_ids: Annotated[list[str], typer.Argument(help="Runs to compare (pipeline, baseline, ablation runs).")],
     fmt: Annotated[str, typer.Option("--format", help="table | csv")] = "table",
     table: Annotated[str | None, typer.Option("--table", help="Only this table: rq1, rq2_runs, rq2, rq3, rq4.")] = None,
-    data_dir: DataDir = None,
+    data_dir: ConfigDataDir = None,
 ) -> None:
     """Print tables shaped like the paper's Tables 2–5 for RUN_IDs, from the warehouse's SQL metrics.
 
@@ -79,7 +62,7 @@ def compare(
     sys.stdout.write(text if text.endswith("\n") else text + "\n")  # verbatim: CSV must not be re-wrapped
 
 
-def baselines(config: ConfigFile, source: SourceRun, data_dir: DataDir = None) -> None:
+def baselines(config: ConfigFile, source: SourceRun, data_dir: ConfigDataDir = None) -> None:
     """Run the AgentEval and direct baselines on the discovery traces of run --from (one new run each)."""
     cfg = _config(config, data_dir, source, "baselines")
     runs = _run_flow("baselines", config=cfg, discovery_run_id=source)
@@ -94,7 +77,7 @@ def ablation(
     source: SourceRun,
     selectors: Annotated[str, typer.Option("--selectors", help="Comma-separated selector names, or 'all'.")],
     repeats: Annotated[int, typer.Option("--repeats", min=1, help="Runs per selector (seeds seed, seed+1, …).")] = 1,
-    data_dir: DataDir = None,
+    data_dir: ConfigDataDir = None,
 ) -> None:
     """Test transformation with each selector on the statements of run --from (one new run each)."""
     from adat.baselines.baseline_steps import check_selectors, selector_names

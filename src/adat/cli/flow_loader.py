@@ -18,7 +18,6 @@ from adat.config import (
     RunConfig,
     adat_home,
     apply_env_defaults,
-    user_prefect_api_url,
 )
 from adat.errors import UserError
 
@@ -44,16 +43,14 @@ def call_flow(flow: Any, **params: object) -> object:
     return load_flow("_cli", "run_in_foreground")(flow, **params)
 
 
-def prepare_flow_environment(data_dir: Path) -> str | None:
-    """Set the environment a flow run starts with (before Prefect is imported); return the API URL used."""
+def prepare_flow_environment(data_dir: Path) -> None:
+    """Set the environment a flow run starts with (before Prefect is imported)."""
     from adat.prefect_server import running_server
 
-    apply_env_defaults(PREFECT_ENV_DEFAULTS)
-    apply_env_defaults(HF_OFFLINE_ENV)
+    apply_env_defaults({**PREFECT_ENV_DEFAULTS, **HF_OFFLINE_ENV})
     server = running_server(data_dir)
     if server is not None:
         apply_env_defaults({"PREFECT_API_URL": server.api_url})  # an exported PREFECT_API_URL still wins
-    return user_prefect_api_url()
 
 
 def load_flow(module: str, attr: str | None = None) -> Any:

@@ -14,14 +14,17 @@ import typer
 
 from adat.cli.app import (
     AdatTyper,
+    ConfigDataDir,
     check_data_dir_option,
     check_out_file,
+    command_config,
     fail,
     skip_teardown_at_exit,
     terminal_console,
     warehouse_root,
 )
 from adat.cli.compare_cmd import ablation, baselines, compare
+from adat.cli.flow_loader import run_flow as _run_flow
 from adat.cli.report_cmd import diff, export_app, report, serve_reports, show
 from adat.cli.server_cmd import server_app
 from adat.cli.spec_cmd import spec_app
@@ -34,7 +37,7 @@ from adat.config import (
     demo_config_path,
     load_run_config,
 )
-from adat.engine.config_checks import COMMAND_ROLES, check_config_references, check_roles_named
+from adat.engine.config_checks import COMMAND_ROLES
 
 console = terminal_console()
 app = AdatTyper(
@@ -66,20 +69,6 @@ def _main(version: Annotated[bool, typer.Option("--version", callback=_version, 
                                                 help="Print adat's version and exit.")] = False) -> None:
     """Black-box boundary tests for tool-using LLM agents."""
 
-DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Warehouse root (default: the config's data_dir).")]
-
-
-def _with_data_dir(cfg: RunConfig, data_dir: Path | None) -> RunConfig:
-    check_data_dir_option(data_dir)
-    return cfg.model_copy(update={"data_dir": str(data_dir.resolve())}) if data_dir else cfg
-
-
-def _command_config(config: Path, data_dir: Path | None, command: str) -> RunConfig:
-    """The run config of ``command``: loaded, ``--data-dir`` applied, its references and roles checked."""
-    cfg = _with_data_dir(load_run_config(config), data_dir)
-    check_config_references(cfg, file=str(config))
-    check_roles_named(cfg, command, file=str(config))
-    return cfg
 
 
 @config_app.command("check")
@@ -94,9 +83,7 @@ def config_check(
     """Validate FILE against the run-config schema; print the resolved target and models."""
     if command not in COMMAND_ROLES:
         fail(f"unknown command {command!r}", field="--for", fix=f"use one of {', '.join(COMMAND_ROLES)}")
-    cfg = load_run_config(file)
-    check_config_references(cfg, file=str(file))
-    check_roles_named(cfg, command, file=str(file))
+    cfg = command_config(file, None, command)
     console.print(f"{file}: ok — target {cfg.target.type}, selector {cfg.selector.name}, "
                   f"{cfg.discovery.sessions} discovery sessions, n={cfg.generation.n}")
     modes = _probe_modes(cfg) if probe else {}
@@ -137,7 +124,7 @@ def sql(
     out: Annotated[Path | None, typer.Option("--out", help="Write csv/parquet here instead of stdout.")] = None,
     param: Annotated[list[str] | None, typer.Option("--param", "-p", help="Bind another parameter: NAME=VALUE.")] = None,
     wide: Annotated[bool, typer.Option("--wide", help="Table format: also show JSON and wide nested columns.")] = False,
-    data_dir: DataDir = None,
+    data_dir: ConfigDataDir = None,
 ) -> None:
     """Run a query from sql/ against the DuckDB catalog (rebuilt first) with bound parameters."""
     from adat.warehouse.sql_runner import sql_command
@@ -160,7 +147,7 @@ def sql(
 
 
 @app.command("catalog")
-def catalog(data_dir: DataDir = None) -> None:
+def catalog(data_dir: ConfigDataDir = None) -> None:
     """Rebuild data/adat.duckdb (views over every Parquet table + sql/staging + sql/intermediate), atomically."""
     from adat.warehouse.catalog import build_catalog
 
@@ -195,23 +182,17 @@ def faults() -> None:
         console.print(f"{fault_id:<36} {faults.load_fault(fault_id).title}", markup=False)
 
 
-def _run_flow(flow_name: str, **params: object) -> object:
-    from adat.cli.flow_loader import run_flow
-
-    return run_flow(flow_name, **params)
-
-
 @app.command("run")
 def run(
     config: Annotated[Path, typer.Option("--config", "-c", help="Run-config YAML (adat config show-defaults).")],
-    data_dir: DataDir = None,
+    data_dir: ConfigDataDir = None,
     refresh: Annotated[list[str] | None, typer.Option(
         "--refresh", help="Recompute STAGE and every stage after it (repeatable; 'all' = every stage).")] = None,
 ) -> None:
     """Run the whole AdaT2 pipeline (discover → statements → plain + transformed tests → execute → judge)."""
     from adat.engine.preflight import preflight
 
-    cfg = _command_config(config, data_dir, "run")
+    cfg = command_config(config, data_dir, "run")
     forced = _refresh_stages(refresh)
     for line in preflight(cfg):
         if line.startswith("output mode"):  # which structured-output form each model's endpoint takes
@@ -220,9 +201,7 @@ def run(
         from adat.engine.run_claims import check_run_free
 
         check_run_free(cfg.data_path(), cfg.run_id, "pipeline")
-    from adat.run_figures import (
-        print_run_summary,  # after preflight: a bad input fails without loading pandas
-    )
+    from adat.run_figures import print_run_summary  # after preflight: a bad input fails without pandas
 
     result = _run_flow("pipeline", config=cfg, refresh=forced)
     print_run_summary(console, cfg, str(result))
@@ -255,18 +234,17 @@ def run_suite(
                                                "else a generated one).")] = None,
     junit: Annotated[Path | None, typer.Option("--junit", help="Also write the run as JUnit XML here; its "
                                                "failures are the --fail-on gate's (default mode: fail).")] = None,
-    data_dir: DataDir = None,
+    data_dir: ConfigDataDir = None,
 ) -> None:
     """Execute and judge an existing suite against the config's target (e.g. a new agent version)."""
     from adat.engine.unchanged import is_unchanged, remember, run_suite_key, stored_summary
     from adat.run_figures import print_run_summary
 
     if fail_on is not None:
-        from adat.reporting.gate import FAIL_ON_MODES  # loads DuckDB: only when asked
+        from adat.reporting.gate import check_mode  # loads DuckDB: only when asked
 
-        if fail_on not in FAIL_ON_MODES:
-            fail(f"unknown mode {fail_on!r}", field="--fail-on", fix=f"use {', '.join(FAIL_ON_MODES)}")
-    cfg = _command_config(config, data_dir, "run-suite")
+        check_mode(fail_on)
+    cfg = command_config(config, data_dir, "run-suite")
     check_run_id(suite, field="--suite")
     check_out_file(junit, "--junit", make_parents=True)
     if run_id is not None:
@@ -326,7 +304,7 @@ def _gate(cfg: RunConfig, run_id: str, suite: str, fail_on: str | None, junit: P
 
 @app.command("demo")
 def demo(
-    data_dir: DataDir = None,
+    data_dir: ConfigDataDir = None,
     evaluate: Annotated[bool, typer.Option("--evaluate", help="Also audit, label and run the seeded faults.")] = False,
 ) -> None:
     """Run the whole pipeline offline: built-in reference agent + offline/heuristic provider.
@@ -336,7 +314,9 @@ def demo(
     from adat.engine.preflight import preflight
     from adat.run_figures import print_run_summary
 
-    cfg = _with_data_dir(load_run_config(demo_config_path()), data_dir)
+    check_data_dir_option(data_dir)
+    cfg = load_run_config(demo_config_path())
+    cfg = cfg.model_copy(update={"data_dir": str(data_dir.resolve())}) if data_dir else cfg
     preflight(cfg)
     if evaluate:
         from adat.config import fault_dir
@@ -357,7 +337,7 @@ def demo(
 def evaluate(
     config: Annotated[Path, typer.Option("--config", "-c", help="The run config the suite was built with.")],
     run: Annotated[str, typer.Option("--run", help="The suite run to evaluate.")],
-    data_dir: DataDir = None,
+    data_dir: ConfigDataDir = None,
 ) -> None:
     """Audit a run's tests, label its executions, run it on the seeded faults, print the metrics.
 
@@ -366,7 +346,7 @@ def evaluate(
     """
     from adat.evaluation.evaluation_figures import print_evaluation
 
-    cfg = _command_config(config, data_dir, "evaluate")
+    cfg = command_config(config, data_dir, "evaluate")
     _check_evaluation(cfg, run, None)
     print_evaluation(console, cfg, _run_flow("evaluate", config=cfg, suite_run_id=run))
 
@@ -376,12 +356,12 @@ def regress(
     config: Annotated[Path, typer.Option("--config", "-c", help="The run config the suite was built with.")],
     run: Annotated[str, typer.Option("--run", help="The suite run to test on the faulty variants.")],
     fault: Annotated[list[str] | None, typer.Option("--fault", help="Fault id (repeatable); default: all.")] = None,
-    data_dir: DataDir = None,
+    data_dir: ConfigDataDir = None,
 ) -> None:
     """Run a suite on seeded faulty variants of the agent and print the per-fault detection table."""
     from adat.evaluation.evaluation_figures import print_evaluation
 
-    cfg = _command_config(config, data_dir, "regress")
+    cfg = command_config(config, data_dir, "regress")
     _check_evaluation(cfg, run, fault or None)
     print_evaluation(console, cfg, _run_flow("regress", config=cfg, suite_run_id=run, faults=fault or None))
 

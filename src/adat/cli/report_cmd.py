@@ -14,18 +14,19 @@ from rich.text import Text
 
 from adat.cli.app import (
     AdatTyper,
+    DataDir,
     check_data_dir_option,
     check_out_file,
     fail,
     sweep_abandoned,
     terminal_console,
+    warehouse_root,
 )
 from adat.config import RunConfig, check_run_id
 
 console = terminal_console()
 export_app = AdatTyper(help="Export a run's results for other tools (CI dashboards).", no_args_is_help=True)
 
-DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Warehouse root (default: ./data).")]
 RunArg = Annotated[str, typer.Argument(help="Run id (see `adat sql stg_runs`).")]
 
 
@@ -43,7 +44,7 @@ def report(
     data_dir: DataDir = None,
 ) -> None:
     """Write one self-contained HTML report of RUN: plots, failing tests with transcripts, changes."""
-    from adat.reporting import write_report
+    from adat.reporting.html_report import write_report
 
     check_run_id(run, field="RUN")
     if against is not None:
@@ -66,11 +67,10 @@ def export_junit(
     data_dir: DataDir = None,
 ) -> None:
     """Write RUN's verdicts as JUnit XML: one testcase per test, failures carry rationale and transcript."""
-    from adat.reporting.gate import FAIL_ON_MODES
+    from adat.reporting.gate import check_mode
     from adat.reporting.junit import write_junit
 
-    if fail_on not in FAIL_ON_MODES:
-        fail(f"unknown mode {fail_on!r}", field="--fail-on", fix=f"use {', '.join(FAIL_ON_MODES)}")
+    check_mode(fail_on)
     check_run_id(run, field="RUN")
     if suite is not None:
         check_run_id(suite, field="--suite")
@@ -79,13 +79,6 @@ def export_junit(
     path = write_junit(root, run, out or root / "reports" / run / "junit.xml", variant or None,
                        suite_run_id=suite, mode=fail_on)
     console.print(f"junit: {path}", markup=False)
-
-
-def _verdict_line(r: dict[str, Any]) -> Text:
-    line = Text(f"  {r['change']:<24} ", style="bold red" if r["change"] == "pass -> fail" else "bold")
-    line.append(f"{r['test_id']} ({r['kind']}, {r['agent_variant']}) ")
-    line.append(str(r["goal"] or "")[:160], style="dim")
-    return line
 
 
 def diff(
@@ -109,7 +102,9 @@ def diff(
                        f"({len(d.pass_to_fail)} pass -> fail) of {len(d.judged_in_both)} tests judged in both "
                        "(per agent variant)", style="bold"))
     for r in changed:
-        console.print(_verdict_line(r))
+        line = Text(f"  {r['change']:<24} ", style="bold red" if r["change"] == "pass -> fail" else "bold")
+        line.append(f"{r['test_id']} ({r['kind']}, {r['agent_variant']}) ")
+        console.print(line.append(str(r["goal"] or "")[:160], style="dim"))
     only = [r for r in d.verdicts if not (r["verdict_a"] and r["verdict_b"])]
     if only:
         console.print(f"  judged in one run only: {len(only)}", markup=False)
@@ -132,19 +127,17 @@ def _tests(t: Any) -> None:
     share = f" ({t.paired_share:.0%} of {t.run_b}'s {t.tests_b})" if t.paired_share is not None else ""
     console.print(Text(f"tests: {len(t.paired)} paired{share}, {len(t.new)} new, {len(t.retired)} retired",
                        style="bold"))
-    for row in t.new:
-        console.print(Text("  + new     ", style="green") + Text(f"{row['test_id']} ({row['kind']}) {row['goal'] or ''}"[:200]))
-    for row in t.retired:
-        console.print(Text("  - retired ", style="red") + Text(f"{row['test_id']} ({row['kind']}) {row['goal'] or ''}"[:200]))
+    for mark, style, rows in (("  + new     ", "green", t.new), ("  - retired ", "red", t.retired)):
+        for row in rows:
+            console.print(Text(mark, style=style) + Text(f"{row['test_id']} ({row['kind']}) {row['goal'] or ''}"[:200]))
 
 
 def _statements(s: Any) -> None:
     console.print(Text(f"statements: {len(s.appeared)} appeared, {len(s.vanished)} vanished, "
                        f"{len(s.changed)} changed, {s.unchanged} unchanged", style="bold"))
-    for row in s.appeared:
-        console.print(Text("  + ", style="green") + Text(row["text"]))
-    for row in s.vanished:
-        console.print(Text("  - ", style="red") + Text(row["text"]))
+    for mark, style, rows in (("  + ", "green", s.appeared), ("  - ", "red", s.vanished)):
+        for row in rows:
+            console.print(Text(mark, style=style) + Text(row["text"]))
     for before, after, cosine in s.changed:
         console.print(Text(f"  ~ ({cosine:.2f}) ", style="yellow") + Text(before["text"]) + Text(" => ") + Text(after["text"]))
 
@@ -172,7 +165,6 @@ def serve_reports(
     """Serve DATA_DIR/reports over HTTP, so report links open from the Prefect UI.
 
     /RUN/report.html is a run's report, / lists them; set nightly.reports_url to the URL it prints."""
-    from adat.cli.app import warehouse_root
     from adat.reporting.report_server import serve_reports as serve
 
     root = warehouse_root(data_dir)

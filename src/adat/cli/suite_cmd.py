@@ -10,13 +10,12 @@ from typing import Annotated
 
 import typer
 
-from adat.cli.app import AdatTyper, fail, terminal_console, warehouse_root
+from adat.cli.app import AdatTyper, DataDir, fail, terminal_console, warehouse_root
 
 console = terminal_console()
 suite_app = AdatTyper(help="Bless, list, export and import frozen test suites (run-suite and the nightly run them).",
                       no_args_is_help=True)
 
-DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Warehouse root (default: ./data).")]
 
 
 def _name(name: str | None, config: Path | None) -> str:
@@ -28,7 +27,6 @@ def _name(name: str | None, config: Path | None) -> str:
     if config is not None:
         return check_name(config.stem, field="--config")
     fail("no suite name", field="--name", fix="pass --name NAME, or --config FILE to name the suite after the config")
-    raise AssertionError  # fail() raised
 
 
 @suite_app.command("bless")

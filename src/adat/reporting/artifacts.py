@@ -97,13 +97,13 @@ def evaluation_markdown(metrics: Metrics, run_id: str, offline: bool = False) ->
     lines = [f"# adat evaluation of run `{run_id}`", ""]
     lines += [f"> {OFFLINE_NOTE}", ""] if offline else []
     lines += ["| metric | value | detail |", "|---|---|---|"]
-    lines += [f"| {r['metric']} | {NOT_AUDITED if str(r['detail']).startswith(NOT_AUDITED) else _cell(r['value'])} "
+    lines += [f"| {r['metric']} | {NOT_AUDITED if str(r['detail']).startswith(NOT_AUDITED) else cell(r['value'])} "
               f"| {r['detail']} |" for r in evaluation_rows(metrics, run_id)]
     faults = fault_rows(metrics)
     if faults:
         lines += ["", "| fault | reached | tests run | pass → fail | detecting tests | detected |",
                   "|---|---|---|---|---|---|"]
-        lines += [f"| `{r['fault']}` | {_reached(r['activated'])} | {r['tests_run']} | {_cell(r['pass_to_fail'])} | "
+        lines += [f"| `{r['fault']}` | {_reached(r['activated'])} | {r['tests_run']} | {cell(r['pass_to_fail'])} | "
                   f"{NOT_AUDITED if r['detecting_tests'] is None else r['detecting_tests']} | "
                   f"{'yes' if r['detected'] else 'no'}{'' if r['detecting_tests'] is not None else ' (pass → fail)'} |"
                   for r in faults]
@@ -150,7 +150,7 @@ def night_markdown(summary: Mapping[str, Any], headline: list[dict[str, Any]], p
     lines += ["", f"Previous night of the same config: `{previous}`" if previous
               else "First night of this config: nothing to compare with.", "",
               "| measure | this night | previous night | change |", "|---|---|---|---|"]
-    lines += [f"| {r['measure']} | {_cell(r['this night'])} | {_cell(r['previous night'])} | {_change(r['change'])} |"
+    lines += [f"| {r['measure']} | {cell(r['this night'])} | {cell(r['previous night'])} | {_change(r['change'])} |"
               for r in headline]
     lines += ["", "## What changed", ""]
     if diff:  # adat diff's markdown, its headings one level down
@@ -184,7 +184,8 @@ def _round(value: Any) -> Any:
     return round(value, 4) if isinstance(value, float) else value
 
 
-def _cell(value: Any) -> str:
+def cell(value: Any) -> str:
+    """A figure in a table cell: '—' when missing, a float to 3 decimals (the report's too)."""
     if value is None:
         return "—"
     return f"{value:.3f}" if isinstance(value, float) else str(value)

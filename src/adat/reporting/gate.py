@@ -45,6 +45,12 @@ class Gate:
     tests: list[dict[str, Any]] = field(default_factory=list)
 
 
+def check_mode(mode: str) -> None:
+    """A ``--fail-on`` mode other than :data:`FAIL_ON_MODES` is a user error."""
+    if mode not in FAIL_ON_MODES:
+        raise UserError(f"unknown mode {mode!r}", field="--fail-on", fix=f"use {', '.join(FAIL_ON_MODES)}")
+
+
 def regression_p_value(baseline_passes: int, baseline_trials: int, passes: int, trials: int) -> float:
     """One-sided Fisher exact p-value that this run's pass rate is below the baseline's."""
     from scipy.stats import fisher_exact
@@ -93,8 +99,7 @@ def _decide(row: dict[str, Any], mode: str, alpha: float) -> tuple[bool, str]:
 def evaluate_gate(data_root: Path, run_id: str, suite_run_id: str, mode: str,
                   queries: ReportQueries | None = None, alpha: float = REGRESSION_ALPHA) -> Gate:
     """The gate of ``mode`` on run ``run_id`` of suite ``suite_run_id``."""
-    if mode not in FAIL_ON_MODES:
-        raise UserError(f"unknown mode {mode!r}", field="--fail-on", fix=f"use {', '.join(FAIL_ON_MODES)}")
+    check_mode(mode)
     queries = queries or ReportQueries(data_root)
     gate = Gate(mode=mode, run_id=run_id, suite_run_id=suite_run_id)
     for row in queries.rows("gate_tests", run_id=run_id, suite_run_id=suite_run_id):
@@ -102,7 +107,7 @@ def evaluate_gate(data_root: Path, run_id: str, suite_run_id: str, mode: str,
         counts, reason = _decide(row, mode, alpha)
         row["reason"] = reason
         row["counted"] = counts
-        # gate_failures' contract (identity's nightly): verdict_a / verdict_b / change
+        # the nightly's newly failing rows (adat.reporting.night): verdict_a / verdict_b / change
         row["verdict_a"], row["verdict_b"] = row["suite_verdict"], row["verdict"]
         row["change"] = (f"{row['suite_verdict']} -> {row['verdict']}" if row["suite_verdict"]
                          and row["suite_verdict"] != row["verdict"] else (row["verdict"] or ""))

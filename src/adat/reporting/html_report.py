@@ -25,12 +25,11 @@ from adat import redaction
 from adat.config import OFFLINE_MODEL
 from adat.errors import UserError
 from adat.reporting import figures
+from adat.reporting.artifacts import cell
 from adat.reporting.figures import agent_name
 from adat.reporting.run_diff import StatementDiff, statement_diff
 from adat.reporting.show import split_checks, tool_call_lines
 from adat.warehouse.queries import ReportQueries
-
-REPORT_FILE = "report.html"
 
 #: plot id -> title, in page order; every id is one <figure class="plot" id="plot-…"> in the page
 PLOTS: dict[str, str] = {
@@ -51,28 +50,24 @@ class Plot:
     missing: str
 
 
-def report_path(data_root: Path, run_id: str) -> Path:
-    """Where ``adat report`` writes by default: ``<data>/reports/<run_id>/report.html``."""
-    return Path(data_root) / "reports" / run_id / REPORT_FILE
+def _by_execution(queries: ReportQueries, query: str, run_id: str,
+                  execution_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {e: [] for e in execution_ids}
+    if execution_ids:
+        for row in queries.rows(query, run_id=run_id, execution_ids=execution_ids):
+            out[row["execution_id"]].append(row)
+    return out
 
 
 def _transcripts(queries: ReportQueries, run_id: str, execution_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
-    out: dict[str, list[dict[str, Any]]] = {e: [] for e in execution_ids}
-    if execution_ids:
-        for row in queries.rows("execution_transcripts", run_id=run_id, execution_ids=execution_ids):
-            out[row["execution_id"]].append({**row, "calls": tool_call_lines(row.get("tool_calls"))})
-    return out
+    return {e: [{**row, "calls": tool_call_lines(row.get("tool_calls"))} for row in rows]
+            for e, rows in _by_execution(queries, "execution_transcripts", run_id, execution_ids).items()}
 
 
 def _pass_to_fail(queries: ReportQueries, suite: str, run_id: str) -> list[dict[str, Any]]:
     """The tests that passed in the suite run (on the agent it executed) and fail in this run."""
     return [r for r in queries.rows("verdict_changes", run_a=suite, run_b=run_id)
             if r["change"] == "pass -> fail" and r["variant_key"] == "(run target)"]
-
-
-def _checks(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    shown, passed = split_checks(rows)
-    return {"checks": shown, "checks_passed": passed}
 
 
 def report_context(queries: ReportQueries, run_id: str, against: str | None = None) -> dict[str, Any]:
@@ -112,11 +107,10 @@ def report_context(queries: ReportQueries, run_id: str, against: str | None = No
     plots = [Plot(key, titles[key], Markup(drawn[key][0]) if drawn[key][0] else None, drawn[key][1])
              for key in PLOTS]
     failing = queries.rows("non_passing_executions", **one)
-    transcripts = _transcripts(queries, run_id, [r["execution_id"] for r in failing])
-    checks: dict[str, list[dict[str, Any]]] = {r["execution_id"]: [] for r in failing}
-    if failing:
-        for row in queries.rows("show_process_checks", run_id=run_id, execution_ids=list(checks)):
-            checks[row["execution_id"]].append(row)
+    ids = [r["execution_id"] for r in failing]
+    transcripts = _transcripts(queries, run_id, ids)
+    checks = {e: split_checks(rows)
+              for e, rows in _by_execution(queries, "show_process_checks", run_id, ids).items()}
     usage = queries.rows("llm_usage", **one)
     return {
         "run_id": run_id,
@@ -132,8 +126,8 @@ def report_context(queries: ReportQueries, run_id: str, against: str | None = No
         "detection": queries.rows("seeded_fault_detection", **one),
         "mutation": queries.rows("mutation_score", **one),
         "far": queries.rows("false_alarm_rate", **one),
-        "failing": [{**r, "turns": transcripts[r["execution_id"]], **_checks(checks[r["execution_id"]])}
-                    for r in failing],
+        "failing": [{**r, "turns": transcripts[r["execution_id"]], "checks": checks[r["execution_id"]][0],
+                     "checks_passed": checks[r["execution_id"]][1]} for r in failing],
         "changes": changes,
         "usage": usage,
         "offline": any(u["provider_model"] == OFFLINE_MODEL for u in usage),
@@ -145,23 +139,16 @@ def render_report(context: dict[str, Any]) -> str:
     env = Environment(loader=PackageLoader("adat.reporting", "templates"),  # package data, found by importlib
                       autoescape=select_autoescape(["html", "j2"]), undefined=StrictUndefined, trim_blocks=True,
                       lstrip_blocks=True)
-    env.filters["num"] = _num
+    env.filters["num"] = cell
     return env.get_template("run_report.html.j2").render(**context)
 
 
-def _num(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    return str(value)
-
-
 def write_report(data_root: Path, run_id: str, out: Path | None = None, against: str | None = None) -> Path:
-    """Write the report of ``run_id`` (default :func:`report_path`) atomically; returns the path."""
+    """Write the report of ``run_id`` (default ``<data>/reports/<run_id>/report.html``) atomically;
+    returns the path."""
     queries = ReportQueries(data_root)
     html = render_report(report_context(queries, run_id, against))
-    path = Path(out) if out else report_path(data_root, run_id)
+    path = Path(out) if out else Path(data_root) / "reports" / run_id / "report.html"
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(redaction.scrub(html), encoding="utf-8")  # secrets never stored (adat.redaction)

@@ -96,10 +96,12 @@ def _suite(context: dict[str, Any], suite_id: str, variant: str, rows: list[dict
     return suite
 
 
-def junit_xml(queries: ReportQueries, run_id: str, variants: list[str] | None = None, *,
-              suite_run_id: str | None = None, mode: str = "fail") -> str:
-    """The JUnit XML document of ``run_id`` for ``variants`` (default: the variant the run targeted),
-    failures decided by the gate ``mode`` against ``suite_run_id`` (default: the run's suite)."""
+def write_junit(data_root: Path, run_id: str, out: Path, variants: list[str] | None = None, *,
+                suite_run_id: str | None = None, mode: str = "fail") -> Path:
+    """Write the JUnit XML document of ``run_id`` for ``variants`` (default: the variant the run
+    targeted) to ``out`` atomically, failures decided by the gate ``mode`` against ``suite_run_id``
+    (default: the run's suite); returns ``out``."""
+    queries = ReportQueries(data_root)
     if not queries.run_exists(run_id):
         raise UserError(f"run {run_id!r} has no tests or executions in {queries.data_root}", field="RUN",
                         fix="pass a run id from `adat sql stg_runs`, or --data-dir of its warehouse")
@@ -126,13 +128,7 @@ def junit_xml(queries: ReportQueries, run_id: str, variants: list[str] | None = 
     for key in ("tests", "failures", "errors", "skipped"):
         root.set(key, str(sum(int(s.get(key, "0")) for s in root)))
     ET.indent(root)
-    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
-
-
-def write_junit(data_root: Path, run_id: str, out: Path, variants: list[str] | None = None, *,
-                suite_run_id: str | None = None, mode: str = "fail") -> Path:
-    """Write :func:`junit_xml` to ``out`` atomically; returns ``out``."""
-    text = junit_xml(ReportQueries(data_root), run_id, variants, suite_run_id=suite_run_id, mode=mode)
+    text = ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")

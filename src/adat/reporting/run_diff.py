@@ -22,7 +22,6 @@ import numpy as np
 
 from adat.config import STATEMENT_MATCH_MIN_COSINE, RunConfig, cache_dir
 from adat.errors import UserError
-from adat.reporting.gate import FAIL_ON_MODES as GATE_MODES
 from adat.suites.identity import TestPairing, pair_runs
 from adat.warehouse.queries import ReportQueries
 
@@ -132,31 +131,6 @@ def paired_verdicts(queries: ReportQueries, tests: TestPairing) -> list[dict[str
         return queries.rows("verdict_changes", run_a=tests.run_a, run_b=tests.run_b)
     tests_a, tests_b = tests.columns()
     return queries.rows("paired_verdict_changes", run_a=tests.run_a, run_b=tests.run_b, tests_a=tests_a, tests_b=tests_b)
-
-
-#: verdict_changes.sql's variant_key of the variant each run was started against
-RUN_TARGET = "(run target)"
-#: ``adat run-suite --fail-on`` modes (adat.reporting.gate decides them)
-FAIL_ON_MODES = GATE_MODES
-
-
-def gate_failures(data_root: Path, run_id: str, suite_run_id: str, mode: str) -> list[dict[str, Any]]:
-    """The tests that make a CI gate fail (:mod:`adat.reporting.gate`): ``fail`` — a trial failed on the
-    variant the run was started against; ``regression`` — the pass rate dropped beyond what the test's
-    history explains (one-sided Fisher exact test); ``flaky`` — agent- or judge-flaky trials. Tests the
-    auditor judged invalid never count; rows carry test_id, kind, change, verdict_a (suite run),
-    verdict_b (this run), goal, validity, reason and the trial counts."""
-    from adat.reporting.gate import evaluate_gate
-
-    return evaluate_gate(data_root, run_id, suite_run_id, mode).counted
-
-
-def previous_run_diff(data_root: Path, run_id: str, query: str = "previous_run") -> RunDiff | None:
-    """``run_id`` against the previous run of the same flow and target (sql/report/previous_run.sql;
-    ``previous_same_config``: and the same run config); None when there is none (the first night)."""
-    queries = ReportQueries(data_root)
-    previous = queries.rows(query, run_id=run_id)
-    return run_diff(data_root, previous[0]["run_id"], run_id, queries) if previous else None
 
 
 def diff_markdown(d: RunDiff, limit: int = 20) -> str:

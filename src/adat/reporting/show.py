@@ -164,10 +164,9 @@ def show_item(console: Console, data_root: Path, item_id: str, run_id: str | Non
     execution_id = item_id if found["item"] == "execution" else None
     executions = queries.rows("show_executions", run_id=run, test_id=test_id, execution_id=execution_id,
                               agent_variant=None if execution_id or variant == ALL_VARIANTS else variant)
-    criteria = queries.rows("show_criteria", run_id=run, execution_ids=[e["execution_id"] for e in executions]) \
-        if executions else []
-    checks = queries.rows("show_process_checks", run_id=run, execution_ids=[e["execution_id"] for e in executions]) \
-        if executions else []
+    ids = [e["execution_id"] for e in executions]
+    criteria = queries.rows("show_criteria", run_id=run, execution_ids=ids) if ids else []
+    checks = queries.rows("show_process_checks", run_id=run, execution_ids=ids) if ids else []
     for e in executions:
         mine = e["execution_id"]
         _execution(console, queries, e, [c for c in criteria if c["execution_id"] == mine],
