@@ -1,10 +1,10 @@
-"""Spec tests (warehouse table ``spec_tests``) and what the runner returns for one execution.
+"""Spec tests (warehouse table ``spec_tests``) and what the runner observes in one execution.
 
 A spec test is data, never generated Python: user turns, per-tool fixtures (what each tool
 returns or how it fails), PII canary values, and typed assertions. Every assertion names the
 spec clause it derives from (a policy id or a node id), and so does the test (``clauses``).
 Assertions are one flat record with a ``kind`` and the parameters that kind uses, so a test
-round-trips through YAML and Parquet unchanged; :mod:`adat.tdad.assertions` evaluates them.
+round-trips through YAML and Parquet unchanged; :mod:`adat.trace_assertions` evaluates them.
 """
 
 from __future__ import annotations
@@ -200,40 +200,3 @@ class AssertionResult(Record):
     clause: str
     outcome: Outcome
     detail: str = ""
-
-
-class SpecTestResult(Record):
-    """One execution of a spec test, as :func:`adat.tdad.runner.run_spec_test` returns it.
-
-    Its fields are those of :class:`adat.records.SpecResult` (the rows of ``compile_results``,
-    ``spec_reruns`` and ``mutant_results``) plus the observed ``turns``; :meth:`row_fields` gives
-    the row without them, the writing stage adds its ``iteration`` / ``scope``.
-    """
-
-    result_id: str
-    run_id: str
-    test_id: str
-    spec_id: str
-    spec_version: str
-    split: Split
-    family: Family
-    artifact_digest: str = Field("", description="digest of the prompt artifact the agent ran")
-    agent_variant: str = Field("compiled", description="what ran: seed / candidate / compiled / a mutant id")
-    target: str = Field("", description="spec-agent:<model> or the other target's id")
-    rerun: int = 0
-    passed: bool
-    not_observable: bool = Field(False, description="nothing the test needs was observed (passed is then False)")
-    error: str | None = None
-    assertion_results: list[AssertionResult] = Field(default_factory=list)
-    turns: list[SpecTurn] = Field(default_factory=list)
-    duration_s: float = 0.0
-
-    def row_fields(self) -> dict[str, object]:
-        """Everything but ``turns``: ``SpecResult.model_validate({**r.row_fields(), "scope": ...})``."""
-        return self.model_dump(exclude={"turns"})
-
-    def outcomes(self) -> dict[str, int]:
-        counts = {"pass": 0, "fail": 0, "not_observable": 0}
-        for r in self.assertion_results:
-            counts[r.outcome] += 1
-        return counts

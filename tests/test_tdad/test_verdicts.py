@@ -16,9 +16,9 @@ from adat.config import RoleModels, RunConfig
 from adat.llm.client import LLMClient
 from adat.spec_records import AssertionResult, SpecAssertion, SpecTest, SpecTurn
 from adat.tdad.artifact import PromptArtifact
-from adat.tdad.assertions import HOLD_ON_SILENCE, verdict_of
 from adat.tdad.runner import run_spec_test
 from adat.tdad.spec_loader import parse_spec
+from adat.trace_assertions import HOLD_ON_SILENCE, verdict_of
 from tests.support.tdad_spec import LIBRARY_SEED_PROMPT, library_spec
 
 SAID = [SpecTurn(user="hi", reply="Hello, how can I help?")]
@@ -45,7 +45,7 @@ def test_verdict_rule(results: list[AssertionResult], turns: list[SpecTurn], err
 
 
 def test_the_silence_kinds_really_pass_on_an_empty_trace() -> None:
-    from adat.tdad.assertions import evaluate
+    from adat.trace_assertions import evaluate
 
     silent = [SpecTurn(user="hi", reply="", tool_calls=[])]
     args = {"no_pii": {"values": ["555-0199"]}, "text_contains_none": {"values": ["sorry"]},

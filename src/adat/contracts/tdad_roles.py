@@ -14,8 +14,8 @@ from pydantic import Field
 
 from adat.contracts.contract_base import Contract
 
-PROMPT_PROMPTSMITH = "tdad_promptsmith"
-PROMPT_MUTATIONSMITH = "tdad_mutationsmith"
+PROMPT_PROMPTSMITH, ROLE_PROMPTSMITH = "tdad_promptsmith", "promptsmith"
+PROMPT_MUTATIONSMITH, ROLE_MUTATIONSMITH = "tdad_mutationsmith", "mutationsmith"
 
 
 class ToolDescriptionView(Contract):

@@ -8,8 +8,9 @@ on it: the candidate is promoted only if the visible pass count does not fall. C
 when every visible test passes, when no candidate fixes anything, or at the spec's
 ``compile_budget.max_iterations``. Every iteration is a :class:`CompileIteration` row.
 
-Only visible tests ever enter this module (a hidden one is refused): PromptSmith's input is
-built from the failing visible tests and the spec's clauses, nothing else.
+Only visible tests ever enter this module (a hidden one is refused): PromptSmith's input
+(:class:`PromptSmithInput`, bound to the client by :func:`promptsmith_proposer`) is built from the
+artifact, the spec's decision enum and the failing visible tests with their clauses, nothing else.
 """
 
 from __future__ import annotations
@@ -19,12 +20,39 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from adat.contracts.tdad_roles import ClauseFailures, FailedAssertionView, FailingTestView
+from adat.contracts.tdad_roles import (
+    PROMPT_PROMPTSMITH,
+    ROLE_PROMPTSMITH,
+    ClauseFailures,
+    FailedAssertionView,
+    FailingTestView,
+    PromptSmithInput,
+    PromptSmithOutput,
+    apply_edit,
+    tool_views,
+)
+from adat.llm.types import TesterLLM
 from adat.records import CompileIteration, SpecResult
 from adat.tdad.suite_runs import RunTest, run_tests, stage_row
 
 #: propose(parent artifact, failures by clause, visible total, visible passed, attempt) -> candidate
 Propose = Callable[[Any, list[ClauseFailures], int, int, int], Any]
+
+
+def promptsmith_proposer(client: TesterLLM, spec: Any) -> Propose:
+    """A ``Propose`` callable asking the ``promptsmith`` role for each candidate."""
+
+    def propose(artifact: Any, failures: list[ClauseFailures], visible_tests: int, visible_passed: int,
+                attempt: int) -> Any:
+        inp = PromptSmithInput(spec_title=spec.title or spec.spec_id, system_prompt=artifact.system_prompt,
+                               tool_descriptions=tool_views(artifact.tool_descriptions),
+                               decision_enum=list(spec.response_contract.decision_enum), failures=failures,
+                               visible_tests=visible_tests, visible_passed=visible_passed, attempt=attempt)
+        out = client.structured(ROLE_PROMPTSMITH, PROMPT_PROMPTSMITH, inp.model_dump(), PromptSmithOutput,
+                                cache_tag=f"attempt={attempt}")
+        return apply_edit(artifact, out)
+
+    return propose
 
 
 @dataclass

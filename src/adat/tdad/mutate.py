@@ -7,6 +7,9 @@ activated mutant runs every visible test once; whether a test kills it (fails on
 on the compiled prompt in all reruns) is decided in SQL (``int_variant_kills``), over these rows
 and the reliability stage's reruns. Non-activated mutants are recorded, never scored.
 
+MutationSmith (:func:`mutant_maker`) is given the compiled artifact, the intent and the pack's
+constraints (:class:`MutationSmithInput`) -- never a test.
+
 A probe is user turns and predicates; the tools need fixtures, and a pack's turns name the ids of
 its authors' own fixtures. So the probe runs in a few scenarios taken from the suite, never
 written for one spec: its turns with the fixtures of each of the visible tests that share the
@@ -23,6 +26,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adat.contracts.tdad_clauses import overlap
+from adat.contracts.tdad_roles import (
+    PROMPT_MUTATIONSMITH,
+    ROLE_MUTATIONSMITH,
+    MutationSmithInput,
+    MutationSmithOutput,
+    apply_edit,
+    tool_views,
+)
+from adat.llm.types import TesterLLM
 from adat.mutation import activate, predicates_hold
 from adat.records import MutantRow, SpecResult
 from adat.tdad.compiler import artifact_diff
@@ -30,6 +42,20 @@ from adat.tdad.suite_runs import RunTest, run_tests, stage_row
 
 #: make(compiled artifact, mutation, attempt) -> mutant artifact
 MakeMutant = Callable[[Any, Any, int], Any]
+
+
+def mutant_maker(client: TesterLLM, pack: Any) -> MakeMutant:
+    """``make(compiled artifact, mutation, attempt) -> mutant artifact`` through the role."""
+
+    def make(artifact: Any, mutation: Any, attempt: int) -> Any:
+        inp = MutationSmithInput(mutation_id=mutation.id, intent=mutation.intent,
+                                 constraints=list(pack.generator.constraints), system_prompt=artifact.system_prompt,
+                                 tool_descriptions=tool_views(artifact.tool_descriptions), attempt=attempt)
+        out = client.structured(ROLE_MUTATIONSMITH, PROMPT_MUTATIONSMITH, inp.model_dump(), MutationSmithOutput,
+                                cache_tag=f"attempt={attempt}")
+        return apply_edit(artifact, out)
+
+    return make
 
 
 @dataclass

@@ -16,7 +16,7 @@ the test's fixtures: an assertion whose expected value only a fixture holds
 (:func:`adat.tdad.target_fit.fixture_bound`) is ``not_observable`` on it, its detail starting
 with :data:`~adat.tdad.target_fit.FIXTURES_NOT_DELIVERED`.
 
-A test's verdict is :func:`adat.tdad.assertions.verdict_of`: ``pass``, ``fail`` or
+A test's verdict is :func:`adat.trace_assertions.verdict_of`: ``pass``, ``fail`` or
 ``not_observable`` (nothing it needs was observed; never a pass).
 """
 
@@ -31,12 +31,13 @@ from adat import conversation
 from adat.config import RunConfig
 from adat.contracts.tdad_spec import Spec
 from adat.conversation import ScriptedUser
-from adat.spec_records import AgentToolCall, AssertionResult, SpecTest, SpecTestResult, SpecTurn
+from adat.records import AssertionOutcome, SpecResult
+from adat.spec_records import AgentToolCall, AssertionResult, SpecTest, SpecTurn
 from adat.targets.base import AgentReply, Target
 from adat.tdad.agent_host import SpecAgentHost
 from adat.tdad.artifact import PromptArtifact
-from adat.tdad.assertions import evaluate_all, verdict_of
 from adat.tdad.target_fit import FIXTURES_NOT_DELIVERED, fixture_bound
+from adat.trace_assertions import evaluate_all, verdict_of
 
 if TYPE_CHECKING:
     from adat.llm.client import LLMClient
@@ -60,9 +61,10 @@ def spec_agent_for(cfg: RunConfig, client: LLMClient, spec: Spec, artifact: Prom
 
 def run_spec_test(cfg: RunConfig, client: LLMClient, spec: Spec, artifact: PromptArtifact, test: SpecTest, *,
                   run_id: str, rerun: int = 0, target: Target | None = None,
-                  agent_variant: str = "compiled", agent_model: str | None = None) -> SpecTestResult:
+                  agent_variant: str = "compiled", agent_model: str | None = None) -> SpecResult:
     """Run ``test`` once and judge it (see the module docstring); ``agent_model`` picks the built
-    spec agent's model when no ``target`` is given."""
+    spec agent's model when no ``target`` is given. The stage that runs it sets the row's
+    ``iteration`` / ``scope`` (:func:`adat.tdad.suite_runs.stage_row`)."""
     host = target if target is not None else spec_agent_for(cfg, client, spec, artifact, test, rerun=rerun,
                                                             variant=agent_variant, model=agent_model)
     started = time.perf_counter()
@@ -79,13 +81,14 @@ def run_spec_test(cfg: RunConfig, client: LLMClient, spec: Spec, artifact: Promp
     if target is not None:
         results = _without_fixtures(test, results)
     verdict = verdict_of(results, turns, error)
-    return SpecTestResult(
+    return SpecResult(
         result_id=uuid.uuid4().hex, run_id=run_id, test_id=test.test_id, spec_id=test.spec_id,
         spec_version=test.spec_version, split=test.split, family=test.family,
         artifact_digest=artifact.digest(), agent_variant=agent_variant,
         target=getattr(host, "agent_id", type(host).__name__), rerun=rerun, passed=verdict == "pass",
         not_observable=verdict == "not_observable", error=error,
-        assertion_results=results, turns=turns, duration_s=time.perf_counter() - started)
+        assertion_results=[AssertionOutcome.model_validate(r, from_attributes=True) for r in results],
+        turns=turns, duration_s=time.perf_counter() - started)
 
 
 def _observe(host: Any, session: str, turn: int, user: str, reply: AgentReply) -> SpecTurn:

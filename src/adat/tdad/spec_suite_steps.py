@@ -100,10 +100,9 @@ def compile_step(ctx: RunContext, spec_path: str, start: str) -> Outcome:
     """PromptSmith from ``start`` (an agent-artifacts directory with the seed prompt, or
     ``run:<RUN_ID>`` for a compiled prompt) on the run's visible tests → compile tables."""
     from adat.contracts.tdad_clauses import clause_texts
-    from adat.contracts.tdad_roles import PROMPT_PROMPTSMITH
+    from adat.contracts.tdad_roles import PROMPT_PROMPTSMITH, ROLE_PROMPTSMITH
     from adat.tdad.artifact import seed_artifact
-    from adat.tdad.compiler import compile_artifact
-    from adat.tdad.promptsmith import ROLE, promptsmith_proposer
+    from adat.tdad.compiler import compile_artifact, promptsmith_proposer
     from adat.tdad.spec_loader import load_spec
     from adat.tdad.target_fit import target_fit
 
@@ -124,8 +123,8 @@ def compile_step(ctx: RunContext, spec_path: str, start: str) -> Outcome:
     out = compile_artifact(artifact, visible, _runner(cfg, ctx, spec, "candidate"),
                            promptsmith_proposer(ctx.client, spec), clause_text=clause_texts(spec),
                            max_iterations=budget, inner_attempts=cfg.spec_suite.inner_attempts, run_id=run_id,
-                           start_label=label, produced_by=cfg.models.for_role(ROLE), prompt_id=PROMPT_PROMPTSMITH,
-                           prompt_version=_prompt_version(ctx, PROMPT_PROMPTSMITH),
+                           start_label=label, produced_by=cfg.models.for_role(ROLE_PROMPTSMITH),
+                           prompt_id=PROMPT_PROMPTSMITH, prompt_version=_prompt_version(ctx, PROMPT_PROMPTSMITH),
                            workers=cfg.llm.concurrency)
     ctx.write("compile_iterations", out.iterations)
     ctx.write("compile_results", out.results)
@@ -137,8 +136,8 @@ def reliability_step(ctx: RunContext, spec_path: str, base_run: str | None = Non
     """k reruns of every test on the compiled prompt (and, for a v2 run, one run of each v1
     invariant test, filed by its v1 verdict; :mod:`adat.tdad.evolution`) → ``spec_reruns``."""
     from adat.tdad.evolution import invariant_tests
-    from adat.tdad.reliability import not_runnable_rows, rerun_suite
     from adat.tdad.spec_loader import load_spec
+    from adat.tdad.suite_runs import not_runnable_rows, rerun_suite
 
     cfg, run_id = ctx.cfg, ctx.run_id
     spec = load_spec(spec_path)
@@ -165,9 +164,8 @@ def reliability_step(ctx: RunContext, spec_path: str, base_run: str | None = Non
 def mutate_step(ctx: RunContext, spec_path: str, pack_path: str) -> Outcome:
     """MutationSmith per intent of the pack, activation probes, visible tests on activated mutants
     → ``mutants``, ``mutant_results``."""
-    from adat.contracts.tdad_roles import PROMPT_MUTATIONSMITH
-    from adat.tdad.mutate import mutate_compiled
-    from adat.tdad.mutationsmith import ROLE, mutant_maker
+    from adat.contracts.tdad_roles import PROMPT_MUTATIONSMITH, ROLE_MUTATIONSMITH
+    from adat.tdad.mutate import mutant_maker, mutate_compiled
     from adat.tdad.spec_loader import load_mutation_pack, load_spec
 
     cfg, run_id = ctx.cfg, ctx.run_id
@@ -183,7 +181,7 @@ def mutate_step(ctx: RunContext, spec_path: str, pack_path: str) -> Outcome:
         return runners[key](artifact, test, rerun)
 
     out = mutate_compiled(compiled, pack, visible, run, mutant_maker(ctx.client, pack), run_id=run_id,
-                          produced_by=cfg.models.for_role(ROLE), prompt_id=PROMPT_MUTATIONSMITH,
+                          produced_by=cfg.models.for_role(ROLE_MUTATIONSMITH), prompt_id=PROMPT_MUTATIONSMITH,
                           prompt_version=_prompt_version(ctx, PROMPT_MUTATIONSMITH),
                           workers=cfg.llm.concurrency)
     ctx.write("mutants", out.mutants)
