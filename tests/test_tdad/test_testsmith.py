@@ -25,7 +25,7 @@ def test_tests_per_leaf_family_split_and_clauses(tmp_path: Path) -> None:
         assert t.split == ("visible" if t.family in ("MFT", "INV", "DIR") else "hidden")
         assert t.produced_by == "offline/heuristic" and t.prompt_id == "testsmith" and t.prompt_version
         assert t.clauses and all(a.clause for a in t.assertions) and not t.problems()
-        known = {*spec.policy_ids(), *(n.node_id for n in spec.decision_tree), "response_contract",
+        known = {*(p.id for p in spec.policies), *(n.node_id for n in spec.decision_tree), "response_contract",
                  *(f"tools.{n}.retry_policy" for n in spec.tool_names())}
         assert set(t.clauses) <= known, set(t.clauses) - known
     families = {t.family for t in tests}

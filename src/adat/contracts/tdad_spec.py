@@ -214,9 +214,6 @@ class Spec(Contract):
         respond = self.tool(RESPOND_TOOL)
         return (respond.decision_enum() if respond else []) or list(self.response_contract.decision_enum)
 
-    def policy_ids(self) -> list[str]:
-        return [p.id for p in self.policies]
-
     def leaves(self) -> list[str]:
         """Terminal node ids in tree order: declared nodes without branches, then branch targets
         that are not declared (a lint error, but still where a path ends)."""

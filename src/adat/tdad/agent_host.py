@@ -84,8 +84,9 @@ class SpecAgentHost(HostedSessions[_Session]):
                 s.messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
             if s.responds[turn]:
                 break
-        payloads = s.responds[turn]
-        s.replies[turn] = _user_message(payloads[-1]) if payloads else ""
+        last = json.loads(s.responds[turn][-1]) if s.responds[turn] else None  # JSON this host wrote
+        message = last.get("user_message") if isinstance(last, dict) else None
+        s.replies[turn] = message if isinstance(message, str) else ""
         return self._reply(s, turn)
 
     def _reply(self, s: _Session, turn: int) -> AgentReply:
@@ -128,13 +129,3 @@ class SpecAgentHost(HostedSessions[_Session]):
 
 def _error(kind: str, *, detail: str = "") -> str:
     return json.dumps({"error": kind, **({"detail": detail} if detail else {})})
-
-
-def _user_message(payload_json: str) -> str:
-    try:
-        payload = json.loads(payload_json)
-    except ValueError:
-        return ""
-    message = payload.get("user_message") if isinstance(payload, dict) else None
-    return message if isinstance(message, str) else ""
-

@@ -33,6 +33,7 @@ from adat.contracts.tdad_roles import (
 )
 from adat.llm.types import TesterLLM
 from adat.records import CompileIteration, SpecResult
+from adat.stages.provenance import Provenance
 from adat.tdad.suite_runs import RunTest, run_tests, stage_row
 
 #: propose(parent artifact, failures by clause, visible total, visible passed, attempt) -> candidate
@@ -104,16 +105,16 @@ def group_failures(tests: Sequence[Any], results: Sequence[Any], clause_text: di
 
 def compile_artifact(start: Any, tests: Sequence[Any], run_test: RunTest, propose: Propose, *,
                      clause_text: dict[str, str], max_iterations: int, inner_attempts: int, run_id: str,
-                     start_label: str, produced_by: str = "", prompt_id: str = "", prompt_version: str = "",
-                     workers: int = 1) -> CompileOutcome:
-    """Compile ``start`` against the visible ``tests``; see the module docstring."""
+                     start_label: str, provenance: Provenance = Provenance(), workers: int = 1) -> CompileOutcome:
+    """Compile ``start`` against the visible ``tests``; see the module docstring (``provenance``:
+    PromptSmith's model and prompt, stamped on every iteration row)."""
     hidden = [t.test_id for t in tests if t.split != "visible"]
     if hidden:
         raise ValueError(f"compilation takes visible tests only; got hidden {hidden[:3]}")
     spec_id, spec_version = (tests[0].spec_id, tests[0].spec_version) if tests else ("", "")
     out = CompileOutcome(artifact=start)
-    meta = dict(run_id=run_id, spec_id=spec_id, spec_version=spec_version, produced_by=produced_by,
-                prompt_id=prompt_id, prompt_version=prompt_version, budget=max_iterations)
+    meta = dict(run_id=run_id, spec_id=spec_id, spec_version=spec_version, budget=max_iterations,
+                **provenance.fields())
 
     def run(artifact: Any, chosen: Sequence[Any], iteration: int, scope: str) -> list[Any]:
         results = run_tests(run_test, artifact, chosen, workers=workers)

@@ -37,6 +37,7 @@ from adat.contracts.tdad_roles import (
 from adat.llm.types import TesterLLM
 from adat.mutation import activate, predicates_hold
 from adat.records import MutantRow, SpecResult
+from adat.stages.provenance import Provenance
 from adat.tdad.compiler import artifact_diff
 from adat.tdad.suite_runs import RunTest, run_tests, stage_row
 
@@ -103,9 +104,9 @@ def probe_tests(mutation: Any, visible: Sequence[Any], limit: int = PROBE_SCENAR
 
 
 def mutate_compiled(compiled: Any, pack: Any, visible: Sequence[Any], run_test: RunTest, make: MakeMutant, *,
-                    run_id: str, produced_by: str = "", prompt_id: str = "", prompt_version: str = "",
-                    workers: int = 1) -> MutationOutcome:
-    """Every intent of ``pack`` against ``compiled``; see the module docstring."""
+                    run_id: str, provenance: Provenance = Provenance(), workers: int = 1) -> MutationOutcome:
+    """Every intent of ``pack`` against ``compiled``; see the module docstring (``provenance``:
+    MutationSmith's model and prompt, stamped on every mutant row)."""
     out = MutationOutcome()
     spec_id, spec_version = (visible[0].spec_id, visible[0].spec_version) if visible else ("", "")
     for mutation in pack.mutations:
@@ -146,5 +147,5 @@ def mutate_compiled(compiled: Any, pack: Any, visible: Sequence[Any], run_test: 
             prompt_digest=mutant.digest() if mutant is not None else "", activated=activation.activated,
             activation_attempts=activation.attempts, probe_holds_on_base=not open_probes,
             diff=artifact_diff(compiled, mutant) if mutant is not None else "",
-            produced_by=produced_by, prompt_id=prompt_id, prompt_version=prompt_version))
+            **provenance.fields()))
     return out

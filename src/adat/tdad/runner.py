@@ -131,10 +131,10 @@ def _without_fixtures(test: SpecTest, results: list[AssertionResult]) -> list[As
 
 def _own_checks(host: Any, turns: list[SpecTurn]) -> list[AssertionResult]:
     """``respond`` exactly once per turn (only the spec agent host can show it)."""
+    if not isinstance(host, SpecAgentHost):
+        return []
     out = []
     for i, turn in enumerate(turns):
-        if not isinstance(host, SpecAgentHost):
-            continue
         n = len(turn.respond_json)
         if turn.error is not None:
             outcome, detail = "fail", f"turn {i}: {turn.error}"

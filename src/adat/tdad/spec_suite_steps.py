@@ -20,6 +20,7 @@ from adat.engine.context import RunContext, StepResult
 from adat.engine.stage_runner import Outcome
 from adat.errors import UserError
 from adat.records import CompileIteration
+from adat.stages.provenance import provenance_of
 
 SEED_START = "seed"
 #: ``start`` of a run on an agent that does not read the prompt and has no seed prompt: an empty artifact
@@ -53,19 +54,12 @@ def _runner(cfg: RunConfig, ctx: RunContext, spec: Any, variant: str = "compiled
         from adat.targets.target_factory import build_target
 
         target = build_target(cfg.target, cfg, client=ctx.client)
-    model = fit.agent_model if fit.kind == "llm-agent" else None
 
     def run(artifact: Any, test: Any, rerun: int) -> Any:
         return run_spec_test(cfg, ctx.client, spec, artifact, test, run_id=ctx.run_id, rerun=rerun,
-                             agent_variant=variant, target=target, agent_model=model)
+                             agent_variant=variant, target=target, agent_model=fit.agent_model)
 
     return run
-
-
-def _prompt_version(ctx: RunContext, prompt_id: str) -> str:
-    from adat.llm.prompts import load_prompt
-
-    return load_prompt(prompt_id, ctx.client.prompts_dir).version
 
 
 def _tests(ctx: RunContext, run_id: str | None = None) -> list[Any]:
@@ -123,9 +117,8 @@ def compile_step(ctx: RunContext, spec_path: str, start: str) -> Outcome:
     out = compile_artifact(artifact, visible, _runner(cfg, ctx, spec, "candidate"),
                            promptsmith_proposer(ctx.client, spec), clause_text=clause_texts(spec),
                            max_iterations=budget, inner_attempts=cfg.spec_suite.inner_attempts, run_id=run_id,
-                           start_label=label, produced_by=cfg.models.for_role(ROLE_PROMPTSMITH),
-                           prompt_id=PROMPT_PROMPTSMITH, prompt_version=_prompt_version(ctx, PROMPT_PROMPTSMITH),
-                           workers=cfg.llm.concurrency)
+                           start_label=label, workers=cfg.llm.concurrency,
+                           provenance=provenance_of(ctx.client, ROLE_PROMPTSMITH, PROMPT_PROMPTSMITH))
     ctx.write("compile_iterations", out.iterations)
     ctx.write("compile_results", out.results)
     return Outcome(data={"compiled_digest": out.artifact.digest()})
@@ -181,8 +174,7 @@ def mutate_step(ctx: RunContext, spec_path: str, pack_path: str) -> Outcome:
         return runners[key](artifact, test, rerun)
 
     out = mutate_compiled(compiled, pack, visible, run, mutant_maker(ctx.client, pack), run_id=run_id,
-                          produced_by=cfg.models.for_role(ROLE_MUTATIONSMITH), prompt_id=PROMPT_MUTATIONSMITH,
-                          prompt_version=_prompt_version(ctx, PROMPT_MUTATIONSMITH),
+                          provenance=provenance_of(ctx.client, ROLE_MUTATIONSMITH, PROMPT_MUTATIONSMITH),
                           workers=cfg.llm.concurrency)
     ctx.write("mutants", out.mutants)
     ctx.write("mutant_results", out.results)

@@ -32,8 +32,7 @@ class SpecTargetFit:
 
     kind: str
     agent_model: str | None
-    prompt_driven: bool
-    takes_fixtures: bool
+    prompt_driven: bool  # reads the compiled prompt and takes the tests' fixtures
 
     def label(self) -> str:
         if self.kind == "spec-agent":
@@ -54,10 +53,10 @@ class SpecTargetFit:
 def target_fit(cfg: RunConfig) -> SpecTargetFit:
     """What the suite of ``cfg`` runs its tests on (see the module docstring)."""
     if not cfg.spec_suite.use_target:
-        return SpecTargetFit("spec-agent", cfg.models.spec_agent, prompt_driven=True, takes_fixtures=True)
+        return SpecTargetFit("spec-agent", cfg.models.spec_agent, prompt_driven=True)
     if isinstance(cfg.target, LLMAgentTarget):
-        return SpecTargetFit("llm-agent", cfg.target.model, prompt_driven=True, takes_fixtures=True)
-    return SpecTargetFit(cfg.target.type, None, prompt_driven=False, takes_fixtures=False)
+        return SpecTargetFit("llm-agent", cfg.target.model, prompt_driven=True)
+    return SpecTargetFit(cfg.target.type, None, prompt_driven=False)
 
 
 def _fixture_text(test: SpecTest) -> str:
