@@ -12,7 +12,7 @@ its path. Free-form guidance written for the test generator (``test_guidance``,
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import ConfigDict, Field, model_validator
 
@@ -138,9 +138,12 @@ class Defaults(Contract):
     limits: Limits = Field(default_factory=Limits)
 
 
+VisibleFamily = Literal["MFT", "INV", "DIR"]
+
+
 class VisibleGuidance(Contract):
     min_branch_coverage: float = Field(1.0, ge=0.0, le=1.0)
-    min_types: list[Literal["MFT", "INV", "DIR"]] = Field(default_factory=lambda: ["MFT", "INV", "DIR"])
+    min_types: list[VisibleFamily] = Field(default_factory=lambda: list(get_args(VisibleFamily)))
     required_markers: list[str] = Field(default_factory=list)
 
 

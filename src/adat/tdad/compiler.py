@@ -28,8 +28,6 @@ from adat.contracts.tdad_roles import (
     FailingTestView,
     PromptSmithInput,
     PromptSmithOutput,
-    apply_edit,
-    tool_views,
 )
 from adat.llm.types import TesterLLM
 from adat.records import CompileIteration, SpecResult
@@ -46,12 +44,10 @@ def promptsmith_proposer(client: TesterLLM, spec: Any) -> Propose:
     def propose(artifact: Any, failures: list[ClauseFailures], visible_tests: int, visible_passed: int,
                 attempt: int) -> Any:
         inp = PromptSmithInput(spec_title=spec.title or spec.spec_id, system_prompt=artifact.system_prompt,
-                               tool_descriptions=tool_views(artifact.tool_descriptions),
+                               tool_descriptions=artifact.tool_views(),
                                decision_enum=list(spec.response_contract.decision_enum), failures=failures,
                                visible_tests=visible_tests, visible_passed=visible_passed, attempt=attempt)
-        out = client.structured(ROLE_PROMPTSMITH, PROMPT_PROMPTSMITH, inp.model_dump(), PromptSmithOutput,
-                                cache_tag=f"attempt={attempt}")
-        return apply_edit(artifact, out)
+        return artifact.edited_by(client, ROLE_PROMPTSMITH, PROMPT_PROMPTSMITH, inp, PromptSmithOutput, attempt)
 
     return propose
 

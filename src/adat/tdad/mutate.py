@@ -31,8 +31,6 @@ from adat.contracts.tdad_roles import (
     ROLE_MUTATIONSMITH,
     MutationSmithInput,
     MutationSmithOutput,
-    apply_edit,
-    tool_views,
 )
 from adat.llm.types import TesterLLM
 from adat.mutation import activate, predicates_hold
@@ -51,10 +49,9 @@ def mutant_maker(client: TesterLLM, pack: Any) -> MakeMutant:
     def make(artifact: Any, mutation: Any, attempt: int) -> Any:
         inp = MutationSmithInput(mutation_id=mutation.id, intent=mutation.intent,
                                  constraints=list(pack.generator.constraints), system_prompt=artifact.system_prompt,
-                                 tool_descriptions=tool_views(artifact.tool_descriptions), attempt=attempt)
-        out = client.structured(ROLE_MUTATIONSMITH, PROMPT_MUTATIONSMITH, inp.model_dump(), MutationSmithOutput,
-                                cache_tag=f"attempt={attempt}")
-        return apply_edit(artifact, out)
+                                 tool_descriptions=artifact.tool_views(), attempt=attempt)
+        return artifact.edited_by(client, ROLE_MUTATIONSMITH, PROMPT_MUTATIONSMITH, inp, MutationSmithOutput,
+                                  attempt)
 
     return make
 
