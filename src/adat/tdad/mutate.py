@@ -133,7 +133,7 @@ def mutate_compiled(compiled: Any, pack: Any, visible: Sequence[Any], run_test: 
             return make(compiled, mutation, attempt)
 
         activation = activate(make_one, holds, base_holds=None if not open_probes else False,
-                              max_attempts=pack.max_attempts)
+                              max_attempts=pack.generator.max_attempts)
         mutant = activation.variant
         if activation.activated and mutant is not None:
             out.results += [stage_row(r, run_id=run_id, variant=mutation.id, digest=mutant.digest(), scope="suite")

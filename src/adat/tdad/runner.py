@@ -46,27 +46,19 @@ RESPOND_CLAUSE = "response_contract"
 DEFAULT_MAX_STEPS = 8
 
 
-def spec_agent_for(cfg: RunConfig, client: LLMClient, spec: Spec, artifact: PromptArtifact, test: SpecTest,
-                   *, rerun: int = 0, variant: str = "", model: str | None = None) -> SpecAgentHost:
-    """The default target: the spec agent on ``model`` (default ``cfg.models.spec_agent``; an
-    ``llm-agent`` target's model when the suite runs on it), bound to the test's fixtures.
-
-    The cache tag names the rerun, so pass^k reruns are fresh calls, not cache hits.
-    """
-    limit = spec.defaults.limits.max_tool_calls_per_turn
-    steps = max(DEFAULT_MAX_STEPS, (limit or 0) + 2)
-    return SpecAgentHost(client, model=model or cfg.models.spec_agent, spec=spec, artifact=artifact,
-                         fixtures=test.fixtures, max_steps=steps, cache_tag=f"{test.test_id}|{variant}|rerun={rerun}")
-
-
 def run_spec_test(cfg: RunConfig, client: LLMClient, spec: Spec, artifact: PromptArtifact, test: SpecTest, *,
                   run_id: str, rerun: int = 0, target: Target | None = None,
                   agent_variant: str = "compiled", agent_model: str | None = None) -> SpecResult:
-    """Run ``test`` once and judge it (see the module docstring); ``agent_model`` picks the built
-    spec agent's model when no ``target`` is given. The stage that runs it sets the row's
+    """Run ``test`` once and judge it (see the module docstring). With no ``target`` it runs on the
+    spec agent on ``agent_model`` (default ``cfg.models.spec_agent``; an ``llm-agent`` target's model
+    when the suite runs on it), bound to the test's fixtures. The stage that runs it sets the row's
     ``iteration`` / ``scope`` (:func:`adat.tdad.suite_runs.stage_row`)."""
-    host = target if target is not None else spec_agent_for(cfg, client, spec, artifact, test, rerun=rerun,
-                                                            variant=agent_variant, model=agent_model)
+    host: Target | SpecAgentHost | None = target
+    if host is None:  # the cache tag names the rerun, so pass^k reruns are fresh calls, not cache hits
+        limit = spec.defaults.limits.max_tool_calls_per_turn
+        host = SpecAgentHost(client, model=agent_model or cfg.models.spec_agent, spec=spec, artifact=artifact,
+                             fixtures=test.fixtures, max_steps=max(DEFAULT_MAX_STEPS, (limit or 0) + 2),
+                             cache_tag=f"{test.test_id}|{agent_variant}|rerun={rerun}")
     started = time.perf_counter()
     turns: list[SpecTurn] = []
     conv = conversation.converse(host, ScriptedUser(test.user_turns), turn_limit=len(test.user_turns),

@@ -26,9 +26,6 @@ from adat.yaml_io import read_yaml
 #: node ids that start so are leaves (the TDAD shape's terminal nodes): an undeclared one still ends a path
 LEAF_PREFIX = "END_"
 
-__all__ = ["LintFinding", "MutationPack", "Spec", "key_path", "lint_spec", "load_mutation_pack", "load_spec",
-           "parse_spec"]
-
 
 def key_path(loc: Sequence[int | str]) -> str:
     """``('decision_tree', 3, 'branches', 0, 'next')`` -> ``decision_tree[3].branches[0].next``."""

@@ -41,6 +41,10 @@ def _mark(row: dict[str, Any]) -> str:
     return STATUS_MARK.get(str(row.get("compile_status") or ""), "")
 
 
+def _named(label: str, names: list[str]) -> str:
+    return f"; {label}: {', '.join(names)}" if names else ""
+
+
 def summary_lines(run_id: str, m: dict[str, list[dict[str, Any]]], *, roles: list[str] | None = None,
                   target_line: str = "") -> list[str]:
     """The figures as markdown-ish lines (the same text for the terminal and the Prefect UI).
@@ -93,11 +97,9 @@ def summary_lines(run_id: str, m: dict[str, list[dict[str, Any]]], *, roles: lis
     surs = m["tdad_surs"][0] if m["tdad_surs"] else None
     if surs:
         lines.append(f"- SURS: {_pct(surs['surs'])} ({surs['invariant_passed']}/{surs['invariant_tests']} v1 invariant "
-                     f"tests that passed on v1 pass on v2)"
-                     + (f"; broken: {', '.join(surs['broken'])}" if surs["broken"] else "")
-                     + (f"; failed already on v1 (not counted): {', '.join(surs['v1_failed'])}" if surs["v1_failed"] else "")
-                     + (f"; not runnable on v2 (not counted): {', '.join(surs['not_runnable'])}"
-                        if surs["not_runnable"] else "") + _mark(surs))
+                     f"tests that passed on v1 pass on v2)" + _named("broken", surs["broken"])
+                     + _named("failed already on v1 (not counted)", surs["v1_failed"])
+                     + _named("not runnable on v2 (not counted)", surs["not_runnable"]) + _mark(surs))
     for row in m["tdad_pass_k"]:
         lines.append(f"- pass^{row['k']} ({row['split']}): {_pct(row['pass_k_rate'])} ({row['tests_pass_k']}/"
                      f"{row['tests']}), mean pass rate {_pct(row['mean_pass_rate'])}, flaky {row['flaky']}")
