@@ -194,9 +194,11 @@ class SpecTurn(Record):
     error: str | None = None
 
 
-class AssertionResult(Record):
-    index: int = Field(description="position in the test's assertions; -1 for the runner's own checks")
-    kind: str
-    clause: str
-    outcome: Outcome
+class AssertionOutcome(Record):
+    """One typed assertion of a spec test, judged on one execution (``SpecResult.assertion_results``)."""
+
+    index: int = Field(description="0-based position of the assertion in the test; -1 for the runner's own checks")
+    kind: str = Field(description="assertion type, e.g. tool_called, no_pii, decision_in")
+    clause: str = Field("", description="spec clause (policy or node id) the assertion derives from")
+    outcome: Outcome = Field(description="not_observable when the target cannot show it (never a pass)")
     detail: str = ""

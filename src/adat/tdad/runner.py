@@ -31,8 +31,8 @@ from adat import conversation
 from adat.config import RunConfig
 from adat.contracts.tdad_spec import Spec
 from adat.conversation import ScriptedUser
-from adat.records import AssertionOutcome, SpecResult
-from adat.spec_records import AgentToolCall, AssertionResult, SpecTest, SpecTurn
+from adat.records import SpecResult
+from adat.spec_records import AgentToolCall, AssertionOutcome, SpecTest, SpecTurn
 from adat.targets.base import AgentReply, Target
 from adat.tdad.agent_host import SpecAgentHost
 from adat.tdad.artifact import PromptArtifact
@@ -79,8 +79,7 @@ def run_spec_test(cfg: RunConfig, client: LLMClient, spec: Spec, artifact: Promp
         artifact_digest=artifact.digest(), agent_variant=agent_variant,
         target=getattr(host, "agent_id", type(host).__name__), rerun=rerun, passed=verdict == "pass",
         not_observable=verdict == "not_observable", error=error,
-        assertion_results=[AssertionOutcome.model_validate(r, from_attributes=True) for r in results],
-        turns=turns, duration_s=time.perf_counter() - started)
+        assertion_results=results, turns=turns, duration_s=time.perf_counter() - started)
 
 
 def _observe(host: Any, session: str, turn: int, user: str, reply: AgentReply) -> SpecTurn:
@@ -107,7 +106,7 @@ def _json_object(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _without_fixtures(test: SpecTest, results: list[AssertionResult]) -> list[AssertionResult]:
+def _without_fixtures(test: SpecTest, results: list[AssertionOutcome]) -> list[AssertionOutcome]:
     """An external target never received the fixtures: what only a fixture holds is unobservable."""
     out = []
     for result in results:
@@ -121,7 +120,7 @@ def _without_fixtures(test: SpecTest, results: list[AssertionResult]) -> list[As
     return out
 
 
-def _own_checks(host: Any, turns: list[SpecTurn]) -> list[AssertionResult]:
+def _own_checks(host: Any, turns: list[SpecTurn]) -> list[AssertionOutcome]:
     """``respond`` exactly once per turn (only the spec agent host can show it)."""
     if not isinstance(host, SpecAgentHost):
         return []
@@ -134,6 +133,6 @@ def _own_checks(host: Any, turns: list[SpecTurn]) -> list[AssertionResult]:
             outcome, detail = "pass", ""
         else:
             outcome, detail = "fail", f"turn {i}: respond called {n} times (exactly once is required)"
-        out.append(AssertionResult(index=-1, kind="respond_once", clause=RESPOND_CLAUSE, outcome=outcome,
+        out.append(AssertionOutcome(index=-1, kind="respond_once", clause=RESPOND_CLAUSE, outcome=outcome,
                                    detail=detail))
     return out
