@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from adat.contracts.tdad_clauses import overlap
@@ -119,20 +120,15 @@ def mutate_compiled(compiled: Any, pack: Any, visible: Sequence[Any], run_test: 
         open_probes = [p for p, held in zip(probes, base_holds, strict=True) if held is False]
 
         def holds(mutant: Any, mutation: Any = mutation, open_probes: list[Any] = open_probes) -> bool | None:
-            seen: list[bool | None] = []
             for probe in open_probes:
                 result = run_test(mutant, probe, 0)
                 out.results.append(stage_row(result, run_id=run_id, variant=mutation.id, digest=mutant.digest(),
                                              scope="probe"))
-                seen.append(predicates_hold(mutation.activation_probe.expect_violation, result))
-                if seen[-1]:
+                if predicates_hold(mutation.activation_probe.expect_violation, result):
                     return True
-            return False if seen else None
+            return False if open_probes else None
 
-        def make_one(attempt: int, mutation: Any = mutation) -> Any:
-            return make(compiled, mutation, attempt)
-
-        activation = activate(make_one, holds, base_holds=None if not open_probes else False,
+        activation = activate(partial(make, compiled, mutation), holds, base_holds=None if not open_probes else False,
                               max_attempts=pack.generator.max_attempts)
         mutant = activation.variant
         if activation.activated and mutant is not None:

@@ -87,13 +87,7 @@ def _contradictory(steps: list[PathStep]) -> bool:
 
 
 def families_of(spec: Spec) -> list[Family]:
-    visible: list[Family] = list(spec.tests.visible.min_types)
-    hidden: list[Family] = [g.type for g in spec.tests.hidden.generators]
-    return [*dict.fromkeys([*visible, *hidden])]
-
-
-def split_of(family: str) -> str:
-    return "hidden" if family in HIDDEN_FAMILIES else "visible"
+    return list(dict.fromkeys([*spec.tests.visible.min_types, *(g.type for g in spec.tests.hidden.generators)]))
 
 
 def _test_id(spec: Spec, leaf: str, path_no: int, family: str, n: int, seed: int) -> str:
@@ -125,7 +119,8 @@ def generate_tests(cfg: RunConfig, client: TesterLLM, spec: Spec, *, seed: int, 
             counts[gen.family] = n + 1
             test = SpecTest(
                 test_id=_test_id(spec, leaf, path_no, gen.family, n, seed), run_id=run_id, spec_id=spec.spec_id,
-                spec_version=spec.version, family=gen.family, split=split_of(gen.family),  # type: ignore[arg-type]
+                spec_version=spec.version, family=gen.family,
+                split="hidden" if gen.family in HIDDEN_FAMILIES else "visible",
                 leaf_id=leaf, node_path=[s.node_id for s in steps],
                 clauses=list(dict.fromkeys(gen.clauses or [a.clause for a in gen.assertions])),
                 title=gen.title, user_turns=gen.user_turns, fixtures=gen.fixtures, pii_canaries=gen.pii_canaries,
