@@ -39,7 +39,7 @@ def run_suite(spec_path: Path, seed_dir: Path, pack_path: Path, tmp_path: Path, 
     spec, pack = load_spec(spec_path), load_mutation_pack(pack_path)
     cfg = RunConfig(data_dir=str(tmp_path / "data"), seed=seed)
     client = LLMClient(cfg, "gen", cache_dir=tmp_path / "cache")
-    tests = generate_tests(cfg, client, spec, seed=seed, run_id="gen")
+    tests = generate_tests(client, spec, seed=seed, run_id="gen")
     visible = [t for t in tests if t.split == "visible"]
     hidden = [t for t in tests if t.split == "hidden"]
 

@@ -19,7 +19,7 @@ def _client(tmp_path: Path) -> tuple[RunConfig, LLMClient]:
 def test_tests_per_leaf_family_split_and_clauses(tmp_path: Path) -> None:
     cfg, client = _client(tmp_path)
     spec = parse_spec(library_spec())
-    tests = generate_tests(cfg, client, spec, seed=3, run_id="r1")
+    tests = generate_tests(client, spec, seed=3, run_id="r1")
     assert {t.leaf_id for t in tests if t.split == "visible"} == set(spec.leaves())  # every leaf covered
     for t in tests:
         assert t.split == ("visible" if t.family in ("MFT", "INV", "DIR") else "hidden")
@@ -43,9 +43,9 @@ def test_tests_per_leaf_family_split_and_clauses(tmp_path: Path) -> None:
 def test_seeded_and_deterministic(tmp_path: Path) -> None:
     cfg, client = _client(tmp_path)
     spec = parse_spec(library_spec())
-    a = generate_tests(cfg, client, spec, seed=1)
-    b = generate_tests(cfg, client, spec, seed=1)
-    c = generate_tests(cfg, client, spec, seed=2)
+    a = generate_tests(client, spec, seed=1)
+    b = generate_tests(client, spec, seed=1)
+    c = generate_tests(client, spec, seed=2)
     assert [t.model_dump() for t in a] == [t.model_dump() for t in b]
     assert {t.test_id for t in a} != {t.test_id for t in c}
 
@@ -60,7 +60,7 @@ def test_shipped_specs_every_leaf_gets_visible_tests(shared_dir: Path, tmp_path:
     cfg, client = _client(tmp_path)
     for agent in ("supportops", "expenseguard"):
         spec = load_spec(shared_dir / "benchmarks" / "tdad" / "specs" / agent / "v1" / "spec.yaml")
-        tests = generate_tests(cfg, client, spec, seed=0)
+        tests = generate_tests(client, spec, seed=0)
         visible = [t for t in tests if t.split == "visible"]
         assert visible and len(tests) - len(visible) > 0
         if agent == "supportops":

@@ -61,7 +61,7 @@ def tests(spec: SpecPath,
     cfg = load_run_config(config) if config else RunConfig()
     run_id = new_run_id()
     client = LLMClient(cfg, run_id)
-    generated = generate_tests(cfg, client, loaded, seed=cfg.seed if seed is None else seed, run_id=run_id)
+    generated = generate_tests(client, loaded, seed=cfg.seed if seed is None else seed, run_id=run_id)
     if not generated:
         fail("TestSmith wrote no tests", file=str(spec), field="decision_tree",
              fix="check `adat spec lint`; every leaf needs a path a user can walk")

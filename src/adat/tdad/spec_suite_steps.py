@@ -83,8 +83,7 @@ def tests_step(ctx: RunContext, spec_path: str) -> Outcome:
     from adat.tdad.testsmith import generate_tests
 
     spec = load_spec(spec_path)
-    tests = [t.model_copy(update={"run_id": ctx.run_id})
-             for t in generate_tests(ctx.cfg, ctx.client, spec, seed=ctx.cfg.seed)]
+    tests = generate_tests(ctx.client, spec, seed=ctx.cfg.seed, run_id=ctx.run_id)
     ctx.write("spec_tests", tests)
     return Outcome(counts={"visible": sum(t.split == "visible" for t in tests),
                               "hidden": sum(t.split == "hidden" for t in tests)})
