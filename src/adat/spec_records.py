@@ -120,8 +120,7 @@ class SpecAssertion(Record):
     def problems(self) -> list[str]:
         """What this assertion lacks for its kind (empty = well formed)."""
         have = {
-            "tools": bool(self.tools), "tools2": len(self.tools) >= 2, "count": (self.count or 0) >= 0
-            and self.count is not None, "turn": self.turn is not None and self.turn >= 0,
+            "tools": bool(self.tools), "tools2": len(self.tools) >= 2, "count": self.count is not None and self.count >= 0,
             "values": bool(self.values), "field": bool(self.field), "values|patterns": bool(self.values or self.patterns),
             "turn|values": (self.turn is not None and self.turn >= 0) or bool(self.values),
         }

@@ -139,13 +139,11 @@ def compile_artifact(start: Any, tests: Sequence[Any], run_test: RunTest, propos
             if proposal.digest() == current.digest() or proposal.digest() in rejected:
                 continue  # nothing new to try
             candidate = proposal
-            if any(r.passed for r in run(candidate, failing_tests, iteration, "failing")):
-                fixes = True
+            fixes = any(r.passed for r in run(candidate, failing_tests, iteration, "failing"))
+            if fixes:
                 break
-        promoted = False
-        if fixes:
-            full = run(candidate, tests, iteration, "full")
-            promoted = sum(r.passed for r in full) >= passed_before
+        full = run(candidate, tests, iteration, "full") if fixes else []
+        promoted = fixes and sum(r.passed for r in full) >= passed_before
         out.iterations.append(CompileIteration(
             **meta, iteration=iteration, parent_digest=current.digest(), candidate_digest=candidate.digest(),
             promoted=promoted, in_effect_digest=(candidate if promoted else current).digest(), inner_attempts=tried,

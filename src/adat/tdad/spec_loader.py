@@ -14,7 +14,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -25,6 +25,7 @@ from adat.yaml_io import read_yaml
 
 #: node ids that start so are leaves (the TDAD shape's terminal nodes): an undeclared one still ends a path
 LEAF_PREFIX = "END_"
+M = TypeVar("M", bound=BaseModel)
 
 
 def key_path(loc: Sequence[int | str]) -> str:
@@ -61,11 +62,14 @@ def _keys_at(model: type[BaseModel], loc: Sequence[int | str]) -> list[str]:
     return keys
 
 
-def _validation_error(exc: ValidationError, file: str, model: type[BaseModel] = Spec, *,
-                      shape: str = "the TDAD spec shape") -> UserError:
-    err = exc.errors()[0]
+def _validated(model: type[M], raw: dict[str, Any], file: str, shape: str) -> M:
+    """``raw`` as ``model``; the first error as one line naming the key path (and how many more)."""
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        errors = exc.errors()
+    err = errors[0]
     loc = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
-    where = key_path(loc)
     kind = err["type"]
     if kind == "extra_forbidden":
         keys = _keys_at(model, loc)
@@ -77,10 +81,10 @@ def _validation_error(exc: ValidationError, file: str, model: type[BaseModel] = 
     else:
         shown = repr(err.get("input"))
         msg, fix = err["msg"], f"got {shown[:60] + '...' if len(shown) > 60 else shown}"
-    more = len(exc.errors()) - 1
+    more = len(errors) - 1
     if more:
         msg += f" (+{more} more error{'s' if more > 1 else ''})"
-    return UserError(msg, file=file, field=where, fix=fix)
+    raise UserError(msg, file=file, field=key_path(loc), fix=fix)
 
 
 def _read_mapping(path: Path, what: str) -> dict[str, Any]:
@@ -94,10 +98,7 @@ def _read_mapping(path: Path, what: str) -> dict[str, Any]:
 
 def parse_spec(raw: dict[str, Any], *, source: str = "<spec>") -> Spec:
     """Validate an already parsed spec mapping (``source`` names it in errors)."""
-    try:
-        return Spec.model_validate(raw)
-    except ValidationError as exc:
-        raise _validation_error(exc, source) from None
+    return _validated(Spec, raw, source, "the TDAD spec shape")
 
 
 def load_spec(path: str | Path) -> Spec:
@@ -109,12 +110,8 @@ def load_spec(path: str | Path) -> Spec:
 def load_mutation_pack(path: str | Path) -> MutationPack:
     """Load a mutation-pack YAML file; any problem is a one-line :class:`UserError` with the key path."""
     p = Path(path)
-    raw = _read_mapping(p, "mutation pack")
-    try:
-        return MutationPack.model_validate(raw)
-    except ValidationError as exc:
-        raise _validation_error(exc, str(p), MutationPack,
-                                shape="the mutation-pack shape, docs/spec_suites.md 'Mutation packs'") from None
+    return _validated(MutationPack, _read_mapping(p, "mutation pack"), str(p),
+                      "the mutation-pack shape, docs/spec_suites.md 'Mutation packs'")
 
 
 class LintFinding(BaseModel):
