@@ -59,10 +59,6 @@ def target_fit(cfg: RunConfig) -> SpecTargetFit:
     return SpecTargetFit(cfg.target.type, None, prompt_driven=False)
 
 
-def _fixture_text(test: SpecTest) -> str:
-    return "\n".join(f.output_json for f in test.fixtures if not f.failure).lower()
-
-
 def fixture_bound(assertion: SpecAssertion, test: SpecTest) -> bool:
     """Whether ``assertion`` can only be judged on an agent that received ``test``'s fixtures.
 
@@ -77,7 +73,7 @@ def fixture_bound(assertion: SpecAssertion, test: SpecTest) -> bool:
     """
     if not test.fixtures:
         return False
-    fixtures = _fixture_text(test)
+    fixtures = "\n".join(f.output_json for f in test.fixtures if not f.failure).lower()
     values = [v.lower() for v in assertion.values if v.strip()]
     if assertion.kind == "no_pii":
         return bool(values) and not assertion.patterns and all(v in fixtures for v in values)
