@@ -105,10 +105,6 @@ class Requirements(Contract):
                 found[key] = value
         return found
 
-    def guidance(self) -> dict[str, Any]:
-        """The prose requirements (keys the model does not type)."""
-        return {k: v for k, v in (self.model_extra or {}).items() if not k.endswith("_decision")}
-
 
 class Node(Contract):
     node_id: str

@@ -11,6 +11,7 @@ whose tests give the invariant tests (SURS).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from pathlib import Path
 from typing import Any
@@ -164,13 +165,10 @@ def mutate_step(ctx: RunContext, spec_path: str, pack_path: str) -> Outcome:
     spec, pack = load_spec(spec_path), load_mutation_pack(pack_path)
     compiled = compiled_artifact(cfg, run_id)
     visible = [t for t in _tests(ctx) if t.split == "visible"]
-    runners = {}
+    runner_for = functools.cache(lambda digest: _runner(cfg, ctx, spec, f"mutant-{digest}"))
 
     def run(artifact: Any, test: Any, rerun: int) -> Any:  # the variant label names the mutant in cache tags
-        key = artifact.digest()
-        if key not in runners:
-            runners[key] = _runner(cfg, ctx, spec, f"mutant-{key}")
-        return runners[key](artifact, test, rerun)
+        return runner_for(artifact.digest())(artifact, test, rerun)
 
     out = mutate_compiled(compiled, pack, visible, run, mutant_maker(ctx.client, pack), run_id=run_id,
                           provenance=provenance_of(ctx.client, ROLE_MUTATIONSMITH, PROMPT_MUTATIONSMITH),
