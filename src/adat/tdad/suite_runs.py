@@ -15,7 +15,7 @@ base of mutation kills: a test kills a mutant only if it passed here in every re
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from adat.records import SpecResult
@@ -39,8 +39,7 @@ def stage_row(result: SpecResult, *, run_id: str, variant: str, digest: str, ite
 def run_tests(run_test: RunTest, artifact: Any, tests: Sequence[Any], *, workers: int = 1,
               rerun: int = 0) -> list[SpecResult]:
     """Runner results of ``tests`` on ``artifact``, in test order."""
-    call: Callable[[Any], SpecResult] = lambda test: run_test(artifact, test, rerun)  # noqa: E731
-    return map_in_order(call, list(tests), workers, name="adat-spec")
+    return map_in_order(lambda test: run_test(artifact, test, rerun), list(tests), workers, name="adat-spec")
 
 
 def rerun_suite(artifact: Any, tests: Sequence[Any], run_test: RunTest, *, k: int, run_id: str, scope: str,
