@@ -17,7 +17,7 @@ from pydantic import Field, model_validator
 from adat.record_base import Produced, Record  # re-exported: every record module derives from them
 
 # AgentToolCall is re-exported: Turn holds it, and both pipelines evaluate assertions over it
-from adat.spec_records import AgentToolCall, SpecAssertion, SpecTest, SpecTurn
+from adat.spec_records import AgentToolCall, AssertionOutcome, SpecAssertion, SpecTest, SpecTurn
 
 TraceKind = Literal["discovery", "execution"]
 TestKind = Literal["plain", "transformed", "direct", "agenteval", "spec"]
@@ -316,17 +316,6 @@ class Run(Record):
 
 # --- TDAD (spec-driven suites, DESIGN §9) -------------------------------------------------
 SpecSplit = Literal["visible", "hidden"]
-AssertionValue = Literal["pass", "fail", "not_observable"]
-
-
-class AssertionOutcome(Record):
-    """One typed assertion of a spec test, judged on one execution."""
-
-    index: int = Field(description="0-based position of the assertion in the test; -1 for the runner's own checks")
-    kind: str = Field(description="assertion type, e.g. tool_called, no_pii, decision_in")
-    clause: str = Field("", description="spec clause (policy or node id) the assertion derives from")
-    outcome: AssertionValue = Field(description="not_observable when the target cannot show it (never a pass)")
-    detail: str = ""
 
 
 class SpecResult(Record):

@@ -1,10 +1,10 @@
-"""Spec tests (warehouse table ``spec_tests``) and what the runner returns for one execution.
+"""Spec tests (warehouse table ``spec_tests``) and what the runner observes in one execution.
 
 A spec test is data, never generated Python: user turns, per-tool fixtures (what each tool
 returns or how it fails), PII canary values, and typed assertions. Every assertion names the
 spec clause it derives from (a policy id or a node id), and so does the test (``clauses``).
 Assertions are one flat record with a ``kind`` and the parameters that kind uses, so a test
-round-trips through YAML and Parquet unchanged; :mod:`adat.tdad.assertions` evaluates them.
+round-trips through YAML and Parquet unchanged; :mod:`adat.trace_assertions` evaluates them.
 """
 
 from __future__ import annotations
@@ -120,8 +120,7 @@ class SpecAssertion(Record):
     def problems(self) -> list[str]:
         """What this assertion lacks for its kind (empty = well formed)."""
         have = {
-            "tools": bool(self.tools), "tools2": len(self.tools) >= 2, "count": (self.count or 0) >= 0
-            and self.count is not None, "turn": self.turn is not None and self.turn >= 0,
+            "tools": bool(self.tools), "tools2": len(self.tools) >= 2, "count": self.count is not None and self.count >= 0,
             "values": bool(self.values), "field": bool(self.field), "values|patterns": bool(self.values or self.patterns),
             "turn|values": (self.turn is not None and self.turn >= 0) or bool(self.values),
         }
@@ -194,46 +193,11 @@ class SpecTurn(Record):
     error: str | None = None
 
 
-class AssertionResult(Record):
-    index: int = Field(description="position in the test's assertions; -1 for the runner's own checks")
-    kind: str
-    clause: str
-    outcome: Outcome
+class AssertionOutcome(Record):
+    """One typed assertion of a spec test, judged on one execution (``SpecResult.assertion_results``)."""
+
+    index: int = Field(description="0-based position of the assertion in the test; -1 for the runner's own checks")
+    kind: str = Field(description="assertion type, e.g. tool_called, no_pii, decision_in")
+    clause: str = Field("", description="spec clause (policy or node id) the assertion derives from")
+    outcome: Outcome = Field(description="not_observable when the target cannot show it (never a pass)")
     detail: str = ""
-
-
-class SpecTestResult(Record):
-    """One execution of a spec test, as :func:`adat.tdad.runner.run_spec_test` returns it.
-
-    Its fields are those of :class:`adat.records.SpecResult` (the rows of ``compile_results``,
-    ``spec_reruns`` and ``mutant_results``) plus the observed ``turns``; :meth:`row_fields` gives
-    the row without them, the writing stage adds its ``iteration`` / ``scope``.
-    """
-
-    result_id: str
-    run_id: str
-    test_id: str
-    spec_id: str
-    spec_version: str
-    split: Split
-    family: Family
-    artifact_digest: str = Field("", description="digest of the prompt artifact the agent ran")
-    agent_variant: str = Field("compiled", description="what ran: seed / candidate / compiled / a mutant id")
-    target: str = Field("", description="spec-agent:<model> or the other target's id")
-    rerun: int = 0
-    passed: bool
-    not_observable: bool = Field(False, description="nothing the test needs was observed (passed is then False)")
-    error: str | None = None
-    assertion_results: list[AssertionResult] = Field(default_factory=list)
-    turns: list[SpecTurn] = Field(default_factory=list)
-    duration_s: float = 0.0
-
-    def row_fields(self) -> dict[str, object]:
-        """Everything but ``turns``: ``SpecResult.model_validate({**r.row_fields(), "scope": ...})``."""
-        return self.model_dump(exclude={"turns"})
-
-    def outcomes(self) -> dict[str, int]:
-        counts = {"pass": 0, "fail": 0, "not_observable": 0}
-        for r in self.assertion_results:
-            counts[r.outcome] += 1
-        return counts

@@ -35,7 +35,7 @@ import json
 import re
 from typing import Any
 
-from adat.spec_records import AgentToolCall, AssertionResult, Outcome, SpecAssertion, SpecTurn
+from adat.spec_records import AgentToolCall, AssertionOutcome, Outcome, SpecAssertion, SpecTurn
 
 TOOL_KINDS = frozenset({"tool_called", "tool_not_called", "tool_order", "tool_called_exactly", "auth_gate",
                         "confirm_before", "args_confirmed"})
@@ -46,7 +46,7 @@ HOLD_ON_SILENCE = frozenset({"no_pii", "text_contains_none", "tool_not_called", 
                              "args_confirmed"})
 
 
-def verdict_of(results: list[AssertionResult], turns: list[SpecTurn], error: str | None = None) -> Outcome:
+def verdict_of(results: list[AssertionOutcome], turns: list[SpecTurn], error: str | None = None) -> Outcome:
     """``pass`` / ``fail`` / ``not_observable`` of one test run (the rule in the module docstring)."""
     if error is not None or any(r.outcome == "fail" for r in results):
         return "fail"
@@ -58,11 +58,11 @@ def verdict_of(results: list[AssertionResult], turns: list[SpecTurn], error: str
     return "not_observable"
 
 
-def evaluate_all(assertions: list[SpecAssertion], turns: list[SpecTurn]) -> list[AssertionResult]:
+def evaluate_all(assertions: list[SpecAssertion], turns: list[SpecTurn]) -> list[AssertionOutcome]:
     return [evaluate(a, turns, index=i) for i, a in enumerate(assertions)]
 
 
-def evaluate(assertion: SpecAssertion, turns: list[SpecTurn], *, index: int = 0) -> AssertionResult:
+def evaluate(assertion: SpecAssertion, turns: list[SpecTurn], *, index: int = 0) -> AssertionOutcome:
     """Judge one assertion; a malformed one is a fail naming what it lacks."""
     problems = assertion.problems()
     if problems:
@@ -75,7 +75,7 @@ def evaluate(assertion: SpecAssertion, turns: list[SpecTurn], *, index: int = 0)
         outcome, detail = _text_kind(assertion, turns)
     else:
         outcome, detail = _payload_kind(assertion, turns)
-    return AssertionResult(index=index, kind=assertion.kind, clause=assertion.clause, outcome=outcome,
+    return AssertionOutcome(index=index, kind=assertion.kind, clause=assertion.clause, outcome=outcome,
                            detail=detail)
 
 

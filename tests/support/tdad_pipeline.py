@@ -13,10 +13,8 @@ from adat.config import RunConfig
 from adat.contracts.tdad_clauses import clause_texts
 from adat.llm.client import LLMClient
 from adat.tdad.artifact import seed_artifact
-from adat.tdad.compiler import compile_artifact
-from adat.tdad.mutate import mutate_compiled
-from adat.tdad.mutationsmith import mutant_maker
-from adat.tdad.promptsmith import promptsmith_proposer
+from adat.tdad.compiler import compile_artifact, promptsmith_proposer
+from adat.tdad.mutate import mutant_maker, mutate_compiled
 from adat.tdad.runner import run_spec_test
 from adat.tdad.spec_loader import load_mutation_pack, load_spec
 from adat.tdad.testsmith import generate_tests
@@ -41,7 +39,7 @@ def run_suite(spec_path: Path, seed_dir: Path, pack_path: Path, tmp_path: Path, 
     spec, pack = load_spec(spec_path), load_mutation_pack(pack_path)
     cfg = RunConfig(data_dir=str(tmp_path / "data"), seed=seed)
     client = LLMClient(cfg, "gen", cache_dir=tmp_path / "cache")
-    tests = generate_tests(cfg, client, spec, seed=seed, run_id="gen")
+    tests = generate_tests(client, spec, seed=seed, run_id="gen")
     visible = [t for t in tests if t.split == "visible"]
     hidden = [t for t in tests if t.split == "hidden"]
 

@@ -69,7 +69,7 @@ def test_html_report_shows_detected_over_seeded_and_tdad_activated_over_intents(
 def test_spec_suite_summary_keeps_ms_next_to_activated_over_intents(root: Path) -> None:
     from adat.tdad.spec_suite_figures import spec_metrics, summary_lines
 
-    lines = summary_lines("r2", spec_metrics(RunConfig(data_dir=str(root)), "r2"), offline=False)
+    lines = summary_lines("r2", spec_metrics(RunConfig(data_dir=str(root)), "r2"))
     ms = next(line for line in lines if line.startswith("- MS:"))
     assert ms.startswith("- MS: 33% (1 killed / 3 activated); activated / intents: 3 / 4 (75%);"), ms
     # r2's compilation ended at 2/3 visible tests: its MS is marked as a figure of an uncompiled prompt

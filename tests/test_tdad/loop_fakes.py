@@ -6,14 +6,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from adat.spec_records import (
-    AgentToolCall,
-    AssertionResult,
-    SpecAssertion,
-    SpecTest,
-    SpecTestResult,
-    SpecTurn,
-)
+from adat.records import AssertionOutcome, SpecResult
+from adat.spec_records import AgentToolCall, SpecAssertion, SpecTest, SpecTurn
 from adat.tdad.artifact import PromptArtifact
 from adat.tdad.spec_loader import parse_spec
 
@@ -60,15 +54,15 @@ def spec_test(test_id: str, clauses: list[str], *, split: str = "visible", leaf:
 
 
 def result(test: SpecTest, passed_by_clause: dict[str, bool], *, calls: list[str] | None = None,
-           reply: str = "done") -> SpecTestResult:
-    outcomes = [AssertionResult(index=i, kind=a.kind, clause=a.clause,
+           reply: str = "done") -> SpecResult:
+    outcomes = [AssertionOutcome(index=i, kind=a.kind, clause=a.clause,
                                 outcome="pass" if passed_by_clause.get(a.clause, False) else "fail")
                 for i, a in enumerate(test.assertions)]
     turn = SpecTurn(user=test.user_turns[0], reply=reply, respond_json=['{"decision": "RENEWED"}'],
                     tool_calls=[AgentToolCall.observed(n, "{}", "{}") for n in (calls or [])])
-    return SpecTestResult(result_id="x", run_id="", test_id=test.test_id, spec_id=test.spec_id,
-                          spec_version=test.spec_version, split=test.split, family=test.family,
-                          passed=all(o.outcome == "pass" for o in outcomes), assertion_results=outcomes, turns=[turn])
+    return SpecResult(result_id="x", run_id="", test_id=test.test_id, spec_id=test.spec_id,
+                      spec_version=test.spec_version, split=test.split, family=test.family, artifact_digest="",
+                      passed=all(o.outcome == "pass" for o in outcomes), assertion_results=outcomes, turns=[turn])
 
 
 class ClauseReadingAgent:
@@ -79,7 +73,7 @@ class ClauseReadingAgent:
         self.flaky = flaky or {}
         self._rng = random.Random(seed)
 
-    def __call__(self, artifact: PromptArtifact, test: SpecTest, rerun: int) -> SpecTestResult:
+    def __call__(self, artifact: PromptArtifact, test: SpecTest, rerun: int) -> SpecResult:
         self.runs.append((artifact.digest(), test.test_id, rerun))
         text = artifact.system_prompt + " ".join(artifact.tool_descriptions.values())
         ok = {a.clause: f"[{a.clause}]" in text for a in test.assertions}

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from adat.spec_records import AgentToolCall, SpecAssertion, SpecTurn
-from adat.tdad.assertions import evaluate
+from adat.trace_assertions import evaluate
 
 
 def _turn(calls: list[tuple[str, str]] | None, payload: dict | None = None, reply: str = "",

@@ -10,8 +10,7 @@ import pytest
 from adat.config import RunConfig
 from adat.contracts.tdad_clauses import clause_texts
 from adat.llm import LLMClient, LLMRequest, LLMResponse, ProviderRegistry, default_registry
-from adat.tdad.compiler import compile_artifact
-from adat.tdad.promptsmith import promptsmith_proposer
+from adat.tdad.compiler import compile_artifact, promptsmith_proposer
 from adat_offline.provider import OfflineHeuristicProvider
 from tests.test_tdad.loop_fakes import SEED, ClauseReadingAgent, library_spec, spec_test
 

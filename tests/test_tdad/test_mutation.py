@@ -9,10 +9,9 @@ from typing import Any
 from adat.config import RunConfig
 from adat.llm import LLMClient
 from adat.mutation import activate, predicates_hold
-from adat.tdad.mutate import mutate_compiled, probe_tests
-from adat.tdad.mutationsmith import mutant_maker
+from adat.tdad.mutate import mutant_maker, mutate_compiled, probe_tests
 from adat.tdad.pack_model import MutationPack
-from adat.tdad.reliability import rerun_suite
+from adat.tdad.suite_runs import rerun_suite
 from adat.warehouse import build_catalog, run_query, write_records
 from tests.test_sql.conftest import SQL_DIR
 from tests.test_tdad.loop_fakes import SEED, ClauseReadingAgent, result, spec_test

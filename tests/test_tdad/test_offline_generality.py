@@ -62,7 +62,7 @@ def meter(tmp_path_factory: pytest.TempPathFactory):
     spec = load_spec(METER / "spec.yaml")
     cfg = RunConfig(data_dir=str(tmp / "data"))
     client = LLMClient(cfg, "r1", cache_dir=tmp / "cache")
-    return cfg, client, spec, generate_tests(cfg, client, spec, seed=0, run_id="r1")
+    return cfg, client, spec, generate_tests(client, spec, seed=0, run_id="r1")
 
 
 def _fixture(test, tool: str):

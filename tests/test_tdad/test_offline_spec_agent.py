@@ -26,7 +26,7 @@ def _setup(tmp_path: Path):
     assert lint_spec(spec, MutationPack.model_validate(library_pack())) == []
     cfg = RunConfig(data_dir=str(tmp_path / "data"))
     client = LLMClient(cfg, "r1", cache_dir=tmp_path / "cache")
-    return cfg, client, spec, generate_tests(cfg, client, spec, seed=0, run_id="r1")
+    return cfg, client, spec, generate_tests(client, spec, seed=0, run_id="r1")
 
 
 def _pass_rate(cfg, client, spec, artifact, tests) -> dict[str, set[str]]:

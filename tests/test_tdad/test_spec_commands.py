@@ -41,9 +41,9 @@ def test_compile_and_mutate_refuse_an_agent_that_does_not_read_the_prompt(tmp_pa
 def test_an_llm_agent_target_is_the_built_spec_agent_on_its_model() -> None:
     cfg = RunConfig(target=LLMAgentTarget(model="openai/m1"), spec_suite=SpecSuiteConfig(use_target=True))
     fit = target_fit(cfg)
-    assert fit.prompt_driven and fit.takes_fixtures and fit.agent_model == "openai/m1" and not fit.skipped_line()
+    assert fit.prompt_driven and fit.agent_model == "openai/m1" and not fit.skipped_line()
     http = target_fit(cfg.model_copy(update={"target": HttpTarget(base_url="http://x")}))
-    assert not http.prompt_driven and not http.takes_fixtures and "skipped" in http.skipped_line()
+    assert not http.prompt_driven and "skipped" in http.skipped_line()
     assert target_fit(RunConfig()).kind == "spec-agent"  # without use_target: the built agent
 
 

@@ -34,7 +34,7 @@ def test_shipped_specs_load(shared_dir: Path, agent: str, version: str) -> None:
 @pytest.mark.parametrize("agent", AGENTS)
 def test_shipped_packs_and_seed_artifacts_load(shared_dir: Path, agent: str) -> None:
     pack = load_mutation_pack(_tdad(shared_dir) / "mutation_packs" / agent / "mutations.yaml")
-    assert pack.max_attempts >= 1 and all(m.activation_probe.user_turns for m in pack.mutations)
+    assert pack.generator.max_attempts >= 1 and all(m.activation_probe.user_turns for m in pack.mutations)
     artifact = seed_artifact(_tdad(shared_dir) / "agent_artifacts" / agent)
     assert "respond" in artifact.tool_descriptions and artifact.system_prompt.strip()
     assert artifact.digest() != artifact.model_copy(update={"system_prompt": artifact.system_prompt + "x"}).digest()

@@ -19,13 +19,13 @@ def _client(tmp_path: Path) -> tuple[RunConfig, LLMClient]:
 def test_tests_per_leaf_family_split_and_clauses(tmp_path: Path) -> None:
     cfg, client = _client(tmp_path)
     spec = parse_spec(library_spec())
-    tests = generate_tests(cfg, client, spec, seed=3, run_id="r1")
+    tests = generate_tests(client, spec, seed=3, run_id="r1")
     assert {t.leaf_id for t in tests if t.split == "visible"} == set(spec.leaves())  # every leaf covered
     for t in tests:
         assert t.split == ("visible" if t.family in ("MFT", "INV", "DIR") else "hidden")
         assert t.produced_by == "offline/heuristic" and t.prompt_id == "testsmith" and t.prompt_version
         assert t.clauses and all(a.clause for a in t.assertions) and not t.problems()
-        known = {*spec.policy_ids(), *(n.node_id for n in spec.decision_tree), "response_contract",
+        known = {*(p.id for p in spec.policies), *(n.node_id for n in spec.decision_tree), "response_contract",
                  *(f"tools.{n}.retry_policy" for n in spec.tool_names())}
         assert set(t.clauses) <= known, set(t.clauses) - known
     families = {t.family for t in tests}
@@ -43,9 +43,9 @@ def test_tests_per_leaf_family_split_and_clauses(tmp_path: Path) -> None:
 def test_seeded_and_deterministic(tmp_path: Path) -> None:
     cfg, client = _client(tmp_path)
     spec = parse_spec(library_spec())
-    a = generate_tests(cfg, client, spec, seed=1)
-    b = generate_tests(cfg, client, spec, seed=1)
-    c = generate_tests(cfg, client, spec, seed=2)
+    a = generate_tests(client, spec, seed=1)
+    b = generate_tests(client, spec, seed=1)
+    c = generate_tests(client, spec, seed=2)
     assert [t.model_dump() for t in a] == [t.model_dump() for t in b]
     assert {t.test_id for t in a} != {t.test_id for t in c}
 
@@ -60,7 +60,7 @@ def test_shipped_specs_every_leaf_gets_visible_tests(shared_dir: Path, tmp_path:
     cfg, client = _client(tmp_path)
     for agent in ("supportops", "expenseguard"):
         spec = load_spec(shared_dir / "benchmarks" / "tdad" / "specs" / agent / "v1" / "spec.yaml")
-        tests = generate_tests(cfg, client, spec, seed=0)
+        tests = generate_tests(client, spec, seed=0)
         visible = [t for t in tests if t.split == "visible"]
         assert visible and len(tests) - len(visible) > 0
         if agent == "supportops":

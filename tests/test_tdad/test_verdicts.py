@@ -14,19 +14,19 @@ import pytest
 
 from adat.config import RoleModels, RunConfig
 from adat.llm.client import LLMClient
-from adat.spec_records import AssertionResult, SpecAssertion, SpecTest, SpecTurn
+from adat.spec_records import AssertionOutcome, SpecAssertion, SpecTest, SpecTurn
 from adat.tdad.artifact import PromptArtifact
-from adat.tdad.assertions import HOLD_ON_SILENCE, verdict_of
 from adat.tdad.runner import run_spec_test
 from adat.tdad.spec_loader import parse_spec
+from adat.trace_assertions import HOLD_ON_SILENCE, verdict_of
 from tests.support.tdad_spec import LIBRARY_SEED_PROMPT, library_spec
 
 SAID = [SpecTurn(user="hi", reply="Hello, how can I help?")]
 SILENT = [SpecTurn(user="hi", reply="", tool_calls=[])]
 
 
-def _r(kind: str, outcome: str) -> AssertionResult:
-    return AssertionResult(index=0, kind=kind, clause="C", outcome=outcome)  # type: ignore[arg-type]
+def _r(kind: str, outcome: str) -> AssertionOutcome:
+    return AssertionOutcome(index=0, kind=kind, clause="C", outcome=outcome)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(("results", "turns", "error", "expected"), [
@@ -40,12 +40,12 @@ def _r(kind: str, outcome: str) -> AssertionResult:
     ([_r("no_pii", "pass"), _r("tool_not_called", "pass")], SILENT, None, "not_observable"),  # ... on silence
     ([_r("respond_once", "pass"), _r("no_pii", "pass")], SAID, None, "pass"),     # the built agent answered
 ])
-def test_verdict_rule(results: list[AssertionResult], turns: list[SpecTurn], error: str | None, expected: str) -> None:
+def test_verdict_rule(results: list[AssertionOutcome], turns: list[SpecTurn], error: str | None, expected: str) -> None:
     assert verdict_of(results, turns, error) == expected
 
 
 def test_the_silence_kinds_really_pass_on_an_empty_trace() -> None:
-    from adat.tdad.assertions import evaluate
+    from adat.trace_assertions import evaluate
 
     silent = [SpecTurn(user="hi", reply="", tool_calls=[])]
     args = {"no_pii": {"values": ["555-0199"]}, "text_contains_none": {"values": ["sorry"]},

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Annotated
 
@@ -12,6 +13,7 @@ import yaml
 from rich.console import Console
 
 from adat.cli.app import AdatTyper, check_out_file, fail
+from adat.cli.spec_suite_cmd import register
 
 console = Console(highlight=False, soft_wrap=True)  # one finding per line, however long
 spec_app = AdatTyper(help="TDAD spec-driven suites: lint a spec, write its tests, compile, mutate, evolve.",
@@ -59,7 +61,7 @@ def tests(spec: SpecPath,
     cfg = load_run_config(config) if config else RunConfig()
     run_id = new_run_id()
     client = LLMClient(cfg, run_id)
-    generated = generate_tests(cfg, client, loaded, seed=cfg.seed if seed is None else seed, run_id=run_id)
+    generated = generate_tests(client, loaded, seed=cfg.seed if seed is None else seed, run_id=run_id)
     if not generated:
         fail("TestSmith wrote no tests", file=str(spec), field="decision_tree",
              fix="check `adat spec lint`; every leaf needs a path a user can walk")
@@ -70,9 +72,7 @@ def tests(spec: SpecPath,
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
     visible = [t for t in generated if t.split == "visible"]
-    by_family: dict[str, int] = {}
-    for t in generated:
-        by_family[t.family] = by_family.get(t.family, 0) + 1
+    by_family = Counter(t.family for t in generated)
     leaves = {t.leaf_id for t in visible}
     console.print(f"{loaded.spec_id}: {len(visible)} visible, {len(generated) - len(visible)} hidden tests "
                   f"({', '.join(f'{k} {v}' for k, v in by_family.items())}); visible tests reach "
@@ -80,10 +80,4 @@ def tests(spec: SpecPath,
                   markup=False)
 
 
-def _register_suite_commands() -> None:
-    from adat.cli.spec_suite_cmd import register
-
-    register(spec_app)
-
-
-_register_suite_commands()
+register(spec_app)

@@ -102,21 +102,19 @@ def _require_prompt_agent(cfg: RunConfig, command: str) -> None:
                  "tests on this target as it is")
 
 
-def _check_target(cfg: RunConfig, command: str = "run") -> bool:
+def _check_target(cfg: RunConfig) -> bool:
     """With ``target:`` in the config the spec tests run against it: it must build and, over
     http, answer -- one line, exit 2, before any flow (never VPR figures of an agent not there).
 
     ``spec run`` / ``evolve`` on an agent that does not read the prompt run the tests on it and
     skip compilation and prompt mutation, saying so in one line (``compile`` / ``mutate`` refuse
-    it: :func:`_require_prompt_agent`). Returns whether the agent is prompt-driven.
+    it first: :func:`_require_prompt_agent`). Returns whether the agent is prompt-driven.
     """
     from adat.tdad.target_fit import target_fit
 
-    fit = target_fit(cfg)
     if not cfg.spec_suite.use_target:
         return True
-    if command in ("compile", "mutate"):
-        _require_prompt_agent(cfg, command)
+    fit = target_fit(cfg)
     from adat.config import PREFLIGHT_TIMEOUT_S
     from adat.targets.http import HttpTarget
     from adat.targets.target_factory import build_target
@@ -134,10 +132,9 @@ def _check_target(cfg: RunConfig, command: str = "run") -> bool:
 
 
 def _suite(cfg: RunConfig, spec: Path, start: str, *, pack: Path | None = None, base_run: str | None = None,
-           base_spec: Path | None = None, stop_after: str = "mutate", run_id: str | None = None,
-           command: str = "run") -> str:
+           base_spec: Path | None = None, stop_after: str = "mutate", run_id: str | None = None) -> str:
     _check_inputs(spec, pack, base_spec)
-    if not _check_target(cfg, command):  # an external agent: its tests run as it is, nothing to mutate
+    if not _check_target(cfg):  # an external agent: its tests run as it is, nothing to mutate
         stop_after, pack = ("compile" if stop_after == "compile" else "reliability"), None
     from adat.cli.flow_loader import call_flow, load_flow, prepare_flow_environment
 
@@ -163,9 +160,11 @@ def _seed_start(spec: Path, seed: Path | None, cfg: RunConfig | None = None) -> 
 
 
 def _print(cfg: RunConfig, run_id: str) -> None:
-    from adat.tdad.spec_suite_figures import print_spec_summary
+    from adat.tdad.spec_suite_figures import spec_metrics, summary_for
 
-    print_spec_summary(console, cfg, run_id)
+    for line in summary_for(cfg, run_id, spec_metrics(cfg, run_id)):
+        console.print(line, markup=False, highlight=False)
+    console.print(f"  (from sql/metrics: adat sql tdad_vpr_by_iteration --run {run_id}, ...)", markup=False)
 
 
 def register(spec_app: typer.Typer) -> None:
@@ -180,7 +179,7 @@ def register(spec_app: typer.Typer) -> None:
         _check_file(spec, "spec file", "SPEC")
         _require_prompt_agent(cfg, "compile")
         start = _check_from_run(cfg, from_run) if from_run else _seed_start(spec, seed, cfg)
-        _print(cfg, _suite(cfg, spec, start, stop_after="compile", command="compile"))
+        _print(cfg, _suite(cfg, spec, start, stop_after="compile"))
 
     @spec_app.command("run")
     def run_cmd(spec: SpecArg, config: ConfigOpt = None, seed: SeedOpt = None, pack: PackOpt = None,
@@ -212,7 +211,7 @@ def register(spec_app: typer.Typer) -> None:
         if chosen is None:
             fail("no mutation pack", field="--pack", fix="pass --pack mutation_packs/<agent>/mutations.yaml")
         _check_inputs(spec, chosen)
-        _check_target(cfg, "mutate")
+        _check_target(cfg)
         run_stage("spec-mutate", cfg, run, spec_path=str(spec.resolve()), pack_path=str(chosen))
         _print(cfg, run)
 

@@ -25,7 +25,7 @@ def clause_texts(spec: Any) -> dict[str, str]:
     contract = spec.response_contract
     if contract.required_json_fields:
         text = f"Call respond exactly once per turn, as the last action, with {', '.join(contract.required_json_fields)}."
-        decisions = spec.decisions() if hasattr(spec, "decisions") else list(contract.decision_enum)
+        decisions = spec.decisions()
         out[CONTRACT_CLAUSE] = text + (f" The decision is one of {', '.join(decisions)}." if decisions else "")
     for tool in spec.tools:
         policy = tool.retry_policy

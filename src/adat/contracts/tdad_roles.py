@@ -8,14 +8,12 @@ intent and the pack's constraints: no tests at all.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from adat.contracts.contract_base import Contract
 
-PROMPT_PROMPTSMITH = "tdad_promptsmith"
-PROMPT_MUTATIONSMITH = "tdad_mutationsmith"
+PROMPT_PROMPTSMITH, ROLE_PROMPTSMITH = "tdad_promptsmith", "promptsmith"
+PROMPT_MUTATIONSMITH, ROLE_MUTATIONSMITH = "tdad_mutationsmith", "mutationsmith"
 
 
 class ToolDescriptionView(Contract):
@@ -79,19 +77,3 @@ class MutationSmithOutput(Contract):
     tool_descriptions: list[ToolDescriptionView] = Field(description="every tool's description in the mutant")
     rationale: str = ""
 
-
-def tool_views(descriptions: dict[str, str]) -> list[ToolDescriptionView]:
-    return [ToolDescriptionView(name=k, description=v) for k, v in descriptions.items()]
-
-
-def tool_dict(views: list[ToolDescriptionView], known: dict[str, str]) -> dict[str, str]:
-    """Descriptions from an answer, keeping only tools the artifact has (no new tools, none lost)."""
-    given = {v.name: v.description for v in views}
-    return {name: given.get(name, old) for name, old in known.items()}
-
-
-def apply_edit(artifact: Any, out: PromptSmithOutput | MutationSmithOutput) -> Any:
-    """The artifact with the role's prompt and tool descriptions (known tools only)."""
-    return artifact.model_copy(update={
-        "system_prompt": out.system_prompt,
-        "tool_descriptions": tool_dict(out.tool_descriptions, artifact.tool_descriptions)})

@@ -12,41 +12,30 @@ its path. Free-form guidance written for the test generator (``test_guidance``,
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
+
+from adat.contracts.contract_base import Contract
 
 RESPOND_TOOL = "respond"
-VISIBLE_FAMILIES = ("MFT", "INV", "DIR")
 HIDDEN_FAMILIES = ("paraphrase", "boundary_values", "tool_output_metamorphic")
 
 
-class _Fixed(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-
-class _Open(BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
-
-
-def _yaml11_on_key(data: Any) -> Any:
-    # YAML 1.1 reads an unquoted ``on:`` key as the boolean True.
-    if isinstance(data, dict) and True in data and "on" not in data:
-        data = {("on" if k is True else k): v for k, v in data.items()}
-    return data
-
-
-class RetryPolicy(_Fixed):
+class RetryPolicy(Contract):
     retries: int = Field(0, ge=0, description="how often a failed call may be retried")
     on: list[str] = Field(default_factory=list, description="failure modes that are retried")
 
     @model_validator(mode="before")
     @classmethod
     def _on_key(cls, data: Any) -> Any:
-        return _yaml11_on_key(data)
+        # YAML 1.1 reads an unquoted ``on:`` key as the boolean True.
+        if isinstance(data, dict) and True in data and "on" not in data:
+            data = {("on" if k is True else k): v for k, v in data.items()}
+        return data
 
 
-class ToolSpec(_Fixed):
+class ToolSpec(Contract):
     name: str = Field(description="the function name the agent calls")
     description: str = Field("", description="what the tool does, as the spec author wrote it")
     input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}},
@@ -66,11 +55,11 @@ class ToolSpec(_Fixed):
         return [str(v) for v in values] if isinstance(values, list) else []
 
 
-class Enforcement(_Fixed):
+class Enforcement(Contract):
     type: Literal["hard", "soft"] = "hard"
 
 
-class Policy(_Fixed):
+class Policy(Contract):
     id: str = Field(description="clause id tests cite, e.g. P2_AUTH_GATE")
     priority: int = Field(0, description="higher wins when policies conflict")
     text: str
@@ -78,7 +67,7 @@ class Policy(_Fixed):
     test_guidance: dict[str, Any] | None = Field(None, description="free-form hints for the test generator")
 
 
-class ResponseContract(_Fixed):
+class ResponseContract(Contract):
     required_json_fields: list[str] = Field(default_factory=list)
     optional_json_fields: list[str] = Field(default_factory=list)
     decision_enum: list[str] = Field(default_factory=list)
@@ -88,17 +77,19 @@ class ResponseContract(_Fixed):
         return [*self.required_json_fields, *self.optional_json_fields]
 
 
-class Branch(_Fixed):
+class Branch(Contract):
     when: str = Field(description="the condition, as the spec author wrote it")
     next: str = Field(description="node id the branch leads to")
     description: str = ""
 
 
-class Requirements(_Open):
+class Requirements(Contract):
     """What a node demands; the structured keys are typed, prose keys are kept as guidance.
 
     ``on_missing_<field>_decision`` keys (any field) name the decision when a field is missing.
     """
+
+    model_config = ConfigDict(extra="allow")
 
     if_missing_fields: list[str] = Field(default_factory=list, description="fields to ask the user for")
     on_missing_fields_decision: str | None = None
@@ -114,12 +105,8 @@ class Requirements(_Open):
                 found[key] = value
         return found
 
-    def guidance(self) -> dict[str, Any]:
-        """The prose requirements (keys the model does not type)."""
-        return {k: v for k, v in (self.model_extra or {}).items() if not k.endswith("_decision")}
 
-
-class Node(_Fixed):
+class Node(Contract):
     node_id: str
     description: str = ""
     trigger: str | None = None
@@ -128,20 +115,20 @@ class Node(_Fixed):
     test_guidance: dict[str, Any] | None = None
 
 
-class Reliability(_Fixed):
+class Reliability(Contract):
     reruns: int = Field(5, ge=1, description="k of pass^k: reruns of every test")
     min_pass_rate: float = Field(0.9, ge=0.0, le=1.0, description="per-test pass rate below which a test is flaky")
 
 
-class CompileBudget(_Fixed):
+class CompileBudget(Contract):
     max_iterations: int = Field(8, ge=1, description="PromptSmith iterations before giving up")
 
 
-class Limits(_Fixed):
+class Limits(Contract):
     max_tool_calls_per_turn: int | None = Field(None, ge=1)
 
 
-class Defaults(_Fixed):
+class Defaults(Contract):
     reliability: Reliability = Field(default_factory=Reliability)
     compile_budget: CompileBudget = Field(default_factory=CompileBudget)
     limits: Limits = Field(default_factory=Limits)
@@ -150,45 +137,38 @@ class Defaults(_Fixed):
 VisibleFamily = Literal["MFT", "INV", "DIR"]
 
 
-def _all_visible() -> list[VisibleFamily]:
-    return ["MFT", "INV", "DIR"]
-
-
-class VisibleGuidance(_Fixed):
+class VisibleGuidance(Contract):
     min_branch_coverage: float = Field(1.0, ge=0.0, le=1.0)
-    min_types: list[VisibleFamily] = Field(default_factory=_all_visible)
+    min_types: list[VisibleFamily] = Field(default_factory=lambda: list(get_args(VisibleFamily)))
     required_markers: list[str] = Field(default_factory=list)
 
 
-class HiddenGenerator(_Fixed):
+class HiddenGenerator(Contract):
     type: Literal["paraphrase", "boundary_values", "tool_output_metamorphic"]
 
 
-class HiddenGuidance(_Fixed):
+class HiddenGuidance(Contract):
     generators: list[HiddenGenerator] = Field(default_factory=list)
 
 
-class MutantIdea(_Fixed):
+class Behavior(Contract):
+    """A behaviour (or a mutant idea) the spec names: an id and what it means."""
+
     id: str
     description: str = ""
 
 
-class MutantIdeas(_Fixed):
-    mutants: list[MutantIdea] = Field(default_factory=list)
+class MutantIdeas(Contract):
+    mutants: list[Behavior] = Field(default_factory=list)
 
 
-class Behavior(_Fixed):
-    id: str
-    description: str = ""
-
-
-class V1Invariants(_Fixed):
+class V1Invariants(Contract):
     description: str = ""
     preserved_behaviors: list[Behavior] = Field(default_factory=list)
     deprecated_behaviors: list[Behavior] = Field(default_factory=list)
 
 
-class TestsGuidance(_Fixed):
+class TestsGuidance(Contract):
     __test__ = False
     visible: VisibleGuidance = Field(default_factory=VisibleGuidance)
     hidden: HiddenGuidance = Field(default_factory=HiddenGuidance)
@@ -198,7 +178,7 @@ class TestsGuidance(_Fixed):
     v1_invariants: V1Invariants | None = Field(None, description="v2 specs: v1 behaviours that must hold")
 
 
-class Spec(_Fixed):
+class Spec(Contract):
     """One spec version of one agent."""
 
     spec_id: str
@@ -232,9 +212,6 @@ class Spec(_Fixed):
         """The decisions ``respond`` accepts (its enum; the contract's enum if it has none)."""
         respond = self.tool(RESPOND_TOOL)
         return (respond.decision_enum() if respond else []) or list(self.response_contract.decision_enum)
-
-    def policy_ids(self) -> list[str]:
-        return [p.id for p in self.policies]
 
     def leaves(self) -> list[str]:
         """Terminal node ids in tree order: declared nodes without branches, then branch targets

@@ -7,8 +7,8 @@ demands: the system prompt and the tool descriptions come from a :class:`PromptA
 tool is bound to the test's deterministic fixture (its output, or a failure such as ``timeout``
 / ``not_found``, optionally only for the first n calls); and a turn ends when the model calls
 ``respond``, whose arguments are the turn's structured answer. A model that answers in plain
-text instead, or calls ``respond`` more than once, fails that turn (the runner checks
-:meth:`respond_count`), never reusing an earlier answer.
+text instead, or calls ``respond`` more than once, fails that turn (the runner counts the turn's
+``respond`` payloads), never reusing an earlier answer.
 """
 
 from __future__ import annotations
@@ -84,29 +84,21 @@ class SpecAgentHost(HostedSessions[_Session]):
                 s.messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
             if s.responds[turn]:
                 break
-        payloads = s.responds[turn]
-        s.replies[turn] = _user_message(payloads[-1]) if payloads else ""
+        last = json.loads(s.responds[turn][-1]) if s.responds[turn] else None  # JSON this host wrote
+        message = last.get("user_message") if isinstance(last, dict) else None
+        s.replies[turn] = message if isinstance(message, str) else ""
         return self._reply(s, turn)
 
     def _reply(self, s: _Session, turn: int) -> AgentReply:
         return AgentReply(text=s.replies[turn], tool_calls=reported_calls([c for c in s.calls if c.turn == turn]))
 
     # -- what the runner observes ----------------------------------------------------------------
-    def respond_count(self, session_id: str, turn: int) -> int:
-        return len(self._session(session_id).responds.get(turn, []))
-
-    def tool_calls(self, session_id: str) -> list[HostedToolCall]:
-        return list(self._session(session_id).calls)
-
     def observed_turn(self, session_id: str, turn: int, user: str) -> SpecTurn:
         s = self._session(session_id)
         calls = [AgentToolCall.observed(c.name, c.arguments, c.output, error=c.error)
                  for c in s.calls if c.turn == turn]
         return SpecTurn(user=user, reply=s.replies.get(turn, ""), respond_json=list(s.responds.get(turn, [])),
                         tool_calls=calls, has_respond=True)
-
-    def messages(self, session_id: str) -> list[dict[str, Any]]:
-        return [dict(m) for m in self._session(session_id).messages]
 
     # -- internals --------------------------------------------------------------------------------
     def _execute(self, s: _Session, turn: int, call: ToolCall) -> tuple[str, bool]:
@@ -137,13 +129,3 @@ class SpecAgentHost(HostedSessions[_Session]):
 
 def _error(kind: str, *, detail: str = "") -> str:
     return json.dumps({"error": kind, **({"detail": detail} if detail else {})})
-
-
-def _user_message(payload_json: str) -> str:
-    try:
-        payload = json.loads(payload_json)
-    except ValueError:
-        return ""
-    message = payload.get("user_message") if isinstance(payload, dict) else None
-    return message if isinstance(message, str) else ""
-

@@ -1,6 +1,7 @@
 """The compiled artifact of a spec agent: its system prompt and its tool descriptions.
 
-PromptSmith edits it, MutationSmith mutates it, the spec agent host runs it. The seed artifact
+PromptSmith edits it, MutationSmith mutates it (both through :meth:`PromptArtifact.edited_by`),
+the spec agent host runs it. The seed artifact
 is the shipped starting point (``seed_prompt.txt`` + ``seed_tool_descriptions.yaml`` in an
 agent's artifacts directory).
 """
@@ -13,7 +14,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from adat.contracts.tdad_roles import MutationSmithOutput, PromptSmithOutput, ToolDescriptionView
 from adat.errors import UserError
+from adat.llm.types import TesterLLM
 from adat.yaml_io import read_yaml
 
 SEED_PROMPT_FILE = "seed_prompt.txt"
@@ -39,6 +42,18 @@ class PromptArtifact(BaseModel):
     def description(self, tool: str) -> str:
         """The description the agent sees for ``tool`` (empty when the artifact has none)."""
         return self.tool_descriptions.get(tool, "")
+
+    def tool_views(self) -> list[ToolDescriptionView]:
+        return [ToolDescriptionView(name=k, description=v) for k, v in self.tool_descriptions.items()]
+
+    def edited_by(self, client: TesterLLM, role: str, prompt_id: str, inp: BaseModel,
+                  output: type[PromptSmithOutput | MutationSmithOutput], attempt: int) -> PromptArtifact:
+        """This artifact with the prompt and tool descriptions ``role`` answers, keeping only the tools
+        it has (no new tools, none lost)."""
+        out = client.structured(role, prompt_id, inp.model_dump(), output, cache_tag=f"attempt={attempt}")
+        given = {v.name: v.description for v in out.tool_descriptions}
+        return self.model_copy(update={"system_prompt": out.system_prompt, "tool_descriptions": {
+            name: given.get(name, old) for name, old in self.tool_descriptions.items()}})
 
 
 def seed_artifact(agent_artifacts_dir: str | Path) -> PromptArtifact:

@@ -8,8 +8,9 @@ on it: the candidate is promoted only if the visible pass count does not fall. C
 when every visible test passes, when no candidate fixes anything, or at the spec's
 ``compile_budget.max_iterations``. Every iteration is a :class:`CompileIteration` row.
 
-Only visible tests ever enter this module (a hidden one is refused): PromptSmith's input is
-built from the failing visible tests and the spec's clauses, nothing else.
+Only visible tests ever enter this module (a hidden one is refused): PromptSmith's input
+(:class:`PromptSmithInput`, bound to the client by :func:`promptsmith_proposer`) is built from the
+artifact, the spec's decision enum and the failing visible tests with their clauses, nothing else.
 """
 
 from __future__ import annotations
@@ -19,12 +20,36 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from adat.contracts.tdad_roles import ClauseFailures, FailedAssertionView, FailingTestView
+from adat.contracts.tdad_roles import (
+    PROMPT_PROMPTSMITH,
+    ROLE_PROMPTSMITH,
+    ClauseFailures,
+    FailedAssertionView,
+    FailingTestView,
+    PromptSmithInput,
+    PromptSmithOutput,
+)
+from adat.llm.types import TesterLLM
 from adat.records import CompileIteration, SpecResult
+from adat.stages.provenance import Provenance
 from adat.tdad.suite_runs import RunTest, run_tests, stage_row
 
 #: propose(parent artifact, failures by clause, visible total, visible passed, attempt) -> candidate
 Propose = Callable[[Any, list[ClauseFailures], int, int, int], Any]
+
+
+def promptsmith_proposer(client: TesterLLM, spec: Any) -> Propose:
+    """A ``Propose`` callable asking the ``promptsmith`` role for each candidate."""
+
+    def propose(artifact: Any, failures: list[ClauseFailures], visible_tests: int, visible_passed: int,
+                attempt: int) -> Any:
+        inp = PromptSmithInput(spec_title=spec.title or spec.spec_id, system_prompt=artifact.system_prompt,
+                               tool_descriptions=artifact.tool_views(),
+                               decision_enum=list(spec.response_contract.decision_enum), failures=failures,
+                               visible_tests=visible_tests, visible_passed=visible_passed, attempt=attempt)
+        return artifact.edited_by(client, ROLE_PROMPTSMITH, PROMPT_PROMPTSMITH, inp, PromptSmithOutput, attempt)
+
+    return propose
 
 
 @dataclass
@@ -76,16 +101,16 @@ def group_failures(tests: Sequence[Any], results: Sequence[Any], clause_text: di
 
 def compile_artifact(start: Any, tests: Sequence[Any], run_test: RunTest, propose: Propose, *,
                      clause_text: dict[str, str], max_iterations: int, inner_attempts: int, run_id: str,
-                     start_label: str, produced_by: str = "", prompt_id: str = "", prompt_version: str = "",
-                     workers: int = 1) -> CompileOutcome:
-    """Compile ``start`` against the visible ``tests``; see the module docstring."""
+                     start_label: str, provenance: Provenance = Provenance(), workers: int = 1) -> CompileOutcome:
+    """Compile ``start`` against the visible ``tests``; see the module docstring (``provenance``:
+    PromptSmith's model and prompt, stamped on every iteration row)."""
     hidden = [t.test_id for t in tests if t.split != "visible"]
     if hidden:
         raise ValueError(f"compilation takes visible tests only; got hidden {hidden[:3]}")
     spec_id, spec_version = (tests[0].spec_id, tests[0].spec_version) if tests else ("", "")
     out = CompileOutcome(artifact=start)
-    meta = dict(run_id=run_id, spec_id=spec_id, spec_version=spec_version, produced_by=produced_by,
-                prompt_id=prompt_id, prompt_version=prompt_version, budget=max_iterations)
+    meta = dict(run_id=run_id, spec_id=spec_id, spec_version=spec_version, budget=max_iterations,
+                **provenance.fields())
 
     def run(artifact: Any, chosen: Sequence[Any], iteration: int, scope: str) -> list[Any]:
         results = run_tests(run_test, artifact, chosen, workers=workers)
@@ -114,13 +139,11 @@ def compile_artifact(start: Any, tests: Sequence[Any], run_test: RunTest, propos
             if proposal.digest() == current.digest() or proposal.digest() in rejected:
                 continue  # nothing new to try
             candidate = proposal
-            if any(r.passed for r in run(candidate, failing_tests, iteration, "failing")):
-                fixes = True
+            fixes = any(r.passed for r in run(candidate, failing_tests, iteration, "failing"))
+            if fixes:
                 break
-        promoted = False
-        if fixes:
-            full = run(candidate, tests, iteration, "full")
-            promoted = sum(r.passed for r in full) >= passed_before
+        full = run(candidate, tests, iteration, "full") if fixes else []
+        promoted = fixes and sum(r.passed for r in full) >= passed_before
         out.iterations.append(CompileIteration(
             **meta, iteration=iteration, parent_digest=current.digest(), candidate_digest=candidate.digest(),
             promoted=promoted, in_effect_digest=(candidate if promoted else current).digest(), inner_attempts=tried,

@@ -7,6 +7,9 @@ activated mutant runs every visible test once; whether a test kills it (fails on
 on the compiled prompt in all reruns) is decided in SQL (``int_variant_kills``), over these rows
 and the reliability stage's reruns. Non-activated mutants are recorded, never scored.
 
+MutationSmith (:func:`mutant_maker`) is given the compiled artifact, the intent and the pack's
+constraints (:class:`MutationSmithInput`) -- never a test.
+
 A probe is user turns and predicates; the tools need fixtures, and a pack's turns name the ids of
 its authors' own fixtures. So the probe runs in a few scenarios taken from the suite, never
 written for one spec: its turns with the fixtures of each of the visible tests that share the
@@ -20,16 +23,38 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from adat.contracts.tdad_clauses import overlap
+from adat.contracts.tdad_roles import (
+    PROMPT_MUTATIONSMITH,
+    ROLE_MUTATIONSMITH,
+    MutationSmithInput,
+    MutationSmithOutput,
+)
+from adat.llm.types import TesterLLM
 from adat.mutation import activate, predicates_hold
 from adat.records import MutantRow, SpecResult
+from adat.stages.provenance import Provenance
 from adat.tdad.compiler import artifact_diff
 from adat.tdad.suite_runs import RunTest, run_tests, stage_row
 
 #: make(compiled artifact, mutation, attempt) -> mutant artifact
 MakeMutant = Callable[[Any, Any, int], Any]
+
+
+def mutant_maker(client: TesterLLM, pack: Any) -> MakeMutant:
+    """``make(compiled artifact, mutation, attempt) -> mutant artifact`` through the role."""
+
+    def make(artifact: Any, mutation: Any, attempt: int) -> Any:
+        inp = MutationSmithInput(mutation_id=mutation.id, intent=mutation.intent,
+                                 constraints=list(pack.generator.constraints), system_prompt=artifact.system_prompt,
+                                 tool_descriptions=artifact.tool_views(), attempt=attempt)
+        return artifact.edited_by(client, ROLE_MUTATIONSMITH, PROMPT_MUTATIONSMITH, inp, MutationSmithOutput,
+                                  attempt)
+
+    return make
 
 
 @dataclass
@@ -77,9 +102,9 @@ def probe_tests(mutation: Any, visible: Sequence[Any], limit: int = PROBE_SCENAR
 
 
 def mutate_compiled(compiled: Any, pack: Any, visible: Sequence[Any], run_test: RunTest, make: MakeMutant, *,
-                    run_id: str, produced_by: str = "", prompt_id: str = "", prompt_version: str = "",
-                    workers: int = 1) -> MutationOutcome:
-    """Every intent of ``pack`` against ``compiled``; see the module docstring."""
+                    run_id: str, provenance: Provenance = Provenance(), workers: int = 1) -> MutationOutcome:
+    """Every intent of ``pack`` against ``compiled``; see the module docstring (``provenance``:
+    MutationSmith's model and prompt, stamped on every mutant row)."""
     out = MutationOutcome()
     spec_id, spec_version = (visible[0].spec_id, visible[0].spec_version) if visible else ("", "")
     for mutation in pack.mutations:
@@ -95,21 +120,16 @@ def mutate_compiled(compiled: Any, pack: Any, visible: Sequence[Any], run_test: 
         open_probes = [p for p, held in zip(probes, base_holds, strict=True) if held is False]
 
         def holds(mutant: Any, mutation: Any = mutation, open_probes: list[Any] = open_probes) -> bool | None:
-            seen: list[bool | None] = []
             for probe in open_probes:
                 result = run_test(mutant, probe, 0)
                 out.results.append(stage_row(result, run_id=run_id, variant=mutation.id, digest=mutant.digest(),
                                              scope="probe"))
-                seen.append(predicates_hold(mutation.activation_probe.expect_violation, result))
-                if seen[-1]:
+                if predicates_hold(mutation.activation_probe.expect_violation, result):
                     return True
-            return False if seen else None
+            return False if open_probes else None
 
-        def make_one(attempt: int, mutation: Any = mutation) -> Any:
-            return make(compiled, mutation, attempt)
-
-        activation = activate(make_one, holds, base_holds=None if not open_probes else False,
-                              max_attempts=pack.max_attempts)
+        activation = activate(partial(make, compiled, mutation), holds, base_holds=None if not open_probes else False,
+                              max_attempts=pack.generator.max_attempts)
         mutant = activation.variant
         if activation.activated and mutant is not None:
             out.results += [stage_row(r, run_id=run_id, variant=mutation.id, digest=mutant.digest(), scope="suite")
@@ -120,5 +140,5 @@ def mutate_compiled(compiled: Any, pack: Any, visible: Sequence[Any], run_test: 
             prompt_digest=mutant.digest() if mutant is not None else "", activated=activation.activated,
             activation_attempts=activation.attempts, probe_holds_on_base=not open_probes,
             diff=artifact_diff(compiled, mutant) if mutant is not None else "",
-            produced_by=produced_by, prompt_id=prompt_id, prompt_version=prompt_version))
+            **provenance.fields()))
     return out

@@ -123,10 +123,3 @@ class MutationPack(_Fixed):
     applies_to: AppliesTo = Field(default_factory=AppliesTo)
     generator: PackGenerator = Field(default_factory=PackGenerator)
     mutations: list[Mutation] = Field(min_length=1)
-
-    @property
-    def max_attempts(self) -> int:
-        return self.generator.max_attempts
-
-    def mutation(self, mutation_id: str) -> Mutation | None:
-        return next((m for m in self.mutations if m.id == mutation_id), None)

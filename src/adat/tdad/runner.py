@@ -16,7 +16,7 @@ the test's fixtures: an assertion whose expected value only a fixture holds
 (:func:`adat.tdad.target_fit.fixture_bound`) is ``not_observable`` on it, its detail starting
 with :data:`~adat.tdad.target_fit.FIXTURES_NOT_DELIVERED`.
 
-A test's verdict is :func:`adat.tdad.assertions.verdict_of`: ``pass``, ``fail`` or
+A test's verdict is :func:`adat.trace_assertions.verdict_of`: ``pass``, ``fail`` or
 ``not_observable`` (nothing it needs was observed; never a pass).
 """
 
@@ -31,12 +31,13 @@ from adat import conversation
 from adat.config import RunConfig
 from adat.contracts.tdad_spec import Spec
 from adat.conversation import ScriptedUser
-from adat.spec_records import AgentToolCall, AssertionResult, SpecTest, SpecTestResult, SpecTurn
+from adat.records import SpecResult
+from adat.spec_records import AgentToolCall, AssertionOutcome, SpecTest, SpecTurn
 from adat.targets.base import AgentReply, Target
 from adat.tdad.agent_host import SpecAgentHost
 from adat.tdad.artifact import PromptArtifact
-from adat.tdad.assertions import evaluate_all, verdict_of
 from adat.tdad.target_fit import FIXTURES_NOT_DELIVERED, fixture_bound
+from adat.trace_assertions import evaluate_all, verdict_of
 
 if TYPE_CHECKING:
     from adat.llm.client import LLMClient
@@ -45,26 +46,19 @@ RESPOND_CLAUSE = "response_contract"
 DEFAULT_MAX_STEPS = 8
 
 
-def spec_agent_for(cfg: RunConfig, client: LLMClient, spec: Spec, artifact: PromptArtifact, test: SpecTest,
-                   *, rerun: int = 0, variant: str = "", model: str | None = None) -> SpecAgentHost:
-    """The default target: the spec agent on ``model`` (default ``cfg.models.spec_agent``; an
-    ``llm-agent`` target's model when the suite runs on it), bound to the test's fixtures.
-
-    The cache tag names the rerun, so pass^k reruns are fresh calls, not cache hits.
-    """
-    limit = spec.defaults.limits.max_tool_calls_per_turn
-    steps = max(DEFAULT_MAX_STEPS, (limit or 0) + 2)
-    return SpecAgentHost(client, model=model or cfg.models.spec_agent, spec=spec, artifact=artifact,
-                         fixtures=test.fixtures, max_steps=steps, cache_tag=f"{test.test_id}|{variant}|rerun={rerun}")
-
-
 def run_spec_test(cfg: RunConfig, client: LLMClient, spec: Spec, artifact: PromptArtifact, test: SpecTest, *,
                   run_id: str, rerun: int = 0, target: Target | None = None,
-                  agent_variant: str = "compiled", agent_model: str | None = None) -> SpecTestResult:
-    """Run ``test`` once and judge it (see the module docstring); ``agent_model`` picks the built
-    spec agent's model when no ``target`` is given."""
-    host = target if target is not None else spec_agent_for(cfg, client, spec, artifact, test, rerun=rerun,
-                                                            variant=agent_variant, model=agent_model)
+                  agent_variant: str = "compiled", agent_model: str | None = None) -> SpecResult:
+    """Run ``test`` once and judge it (see the module docstring). With no ``target`` it runs on the
+    spec agent on ``agent_model`` (default ``cfg.models.spec_agent``; an ``llm-agent`` target's model
+    when the suite runs on it), bound to the test's fixtures. The stage that runs it sets the row's
+    ``iteration`` / ``scope`` (:func:`adat.tdad.suite_runs.stage_row`)."""
+    host: Target | SpecAgentHost | None = target
+    if host is None:  # the cache tag names the rerun, so pass^k reruns are fresh calls, not cache hits
+        limit = spec.defaults.limits.max_tool_calls_per_turn
+        host = SpecAgentHost(client, model=agent_model or cfg.models.spec_agent, spec=spec, artifact=artifact,
+                             fixtures=test.fixtures, max_steps=max(DEFAULT_MAX_STEPS, (limit or 0) + 2),
+                             cache_tag=f"{test.test_id}|{agent_variant}|rerun={rerun}")
     started = time.perf_counter()
     turns: list[SpecTurn] = []
     conv = conversation.converse(host, ScriptedUser(test.user_turns), turn_limit=len(test.user_turns),
@@ -79,7 +73,7 @@ def run_spec_test(cfg: RunConfig, client: LLMClient, spec: Spec, artifact: Promp
     if target is not None:
         results = _without_fixtures(test, results)
     verdict = verdict_of(results, turns, error)
-    return SpecTestResult(
+    return SpecResult(
         result_id=uuid.uuid4().hex, run_id=run_id, test_id=test.test_id, spec_id=test.spec_id,
         spec_version=test.spec_version, split=test.split, family=test.family,
         artifact_digest=artifact.digest(), agent_variant=agent_variant,
@@ -112,7 +106,7 @@ def _json_object(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _without_fixtures(test: SpecTest, results: list[AssertionResult]) -> list[AssertionResult]:
+def _without_fixtures(test: SpecTest, results: list[AssertionOutcome]) -> list[AssertionOutcome]:
     """An external target never received the fixtures: what only a fixture holds is unobservable."""
     out = []
     for result in results:
@@ -126,12 +120,12 @@ def _without_fixtures(test: SpecTest, results: list[AssertionResult]) -> list[As
     return out
 
 
-def _own_checks(host: Any, turns: list[SpecTurn]) -> list[AssertionResult]:
+def _own_checks(host: Any, turns: list[SpecTurn]) -> list[AssertionOutcome]:
     """``respond`` exactly once per turn (only the spec agent host can show it)."""
+    if not isinstance(host, SpecAgentHost):
+        return []
     out = []
     for i, turn in enumerate(turns):
-        if not isinstance(host, SpecAgentHost):
-            continue
         n = len(turn.respond_json)
         if turn.error is not None:
             outcome, detail = "fail", f"turn {i}: {turn.error}"
@@ -139,6 +133,6 @@ def _own_checks(host: Any, turns: list[SpecTurn]) -> list[AssertionResult]:
             outcome, detail = "pass", ""
         else:
             outcome, detail = "fail", f"turn {i}: respond called {n} times (exactly once is required)"
-        out.append(AssertionResult(index=-1, kind="respond_once", clause=RESPOND_CLAUSE, outcome=outcome,
+        out.append(AssertionOutcome(index=-1, kind="respond_once", clause=RESPOND_CLAUSE, outcome=outcome,
                                    detail=detail))
     return out

@@ -14,7 +14,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -25,9 +25,7 @@ from adat.yaml_io import read_yaml
 
 #: node ids that start so are leaves (the TDAD shape's terminal nodes): an undeclared one still ends a path
 LEAF_PREFIX = "END_"
-
-__all__ = ["LintFinding", "MutationPack", "Spec", "key_path", "lint_spec", "load_mutation_pack", "load_spec",
-           "parse_spec"]
+M = TypeVar("M", bound=BaseModel)
 
 
 def key_path(loc: Sequence[int | str]) -> str:
@@ -64,11 +62,14 @@ def _keys_at(model: type[BaseModel], loc: Sequence[int | str]) -> list[str]:
     return keys
 
 
-def _validation_error(exc: ValidationError, file: str, model: type[BaseModel] = Spec, *,
-                      shape: str = "the TDAD spec shape") -> UserError:
-    err = exc.errors()[0]
+def _validated(model: type[M], raw: dict[str, Any], file: str, shape: str) -> M:
+    """``raw`` as ``model``; the first error as one line naming the key path (and how many more)."""
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        errors = exc.errors()
+    err = errors[0]
     loc = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
-    where = key_path(loc)
     kind = err["type"]
     if kind == "extra_forbidden":
         keys = _keys_at(model, loc)
@@ -80,10 +81,10 @@ def _validation_error(exc: ValidationError, file: str, model: type[BaseModel] = 
     else:
         shown = repr(err.get("input"))
         msg, fix = err["msg"], f"got {shown[:60] + '...' if len(shown) > 60 else shown}"
-    more = len(exc.errors()) - 1
+    more = len(errors) - 1
     if more:
         msg += f" (+{more} more error{'s' if more > 1 else ''})"
-    return UserError(msg, file=file, field=where, fix=fix)
+    raise UserError(msg, file=file, field=key_path(loc), fix=fix)
 
 
 def _read_mapping(path: Path, what: str) -> dict[str, Any]:
@@ -97,10 +98,7 @@ def _read_mapping(path: Path, what: str) -> dict[str, Any]:
 
 def parse_spec(raw: dict[str, Any], *, source: str = "<spec>") -> Spec:
     """Validate an already parsed spec mapping (``source`` names it in errors)."""
-    try:
-        return Spec.model_validate(raw)
-    except ValidationError as exc:
-        raise _validation_error(exc, source) from None
+    return _validated(Spec, raw, source, "the TDAD spec shape")
 
 
 def load_spec(path: str | Path) -> Spec:
@@ -112,12 +110,8 @@ def load_spec(path: str | Path) -> Spec:
 def load_mutation_pack(path: str | Path) -> MutationPack:
     """Load a mutation-pack YAML file; any problem is a one-line :class:`UserError` with the key path."""
     p = Path(path)
-    raw = _read_mapping(p, "mutation pack")
-    try:
-        return MutationPack.model_validate(raw)
-    except ValidationError as exc:
-        raise _validation_error(exc, str(p), MutationPack,
-                                shape="the mutation-pack shape, docs/spec_suites.md 'Mutation packs'") from None
+    return _validated(MutationPack, _read_mapping(p, "mutation pack"), str(p),
+                      "the mutation-pack shape, docs/spec_suites.md 'Mutation packs'")
 
 
 class LintFinding(BaseModel):
@@ -134,14 +128,17 @@ class LintFinding(BaseModel):
         return f"{self.severity}: {self.path}: {self.message} [{self.code}]"
 
 
+def _error(code: str, path: str, message: str) -> LintFinding:
+    return LintFinding(severity="error", code=code, path=path, message=message)
+
+
+def _warning(code: str, path: str, message: str) -> LintFinding:
+    return LintFinding(severity="warning", code=code, path=path, message=message)
+
+
 def lint_spec(spec: Spec, pack: MutationPack | None = None) -> list[LintFinding]:
     """Every defect found, in the order of the spec (and then of the pack)."""
-    out: list[LintFinding] = []
-    out += _tree_findings(spec)
-    out += _contract_findings(spec)
-    if pack is not None:
-        out += _pack_findings(spec, pack)
-    return out
+    return [*_tree_findings(spec), *_contract_findings(spec), *(_pack_findings(spec, pack) if pack else [])]
 
 
 def _tree_findings(spec: Spec) -> list[LintFinding]:
@@ -150,25 +147,21 @@ def _tree_findings(spec: Spec) -> list[LintFinding]:
     seen: set[str] = set()
     for i, node_id in enumerate(ids):
         if node_id in seen:
-            out.append(LintFinding(severity="error", code="duplicate-node", path=f"decision_tree[{i}].node_id",
-                                   message=f"node id {node_id!r} is declared twice"))
+            out.append(_error("duplicate-node", f"decision_tree[{i}].node_id",
+                              f"node id {node_id!r} is declared twice"))
         seen.add(node_id)
     tools = set(spec.tool_names())
     decisions = set(spec.decisions())
     for i, node in enumerate(spec.decision_tree):
-        for j, branch in enumerate(node.branches):
-            if branch.next not in seen:
-                out.append(_undeclared_target(node.node_id, branch.next, ids, f"decision_tree[{i}].branches[{j}].next"))
-        for k, tool in enumerate(node.requirements.must_call_tools_in_order):
-            if tool not in tools:
-                out.append(LintFinding(severity="error", code="unknown-tool",
-                                       path=f"decision_tree[{i}].requirements.must_call_tools_in_order[{k}]",
-                                       message=f"{node.node_id} requires tool {tool!r}, which the spec does not define"))
-        for key, decision in node.requirements.missing_decisions().items():
-            if decision not in decisions:
-                out.append(LintFinding(severity="error", code="decision-not-in-enum",
-                                       path=f"decision_tree[{i}].requirements.{key}",
-                                       message=f"decision {decision!r} is not in the respond decision enum"))
+        where = f"decision_tree[{i}]"
+        out += [_undeclared_target(node.node_id, branch.next, ids, f"{where}.branches[{j}].next")
+                for j, branch in enumerate(node.branches) if branch.next not in seen]
+        out += [_error("unknown-tool", f"{where}.requirements.must_call_tools_in_order[{k}]",
+                       f"{node.node_id} requires tool {tool!r}, which the spec does not define")
+                for k, tool in enumerate(node.requirements.must_call_tools_in_order) if tool not in tools]
+        out += [_error("decision-not-in-enum", f"{where}.requirements.{key}",
+                       f"decision {decision!r} is not in the respond decision enum")
+                for key, decision in node.requirements.missing_decisions().items() if decision not in decisions]
     reachable = {ids[0]}
     frontier = [spec.decision_tree[0]]
     while frontier:
@@ -178,11 +171,9 @@ def _tree_findings(spec: Spec) -> list[LintFinding]:
                 nxt = spec.node(branch.next)
                 if nxt is not None:
                     frontier.append(nxt)
-    for i, node in enumerate(spec.decision_tree):
-        if node.node_id not in reachable:
-            out.append(LintFinding(severity="warning", code="unreachable-node", path=f"decision_tree[{i}]",
-                                   message=f"{node.node_id} is not reachable from {ids[0]}"))
-    return out
+    return out + [_warning("unreachable-node", f"decision_tree[{i}]",
+                           f"{node.node_id} is not reachable from {ids[0]}")
+                  for i, node in enumerate(spec.decision_tree) if node.node_id not in reachable]
 
 
 def _undeclared_target(node_id: str, target: str, declared: list[str], path: str) -> LintFinding:
@@ -195,56 +186,38 @@ def _undeclared_target(node_id: str, target: str, declared: list[str], path: str
     """
     close = difflib.get_close_matches(target, declared, n=1, cutoff=0.85)
     if target.startswith(LEAF_PREFIX) and not close:
-        return LintFinding(severity="warning", code="undeclared-leaf", path=path,
-                           message=f"{node_id} branches to {target!r}, a leaf the tree does not declare; it ends "
-                                   f"the path (declare it to give it a description)")
+        return _warning("undeclared-leaf", path, f"{node_id} branches to {target!r}, a leaf the tree does not "
+                                                 "declare; it ends the path (declare it to give it a description)")
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    return LintFinding(severity="error", code="dangling-branch", path=path,
-                       message=f"{node_id} branches to {target!r}, which is not a node{hint}")
+    return _error("dangling-branch", path, f"{node_id} branches to {target!r}, which is not a node{hint}")
 
 
 def _contract_findings(spec: Spec) -> list[LintFinding]:
-    out: list[LintFinding] = []
     respond_index = next((i for i, t in enumerate(spec.tools) if t.name == RESPOND_TOOL), None)
     if respond_index is None:
-        return [LintFinding(severity="error", code="no-respond-tool", path="tools",
-                            message=f"the spec has no {RESPOND_TOOL!r} tool to carry the response contract")]
-    respond = spec.tools[respond_index]
+        return [_error("no-respond-tool", "tools",
+                       f"the spec has no {RESPOND_TOOL!r} tool to carry the response contract")]
+    respond, contract = spec.tools[respond_index], spec.response_contract
     where = f"tools[{respond_index}].input_schema"
-    enum = respond.decision_enum()
-    for k, decision in enumerate(spec.response_contract.decision_enum):
-        if decision not in enum:
-            out.append(LintFinding(severity="error", code="decision-not-in-enum",
-                                   path=f"response_contract.decision_enum[{k}]",
-                                   message=f"decision {decision!r} is not in the respond decision enum"))
-    contract_enum = set(spec.response_contract.decision_enum)
-    for decision in enum:
-        if contract_enum and decision not in contract_enum:
-            out.append(LintFinding(severity="warning", code="decision-not-in-contract",
-                                   path=f"{where}.properties.decision.enum",
-                                   message=f"respond accepts {decision!r}, which response_contract.decision_enum lacks"))
-    contract = set(spec.response_contract.fields())
-    for name in respond.input_properties():
-        if name not in contract:
-            out.append(LintFinding(severity="error", code="field-not-in-contract", path=f"{where}.properties.{name}",
-                                   message=f"respond field {name!r} is missing from the response contract"))
-    props = respond.input_properties()
-    for k, name in enumerate(spec.response_contract.required_json_fields):
-        if name not in props:
-            out.append(LintFinding(severity="error", code="contract-field-not-in-respond",
-                                   path=f"response_contract.required_json_fields[{k}]",
-                                   message=f"required field {name!r} is not a respond argument"))
-    return out
+    enum, props = respond.decision_enum(), respond.input_properties()
+    return [
+        *(_error("decision-not-in-enum", f"response_contract.decision_enum[{k}]",
+                 f"decision {decision!r} is not in the respond decision enum")
+          for k, decision in enumerate(contract.decision_enum) if decision not in enum),
+        *(_warning("decision-not-in-contract", f"{where}.properties.decision.enum",
+                   f"respond accepts {decision!r}, which response_contract.decision_enum lacks")
+          for decision in enum if contract.decision_enum and decision not in contract.decision_enum),
+        *(_error("field-not-in-contract", f"{where}.properties.{name}",
+                 f"respond field {name!r} is missing from the response contract")
+          for name in props if name not in contract.fields()),
+        *(_error("contract-field-not-in-respond", f"response_contract.required_json_fields[{k}]",
+                 f"required field {name!r} is not a respond argument")
+          for k, name in enumerate(contract.required_json_fields) if name not in props)]
 
 
 def _pack_findings(spec: Spec, pack: MutationPack) -> list[LintFinding]:
-    out: list[LintFinding] = []
     tools = set(spec.tool_names())
-    for i, mutation in enumerate(pack.mutations):
-        trace = mutation.activation_probe.expect_violation.trace
-        for tool in trace.tools() if trace else []:
-            if tool not in tools:
-                out.append(LintFinding(severity="error", code="probe-unknown-tool",
-                                       path=f"mutations[{i}].activation_probe.expect_violation.trace",
-                                       message=f"probe of {mutation.id} names tool {tool!r}, which the spec does not define"))
-    return out
+    traces = [(i, m.id, m.activation_probe.expect_violation.trace) for i, m in enumerate(pack.mutations)]
+    return [_error("probe-unknown-tool", f"mutations[{i}].activation_probe.expect_violation.trace",
+                   f"probe of {mutation_id} names tool {tool!r}, which the spec does not define")
+            for i, mutation_id, trace in traces for tool in (trace.tools() if trace else []) if tool not in tools]

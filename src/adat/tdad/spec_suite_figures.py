@@ -13,8 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
 from adat.config import RunConfig
 
 #: metric file -> what the summary calls it
@@ -43,20 +41,20 @@ def _mark(row: dict[str, Any]) -> str:
     return STATUS_MARK.get(str(row.get("compile_status") or ""), "")
 
 
-def summary_lines(run_id: str, m: dict[str, list[dict[str, Any]]], *, offline: bool | None = None,
-                  roles: list[str] | None = None, target_line: str = "") -> list[str]:
+def _named(label: str, names: list[str]) -> str:
+    return f"; {label}: {', '.join(names)}" if names else ""
+
+
+def summary_lines(run_id: str, m: dict[str, list[dict[str, Any]]], *, roles: list[str] | None = None,
+                  target_line: str = "") -> list[str]:
     """The figures as markdown-ish lines (the same text for the terminal and the Prefect UI).
 
-    ``roles``: who played what (:func:`role_lines`); ``offline`` (older callers) stands for
-    "every role offline". ``target_line``: why compilation / prompt mutation were skipped.
+    ``roles``: who played what (:func:`role_lines`). ``target_line``: why compilation / prompt
+    mutation were skipped.
     """
     counts = (m["tdad_test_counts"] or [{}])[0]
     title = f"{counts.get('spec_id', '?')} (version {counts.get('spec_version', '?')}), run {run_id}"
-    lines = [f"## {title}"]
-    if roles is None and offline:
-        roles = ["_every role and the built agent played by offline/heuristic, a rule-based stand-in, "
-                 "not a language model_"]
-    lines += roles or []
+    lines = [f"## {title}", *(roles or [])]
     if target_line:
         lines.append(f"- {target_line}")
     lines.append(f"- tests: {counts.get('visible_tests', 0)} visible, {counts.get('hidden_tests', 0)} hidden"
@@ -99,11 +97,9 @@ def summary_lines(run_id: str, m: dict[str, list[dict[str, Any]]], *, offline: b
     surs = m["tdad_surs"][0] if m["tdad_surs"] else None
     if surs:
         lines.append(f"- SURS: {_pct(surs['surs'])} ({surs['invariant_passed']}/{surs['invariant_tests']} v1 invariant "
-                     f"tests that passed on v1 pass on v2)"
-                     + (f"; broken: {', '.join(surs['broken'])}" if surs["broken"] else "")
-                     + (f"; failed already on v1 (not counted): {', '.join(surs['v1_failed'])}" if surs["v1_failed"] else "")
-                     + (f"; not runnable on v2 (not counted): {', '.join(surs['not_runnable'])}"
-                        if surs["not_runnable"] else "") + _mark(surs))
+                     f"tests that passed on v1 pass on v2)" + _named("broken", surs["broken"])
+                     + _named("failed already on v1 (not counted)", surs["v1_failed"])
+                     + _named("not runnable on v2 (not counted)", surs["not_runnable"]) + _mark(surs))
     for row in m["tdad_pass_k"]:
         lines.append(f"- pass^{row['k']} ({row['split']}): {_pct(row['pass_k_rate'])} ({row['tests_pass_k']}/"
                      f"{row['tests']}), mean pass rate {_pct(row['mean_pass_rate'])}, flaky {row['flaky']}")
@@ -149,22 +145,8 @@ def role_lines(cfg: RunConfig) -> list[str]:
 OFFLINE = "offline/heuristic"
 
 
-def is_offline(cfg: RunConfig) -> bool:
-    """Whether any TDAD role or the built agent is the offline stand-in."""
-    models = cfg.models
-    return OFFLINE in {models.testsmith, models.promptsmith, models.mutationsmith, models.spec_agent}
-
-
 def summary_for(cfg: RunConfig, run_id: str, metrics: dict[str, list[dict[str, Any]]]) -> list[str]:
     """The summary lines of ``run_id`` run under ``cfg`` (roles and target from the config)."""
     from adat.tdad.target_fit import target_fit
 
     return summary_lines(run_id, metrics, roles=role_lines(cfg), target_line=target_fit(cfg).skipped_line())
-
-
-def print_spec_summary(console: Console, cfg: RunConfig, run_id: str) -> dict[str, list[dict[str, Any]]]:
-    metrics = spec_metrics(cfg, run_id)
-    for line in summary_for(cfg, run_id, metrics):
-        console.print(line, markup=False, highlight=False)
-    console.print(f"  (from sql/metrics: adat sql tdad_vpr_by_iteration --run {run_id}, ...)", markup=False)
-    return metrics

@@ -11,6 +11,7 @@ whose tests give the invariant tests (SURS).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from adat.engine.context import RunContext, StepResult
 from adat.engine.stage_runner import Outcome
 from adat.errors import UserError
 from adat.records import CompileIteration
+from adat.stages.provenance import provenance_of
 
 SEED_START = "seed"
 #: ``start`` of a run on an agent that does not read the prompt and has no seed prompt: an empty artifact
@@ -53,19 +55,12 @@ def _runner(cfg: RunConfig, ctx: RunContext, spec: Any, variant: str = "compiled
         from adat.targets.target_factory import build_target
 
         target = build_target(cfg.target, cfg, client=ctx.client)
-    model = fit.agent_model if fit.kind == "llm-agent" else None
 
     def run(artifact: Any, test: Any, rerun: int) -> Any:
         return run_spec_test(cfg, ctx.client, spec, artifact, test, run_id=ctx.run_id, rerun=rerun,
-                             agent_variant=variant, target=target, agent_model=model)
+                             agent_variant=variant, target=target, agent_model=fit.agent_model)
 
     return run
-
-
-def _prompt_version(ctx: RunContext, prompt_id: str) -> str:
-    from adat.llm.prompts import load_prompt
-
-    return load_prompt(prompt_id, ctx.client.prompts_dir).version
 
 
 def _tests(ctx: RunContext, run_id: str | None = None) -> list[Any]:
@@ -89,8 +84,7 @@ def tests_step(ctx: RunContext, spec_path: str) -> Outcome:
     from adat.tdad.testsmith import generate_tests
 
     spec = load_spec(spec_path)
-    tests = [t.model_copy(update={"run_id": ctx.run_id})
-             for t in generate_tests(ctx.cfg, ctx.client, spec, seed=ctx.cfg.seed)]
+    tests = generate_tests(ctx.client, spec, seed=ctx.cfg.seed, run_id=ctx.run_id)
     ctx.write("spec_tests", tests)
     return Outcome(counts={"visible": sum(t.split == "visible" for t in tests),
                               "hidden": sum(t.split == "hidden" for t in tests)})
@@ -100,10 +94,9 @@ def compile_step(ctx: RunContext, spec_path: str, start: str) -> Outcome:
     """PromptSmith from ``start`` (an agent-artifacts directory with the seed prompt, or
     ``run:<RUN_ID>`` for a compiled prompt) on the run's visible tests → compile tables."""
     from adat.contracts.tdad_clauses import clause_texts
-    from adat.contracts.tdad_roles import PROMPT_PROMPTSMITH
+    from adat.contracts.tdad_roles import PROMPT_PROMPTSMITH, ROLE_PROMPTSMITH
     from adat.tdad.artifact import seed_artifact
-    from adat.tdad.compiler import compile_artifact
-    from adat.tdad.promptsmith import ROLE, promptsmith_proposer
+    from adat.tdad.compiler import compile_artifact, promptsmith_proposer
     from adat.tdad.spec_loader import load_spec
     from adat.tdad.target_fit import target_fit
 
@@ -124,9 +117,8 @@ def compile_step(ctx: RunContext, spec_path: str, start: str) -> Outcome:
     out = compile_artifact(artifact, visible, _runner(cfg, ctx, spec, "candidate"),
                            promptsmith_proposer(ctx.client, spec), clause_text=clause_texts(spec),
                            max_iterations=budget, inner_attempts=cfg.spec_suite.inner_attempts, run_id=run_id,
-                           start_label=label, produced_by=cfg.models.for_role(ROLE), prompt_id=PROMPT_PROMPTSMITH,
-                           prompt_version=_prompt_version(ctx, PROMPT_PROMPTSMITH),
-                           workers=cfg.llm.concurrency)
+                           start_label=label, workers=cfg.llm.concurrency,
+                           provenance=provenance_of(ctx.client, ROLE_PROMPTSMITH, PROMPT_PROMPTSMITH))
     ctx.write("compile_iterations", out.iterations)
     ctx.write("compile_results", out.results)
     return Outcome(data={"compiled_digest": out.artifact.digest()})
@@ -137,8 +129,8 @@ def reliability_step(ctx: RunContext, spec_path: str, base_run: str | None = Non
     """k reruns of every test on the compiled prompt (and, for a v2 run, one run of each v1
     invariant test, filed by its v1 verdict; :mod:`adat.tdad.evolution`) → ``spec_reruns``."""
     from adat.tdad.evolution import invariant_tests
-    from adat.tdad.reliability import not_runnable_rows, rerun_suite
     from adat.tdad.spec_loader import load_spec
+    from adat.tdad.suite_runs import not_runnable_rows, rerun_suite
 
     cfg, run_id = ctx.cfg, ctx.run_id
     spec = load_spec(spec_path)
@@ -165,26 +157,21 @@ def reliability_step(ctx: RunContext, spec_path: str, base_run: str | None = Non
 def mutate_step(ctx: RunContext, spec_path: str, pack_path: str) -> Outcome:
     """MutationSmith per intent of the pack, activation probes, visible tests on activated mutants
     → ``mutants``, ``mutant_results``."""
-    from adat.contracts.tdad_roles import PROMPT_MUTATIONSMITH
-    from adat.tdad.mutate import mutate_compiled
-    from adat.tdad.mutationsmith import ROLE, mutant_maker
+    from adat.contracts.tdad_roles import PROMPT_MUTATIONSMITH, ROLE_MUTATIONSMITH
+    from adat.tdad.mutate import mutant_maker, mutate_compiled
     from adat.tdad.spec_loader import load_mutation_pack, load_spec
 
     cfg, run_id = ctx.cfg, ctx.run_id
     spec, pack = load_spec(spec_path), load_mutation_pack(pack_path)
     compiled = compiled_artifact(cfg, run_id)
     visible = [t for t in _tests(ctx) if t.split == "visible"]
-    runners = {}
+    runner_for = functools.cache(lambda digest: _runner(cfg, ctx, spec, f"mutant-{digest}"))
 
     def run(artifact: Any, test: Any, rerun: int) -> Any:  # the variant label names the mutant in cache tags
-        key = artifact.digest()
-        if key not in runners:
-            runners[key] = _runner(cfg, ctx, spec, f"mutant-{key}")
-        return runners[key](artifact, test, rerun)
+        return runner_for(artifact.digest())(artifact, test, rerun)
 
     out = mutate_compiled(compiled, pack, visible, run, mutant_maker(ctx.client, pack), run_id=run_id,
-                          produced_by=cfg.models.for_role(ROLE), prompt_id=PROMPT_MUTATIONSMITH,
-                          prompt_version=_prompt_version(ctx, PROMPT_MUTATIONSMITH),
+                          provenance=provenance_of(ctx.client, ROLE_MUTATIONSMITH, PROMPT_MUTATIONSMITH),
                           workers=cfg.llm.concurrency)
     ctx.write("mutants", out.mutants)
     ctx.write("mutant_results", out.results)

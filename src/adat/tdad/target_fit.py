@@ -32,8 +32,7 @@ class SpecTargetFit:
 
     kind: str
     agent_model: str | None
-    prompt_driven: bool
-    takes_fixtures: bool
+    prompt_driven: bool  # reads the compiled prompt and takes the tests' fixtures
 
     def label(self) -> str:
         if self.kind == "spec-agent":
@@ -54,14 +53,10 @@ class SpecTargetFit:
 def target_fit(cfg: RunConfig) -> SpecTargetFit:
     """What the suite of ``cfg`` runs its tests on (see the module docstring)."""
     if not cfg.spec_suite.use_target:
-        return SpecTargetFit("spec-agent", cfg.models.spec_agent, prompt_driven=True, takes_fixtures=True)
+        return SpecTargetFit("spec-agent", cfg.models.spec_agent, prompt_driven=True)
     if isinstance(cfg.target, LLMAgentTarget):
-        return SpecTargetFit("llm-agent", cfg.target.model, prompt_driven=True, takes_fixtures=True)
-    return SpecTargetFit(cfg.target.type, None, prompt_driven=False, takes_fixtures=False)
-
-
-def _fixture_text(test: SpecTest) -> str:
-    return "\n".join(f.output_json for f in test.fixtures if not f.failure).lower()
+        return SpecTargetFit("llm-agent", cfg.target.model, prompt_driven=True)
+    return SpecTargetFit(cfg.target.type, None, prompt_driven=False)
 
 
 def fixture_bound(assertion: SpecAssertion, test: SpecTest) -> bool:
@@ -78,7 +73,7 @@ def fixture_bound(assertion: SpecAssertion, test: SpecTest) -> bool:
     """
     if not test.fixtures:
         return False
-    fixtures = _fixture_text(test)
+    fixtures = "\n".join(f.output_json for f in test.fixtures if not f.failure).lower()
     values = [v.lower() for v in assertion.values if v.strip()]
     if assertion.kind == "no_pii":
         return bool(values) and not assertion.patterns and all(v in fixtures for v in values)

@@ -1,7 +1,7 @@
 """TestSmith: spec tests from a spec, one ``testsmith`` call per decision-tree path to a leaf.
 
 Paths are simple root-to-leaf paths of the tree (a node at most once): the shortest per leaf,
-then longer ones that take a branch no chosen path takes yet, at most ``max_paths_per_leaf``
+then longer ones that take a branch no chosen path takes yet, at most ``MAX_PATHS_PER_LEAF``
 per leaf. The families asked for are the spec's
 ``tests.visible.min_types`` (MFT / INV / DIR) and its ``tests.hidden.generators`` (paraphrase /
 boundary_values / tool_output_metamorphic).
@@ -20,7 +20,6 @@ import logging
 import random
 import re
 
-from adat.config import RunConfig
 from adat.contracts.tdad_spec import HIDDEN_FAMILIES, Spec
 from adat.contracts.testsmith_roles import (
     PROMPT_TESTSMITH,
@@ -38,7 +37,7 @@ log = logging.getLogger(__name__)
 MAX_PATHS_PER_LEAF = 3
 
 
-def leaf_paths(spec: Spec, *, max_paths_per_leaf: int = MAX_PATHS_PER_LEAF) -> list[tuple[str, list[PathStep]]]:
+def leaf_paths(spec: Spec) -> list[tuple[str, list[PathStep]]]:
     """``(leaf_id, steps)`` for simple root-to-leaf paths, leaves in tree order (see below)."""
     leaves = spec.leaves()
     found: dict[str, list[list[PathStep]]] = {leaf: [] for leaf in leaves}
@@ -58,7 +57,7 @@ def leaf_paths(spec: Spec, *, max_paths_per_leaf: int = MAX_PATHS_PER_LEAF) -> l
 
     walk(root, [], {root})
     # shortest path per leaf first, then longer ones that take a branch no chosen path takes
-    # (the spec's min_branch_coverage), at most max_paths_per_leaf per leaf
+    # (the spec's min_branch_coverage), at most MAX_PATHS_PER_LEAF per leaf
     chosen: dict[str, list[list[PathStep]]] = {leaf: [] for leaf in leaves}
     covered: set[tuple[str, str, str]] = set()
     candidates = sorted(((len(p), leaves.index(leaf), leaf, p) for leaf in leaves for p in found[leaf]),
@@ -67,7 +66,7 @@ def leaf_paths(spec: Spec, *, max_paths_per_leaf: int = MAX_PATHS_PER_LEAF) -> l
         if _contradictory(steps):
             continue
         edges = {(s.node_id, s.when, s.next) for s in steps if s.next}
-        if len(chosen[leaf]) < max_paths_per_leaf and (not chosen[leaf] or edges - covered):
+        if len(chosen[leaf]) < MAX_PATHS_PER_LEAF and (not chosen[leaf] or edges - covered):
             chosen[leaf].append(steps)
             covered |= edges
     return [(leaf, steps) for leaf in leaves for steps in chosen[leaf]]
@@ -87,13 +86,7 @@ def _contradictory(steps: list[PathStep]) -> bool:
 
 
 def families_of(spec: Spec) -> list[Family]:
-    visible: list[Family] = list(spec.tests.visible.min_types)
-    hidden: list[Family] = [g.type for g in spec.tests.hidden.generators]
-    return [*dict.fromkeys([*visible, *hidden])]
-
-
-def split_of(family: str) -> str:
-    return "hidden" if family in HIDDEN_FAMILIES else "visible"
+    return list(dict.fromkeys([*spec.tests.visible.min_types, *(g.type for g in spec.tests.hidden.generators)]))
 
 
 def _test_id(spec: Spec, leaf: str, path_no: int, family: str, n: int, seed: int) -> str:
@@ -101,14 +94,13 @@ def _test_id(spec: Spec, leaf: str, path_no: int, family: str, n: int, seed: int
     return f"{spec.spec_id}.{leaf}.p{path_no}.{family}.{n}-{digest}"
 
 
-def generate_tests(cfg: RunConfig, client: TesterLLM, spec: Spec, *, seed: int, run_id: str = "",
-                   max_paths_per_leaf: int = MAX_PATHS_PER_LEAF) -> list[SpecTest]:
+def generate_tests(client: TesterLLM, spec: Spec, *, seed: int, run_id: str = "") -> list[SpecTest]:
     """Every test TestSmith writes for ``spec``; a path whose call fails is logged and skipped."""
     families = families_of(spec)
     spec_data = spec.model_dump(mode="json", by_alias=True, exclude_none=True)
     tests: list[SpecTest] = []
     per_leaf: dict[str, int] = {}
-    for leaf, steps in leaf_paths(spec, max_paths_per_leaf=max_paths_per_leaf):
+    for leaf, steps in leaf_paths(spec):
         path_no = per_leaf.get(leaf, 0)
         per_leaf[leaf] = path_no + 1
         leaf_seed = random.Random(f"{seed}|{spec.spec_id}|{leaf}|{path_no}").randrange(2**31)
@@ -125,7 +117,8 @@ def generate_tests(cfg: RunConfig, client: TesterLLM, spec: Spec, *, seed: int, 
             counts[gen.family] = n + 1
             test = SpecTest(
                 test_id=_test_id(spec, leaf, path_no, gen.family, n, seed), run_id=run_id, spec_id=spec.spec_id,
-                spec_version=spec.version, family=gen.family, split=split_of(gen.family),  # type: ignore[arg-type]
+                spec_version=spec.version, family=gen.family,
+                split="hidden" if gen.family in HIDDEN_FAMILIES else "visible",
                 leaf_id=leaf, node_path=[s.node_id for s in steps],
                 clauses=list(dict.fromkeys(gen.clauses or [a.clause for a in gen.assertions])),
                 title=gen.title, user_turns=gen.user_turns, fixtures=gen.fixtures, pii_canaries=gen.pii_canaries,
