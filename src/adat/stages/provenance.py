@@ -35,10 +35,14 @@ def call_role(client: TesterLLM, role: str, prompt_id: str, variables: BaseModel
     a re-judgement). Raises :class:`adat.llm.types.LLMError` when the client gives up.
     """
     answer = client.structured(role, prompt_id, variables.model_dump(), output, cache_tag=cache_tag)
-    # the model the run config names for the role (what the client called), the version from the
-    # same prompt file the client rendered
-    return answer, Provenance(produced_by=str(client.cfg.models.for_role(role)), prompt_id=prompt_id,
-                              prompt_version=_prompt_version(str(client.prompts_dir), prompt_id))
+    return answer, provenance_of(client, role, prompt_id)
+
+
+def provenance_of(client: TesterLLM, role: str, prompt_id: str) -> Provenance:
+    """Provenance of the answers ``client`` gives ``role`` with ``prompt_id``: the model the run config
+    names for the role (what the client called), the version from the same prompt file it rendered."""
+    return Provenance(produced_by=str(client.cfg.models.for_role(role)), prompt_id=prompt_id,
+                      prompt_version=_prompt_version(str(client.prompts_dir), prompt_id))
 
 
 @lru_cache(maxsize=64)
